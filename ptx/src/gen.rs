@@ -1,0 +1,361 @@
+//! The program generator: from an `arbitrary::Unstructured` byte stream, a valid program for
+//! a target (only forms legal there, per `Instr::check_target`) whose instructions read inputs
+//! and earlier results, plus the inputs to run it on ([`operand`]).
+//!
+//! The byte stream decides everything, so a fuzzer's mutations steer the program and the same
+//! bytes always give the same program. An exhausted stream gives the plainest choices (no
+//! modifiers, fresh inputs), never an error.
+
+pub mod config;
+pub mod operand;
+
+use std::collections::BTreeMap;
+
+use arbitrary::{Result, Unstructured};
+
+pub use config::GenConfig;
+pub use operand::{case, case_into, operand, operand_for, operand_with, Specials};
+
+use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
+use crate::program::{Program, Reg, RegClass, Stmt};
+use operand::{chance, threshold};
+
+/// Why a config cannot generate programs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GenError {
+    #[error("no instruction form is available for sm_{sm} with PTX ISA {ptx} among opcodes [{opcodes}] and types [{types}]{extra}: widen the lists, raise sm/ptx, or enable approximate forms")]
+    NoForms { sm: u32, ptx: String, opcodes: String, types: String, extra: &'static str },
+    #[error("min_len {min} is above max_len {max}: set min_len <= max_len")]
+    Lengths { min: usize, max: usize },
+    #[error("max_len {0} is outside 1..={MAX_LEN}")]
+    MaxLen(usize),
+    #[error("{name} = {value} is not a share: give a probability between 0 and 1")]
+    Share { name: &'static str, value: f64 },
+}
+
+/// Longest program the generator builds (keeps register numbers far below 2^15).
+pub const MAX_LEN: usize = 4096;
+
+/// Share of fresh-input operands that reuse an existing input of the same register type
+/// instead: `x - x`, `x * x` (squares of the near-overflow/underflow specials) and
+/// `min(x, x)` exercise exact cancellation and the special products.
+const INPUT_REUSE_SHARE: f64 = 0.3;
+
+/// Marks a provisional source in [`Generator::program`] as input number `x & !INPUT`.
+const INPUT: u16 = 0x8000;
+
+/// With contraction on, the share of unrounded add/subs that get an unrounded mul feeding them
+/// alone. Left to chance that pattern is rare (about 1 instruction in 500), and it is the one
+/// contraction acts on (9.7.3.3 notes).
+const CONTRACTION_PAIR_SHARE: f64 = 0.5;
+
+/// A form without its `.ftz` and clamp, with the legal variants of both: `[ftz][clamp]`,
+/// indexed `Ftz::Preserve/Flush` x `Clamp::None/Sat/Relu`.
+#[derive(Clone, Debug)]
+struct Group {
+    variants: [[Option<Instr>; 3]; 2],
+}
+
+impl Group {
+    /// The variant closest to the wanted `.ftz` and clamp (`Some`: `.sat` or `.relu`, the one
+    /// named first): the clamp wish is dropped before the `.ftz` wish, and a group whose only
+    /// forms need a modifier (`ex2.approx.ftz.bf16`) still yields one.
+    fn pick(&self, ftz: bool, clamp: Option<Clamp>) -> Instr {
+        let f = ftz as usize;
+        let clamps: &[usize] = match clamp {
+            None => &[0],
+            Some(Clamp::Relu) => &[2, 1, 0],
+            Some(_) => &[1, 2, 0],
+        };
+        [f, 1 - f]
+            .iter()
+            .flat_map(|&f| clamps.iter().map(move |&c| (f, c)))
+            .find_map(|(f, c)| self.variants[f][c])
+            .or_else(|| self.variants.iter().flatten().find_map(|v| *v))
+            .expect("a group holds at least one form")
+    }
+}
+
+/// Thresholds out of 65536 for the config's shares (precomputed: generation is hot).
+#[derive(Clone, Copy, Debug)]
+struct Odds {
+    single: u32,
+    ftz: u32,
+    sat: u32,
+    reuse: u32,
+    input_reuse: u32,
+    special: u32,
+    relation: u32,
+    pair: u32,
+}
+
+/// Per-thread working lists of [`Generator::program`], kept between calls so that generating
+/// allocates nothing but the program itself.
+#[derive(Default)]
+struct Scratch {
+    /// Per register class, the instructions whose results can be read.
+    results: [Vec<u16>; 6],
+    /// Per register class, the inputs that can be read.
+    inputs: [Vec<u16>; 6],
+    /// Whether each instruction's result is read by a later one.
+    used: Vec<bool>,
+}
+
+impl Scratch {
+    fn clear(&mut self, len: usize) {
+        self.results.iter_mut().chain(&mut self.inputs).for_each(Vec::clear);
+        self.used.clear();
+        self.used.resize(len, false);
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// A generator for one config: the legal forms are enumerated once, up front.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    cfg: GenConfig,
+    /// Per allowed opcode with at least one legal form, its groups.
+    ops: Vec<Vec<Group>>,
+    odds: Odds,
+    /// The unrounded mul forms on offer (for contraction pairs).
+    muls: Vec<Instr>,
+}
+
+impl Generator {
+    pub fn new(cfg: GenConfig) -> std::result::Result<Generator, GenError> {
+        for (name, value) in [
+            ("single_share", cfg.single_share),
+            ("ftz_share", cfg.ftz_share),
+            ("sat_share", cfg.sat_share),
+            ("reuse_share", cfg.reuse_share),
+            ("special_share", cfg.special_share),
+            ("relation_share", cfg.relation_share),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(GenError::Share { name, value });
+            }
+        }
+        if cfg.max_len == 0 || cfg.max_len > MAX_LEN {
+            return Err(GenError::MaxLen(cfg.max_len));
+        }
+        if cfg.min_len > cfg.max_len {
+            return Err(GenError::Lengths { min: cfg.min_len, max: cfg.max_len });
+        }
+        let target = cfg.target();
+        let mut groups: BTreeMap<Opcode, BTreeMap<Instr, Group>> = BTreeMap::new();
+        for &f in legal_forms() {
+            let wanted = cfg.opcodes.contains(&f.op)
+                && cfg.types.contains(&f.ty)
+                && (cfg.approximate || !f.is_approximate())
+                && (cfg.contraction || !is_contractible(&f))
+                && (cfg.undocumented || f.is_documented())
+                && f.check_target(target).is_ok();
+            if !wanted {
+                continue;
+            }
+            let key = Instr { ftz: Ftz::Preserve, clamp: Clamp::None, ..f };
+            let g = groups.entry(f.op).or_default().entry(key).or_insert(Group { variants: [[None; 3]; 2] });
+            g.variants[f.ftz as usize][f.clamp as usize] = Some(f);
+        }
+        if groups.is_empty() {
+            let list = |v: Vec<&str>| v.join(", ");
+            return Err(GenError::NoForms {
+                sm: cfg.sm,
+                ptx: cfg.ptx.to_string(),
+                opcodes: list(cfg.opcodes.iter().map(|o| o.name()).collect()),
+                types: list(cfg.types.iter().map(|t| t.name()).collect()),
+                extra: if cfg.approximate { "" } else { " (approximate forms off)" },
+            });
+        }
+        let ops: Vec<Vec<Group>> = groups.into_values().map(|g| g.into_values().collect()).collect();
+        let muls = ops
+            .iter()
+            .flatten()
+            .flat_map(|g| g.variants.iter().flatten().flatten().copied())
+            .filter(|f| f.op == Opcode::Mul && f.precision == Precision::Default)
+            .collect();
+        let odds = Odds {
+            single: threshold(cfg.single_share),
+            ftz: threshold(cfg.ftz_share),
+            sat: threshold(cfg.sat_share),
+            reuse: threshold(cfg.reuse_share),
+            input_reuse: threshold(INPUT_REUSE_SHARE),
+            special: threshold(cfg.special_share),
+            relation: threshold(cfg.relation_share),
+            pair: threshold(CONTRACTION_PAIR_SHARE),
+        };
+        Ok(Generator { cfg, ops, odds, muls })
+    }
+
+    pub fn config(&self) -> &GenConfig {
+        &self.cfg
+    }
+
+    /// Every form this generator may emit.
+    pub fn forms(&self) -> impl Iterator<Item = Instr> + '_ {
+        self.ops.iter().flatten().flat_map(|g| g.variants.iter().flatten().flatten().copied())
+    }
+
+    /// One instruction form: opcode uniformly, then one of its forms, then `.ftz`/clamp by share.
+    pub fn form(&self, u: &mut Unstructured) -> Result<Instr> {
+        let groups = &self.ops[u.choose_index(self.ops.len())?];
+        let g = &groups[u.choose_index(groups.len())?];
+        let ftz = chance(u, self.odds.ftz)?;
+        // `.sat` or `.relu`, whichever the form has (f16 fma has both: pick one).
+        let clamp = if chance(u, self.odds.sat)? {
+            Some(if u.arbitrary::<bool>()? { Clamp::Relu } else { Clamp::Sat })
+        } else {
+            None
+        };
+        Ok(g.pick(ftz, clamp))
+    }
+
+    /// One program: 1 instruction with `single_share`, else `min_len..=max_len`. Operands read
+    /// an earlier result of their register type (`reuse_share`), an existing input, or a new
+    /// input; the outputs are the results nothing else reads. With `contraction`, an unrounded
+    /// add/sub is often given an unrounded mul feeding it alone, the pattern ptxas contracts.
+    pub fn program(&self, u: &mut Unstructured) -> Result<Program> {
+        // Asked the other way round so that an exhausted stream gives a single instruction.
+        let len = if chance(u, 65536 - self.odds.single)? {
+            u.int_in_range(self.cfg.min_len.max(1)..=self.cfg.max_len)?
+        } else {
+            1
+        };
+        let mut inputs: Vec<Type> = Vec::with_capacity(len + 2);
+        let mut body: Vec<Stmt> = Vec::with_capacity(len);
+        SCRATCH.with_borrow_mut(|sc| -> Result<()> {
+            sc.clear(len);
+            while body.len() < len {
+                let instr = self.form(u)?;
+                let mut mul = None;
+                if body.len() + 2 <= len && matches!(instr.op, Opcode::Add | Opcode::Sub) {
+                    if let Some(m) = self.contraction_mul(&instr) {
+                        if chance(u, self.odds.pair)? {
+                            // The mul's result is offered to later instructions only after the
+                            // add has read it, so the add is its only reader unless a later
+                            // instruction also picks it.
+                            let src = self.operands(u, &m, sc, &mut inputs)?;
+                            mul = Some(body.len() as u16);
+                            body.push(Stmt::from_parts(m, src));
+                        }
+                    }
+                }
+                let mut src = self.operands(u, &instr, sc, &mut inputs)?;
+                if let Some(m) = mul {
+                    src[u.int_in_range(0..=1)?] = Reg(m);
+                    sc.results[RegClass::of(instr.ty).index()].push(m);
+                }
+                if !instr.dest_is_predicate() {
+                    sc.results[RegClass::of(instr.ty).index()].push(body.len() as u16);
+                }
+                body.push(Stmt::from_parts(instr, src));
+            }
+            Ok(())
+        })?;
+        let k = inputs.len() as u16;
+        let outputs = SCRATCH.with_borrow_mut(|sc| {
+            // Which results are read is taken from the final sources: a contraction pair's mul
+            // overwrites an operand that may have picked an earlier result.
+            for s in &mut body {
+                let n = s.instr.inputs as usize;
+                for r in &mut s.srcs_mut()[..n] {
+                    if r.0 & INPUT != 0 {
+                        r.0 &= !INPUT;
+                    } else {
+                        sc.used[r.0 as usize] = true;
+                        r.0 += k;
+                    }
+                }
+            }
+            (0..len).filter(|&j| !sc.used[j]).map(|j| Reg(k + j as u16)).collect()
+        });
+        Ok(Program::new_unchecked(inputs, body, outputs))
+    }
+
+    /// Provisional sources for `instr`: results are instruction numbers, inputs carry `INPUT`.
+    fn operands(
+        &self,
+        u: &mut Unstructured,
+        instr: &Instr,
+        sc: &mut Scratch,
+        inputs: &mut Vec<Type>,
+    ) -> Result<[Reg; 3]> {
+        let class = RegClass::of(instr.ty).index();
+        let mut src = [Reg(0); 3];
+        for s in src.iter_mut().take(instr.inputs as usize) {
+            let res = &sc.results[class];
+            let ins = &sc.inputs[class];
+            *s = Reg(if !res.is_empty() && chance(u, self.odds.reuse)? {
+                res[u.choose_index(res.len())?]
+            } else if !ins.is_empty() && chance(u, self.odds.input_reuse)? {
+                ins[u.choose_index(ins.len())?] | INPUT
+            } else {
+                let i = inputs.len() as u16;
+                inputs.push(instr.ty);
+                sc.inputs[class].push(i);
+                i | INPUT
+            });
+        }
+        Ok(src)
+    }
+
+    /// For an unrounded add/sub, the unrounded mul ptxas could contract into it (same type and
+    /// `.ftz`), if contraction is on and that mul is among the forms.
+    fn contraction_mul(&self, add: &Instr) -> Option<Instr> {
+        if !self.cfg.contraction || add.precision != Precision::Default {
+            return None;
+        }
+        let m = Instr { op: Opcode::Mul, clamp: Clamp::None, ..*add };
+        self.muls.contains(&m).then_some(m)
+    }
+
+    /// Values for every input of `p` (special values and relations by the config's shares).
+    pub fn case(&self, u: &mut Unstructured, p: &Program) -> Result<Vec<u64>> {
+        let mut out = Vec::with_capacity(p.inputs().len());
+        self.case_into(u, p, &mut out)?;
+        Ok(out)
+    }
+
+    /// As [`Generator::case`], appending to `out` (for packing many cases into one buffer).
+    pub fn case_into(&self, u: &mut Unstructured, p: &Program, out: &mut Vec<u64>) -> Result<()> {
+        case_into(u, p.inputs(), self.odds.special, self.odds.relation, out)
+    }
+
+    /// The program and input case that `data` decodes to: [`Generator::program`], then
+    /// [`Generator::case`] from the rest of the same stream. Deterministic (same bytes and
+    /// config, same result) and total: every byte string decodes, the empty one included (an
+    /// exhausted stream gives the plainest choices). This is how a raw fuzzer input, e.g. a
+    /// file of `fuzz/corpus/explore`, becomes a program to replay: decode it with the config
+    /// the fuzz target used (`fuzz/explore.json`).
+    pub fn from_bytes(&self, data: &[u8]) -> (Program, Vec<u64>) {
+        let mut u = Unstructured::new(data);
+        // Neither can fail: every choice is among a non-empty list (`new` rejects configs
+        // without forms) and an exhausted stream answers with the lowest choice.
+        let p = self.program(&mut u).expect("program generation is total");
+        let case = self.case(&mut u, &p).expect("case generation is total");
+        (p, case)
+    }
+}
+
+/// [`Generator::from_bytes`] for a one-off decode; to decode many inputs, build the
+/// [`Generator`] once (it enumerates the legal forms up front).
+pub fn from_bytes(data: &[u8], cfg: &GenConfig) -> std::result::Result<(Program, Vec<u64>), GenError> {
+    Ok(Generator::new(cfg.clone())?.from_bytes(data))
+}
+
+/// add/sub/mul without rounding modifier: ptxas may fuse them (9.7.3.3-5 notes).
+fn is_contractible(f: &Instr) -> bool {
+    matches!(f.op, Opcode::Add | Opcode::Sub | Opcode::Mul) && f.precision == Precision::Default
+}
+
+/// Every form the ISA table accepts (for some target): [`crate::isa::all_forms`], computed once.
+pub fn legal_forms() -> &'static [Instr] {
+    static FORMS: std::sync::OnceLock<Vec<Instr>> = std::sync::OnceLock::new();
+    FORMS.get_or_init(crate::isa::all_forms)
+}
+
+#[cfg(test)]
+mod tests;

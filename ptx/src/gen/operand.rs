@@ -1,0 +1,269 @@
+//! Operand values biased toward what breaks floating point, and whole input cases.
+//!
+//! About half the values come from a per-format list of special bit patterns (the bounds of
+//! every class, NaN payloads, 1 and its neighbours, rounding ties, near-overflow and
+//! near-underflow products), a quarter are random fractions under an interesting exponent,
+//! a quarter uniformly random bits. Signs are random throughout.
+
+use arbitrary::{Result, Unstructured};
+
+use crate::format::{Format, BF16, F16, F32, F64};
+use crate::isa::Type;
+
+/// Special magnitudes of a format (sign is applied separately).
+pub trait Specials: Format {
+    const SPECIALS: [u64; 33] = [
+        // Zero and infinity.
+        0,
+        Self::INF,
+        // NaNs: NVIDIA's canonical NaN, the IEEE default quiet NaN, quiet with payload 1,
+        // signalling NaNs with payloads 1, top-most and all-ones (9.7.3: payload rules for
+        // f64; quieting of signalling NaNs).
+        Self::CANONICAL_NAN,
+        Self::EXP_MASK | Self::QUIET_BIT,
+        Self::EXP_MASK | Self::QUIET_BIT | 1,
+        Self::EXP_MASK | 1,
+        Self::EXP_MASK | (Self::QUIET_BIT >> 1),
+        Self::EXP_MASK | (Self::QUIET_BIT - 1),
+        // Subnormals: smallest, largest, the middle one (halving/doubling edge).
+        1,
+        Self::MIN_NORMAL - 1,
+        Self::MIN_NORMAL >> 1,
+        // Normals: smallest and its successor, largest and its predecessor.
+        Self::MIN_NORMAL,
+        Self::MIN_NORMAL + 1,
+        Self::MAX_FINITE,
+        Self::MAX_FINITE - 1,
+        // Just below twice the smallest normal: times 0.5 it is (1 - 2^-p) * 2^EMIN, below the
+        // smallest normal but rounding up to it, the `.ftz` before/after rounding question
+        // (so is the smallest normal times 1 - 2^-p, both in this list).
+        Self::MIN_NORMAL | Self::FRAC_MASK,
+        // 1.0, its neighbours, 2.0, 0.5 and its neighbours: .sat bounds and exact cases.
+        Self::ONE,
+        Self::ONE - 1,
+        Self::ONE + 1,
+        Self::ONE + (1 << Self::FRAC_BITS),
+        Self::ONE - (1 << Self::FRAC_BITS),
+        Self::ONE - (1 << Self::FRAC_BITS) + 1,
+        Self::ONE - (1 << Self::FRAC_BITS) - 1,
+        // 1.5 and 3.0: small exact operands.
+        Self::ONE | Self::QUIET_BIT,
+        Self::ONE + (1 << Self::FRAC_BITS) + Self::QUIET_BIT,
+        // Rounding ties: 2^-p is half an ulp of 1 (1 + 2^-p is a tie), 3 * 2^-p makes
+        // 1 + 1.5 ulp (the other tie parity).
+        ((Self::BIAS - Self::PREC as i32) as u64) << Self::FRAC_BITS,
+        (((Self::BIAS - Self::PREC as i32 + 1) as u64) << Self::FRAC_BITS) | Self::QUIET_BIT,
+        // Product ties: (1 + 2^-h)^2 = 1 + 2^(1-h) + 2^-2h, a tie when 2h = p.
+        Self::ONE | (1 << (Self::FRAC_BITS - Self::PREC.div_ceil(2))),
+        Self::ONE | (1 << (Self::FRAC_BITS - Self::PREC / 2)),
+        // Near overflow: squares of these straddle the largest finite value.
+        (((Self::BIAS + Self::EMAX / 2) as u64) << Self::FRAC_BITS) | Self::FRAC_MASK,
+        ((Self::BIAS + Self::EMAX / 2 + 1) as u64) << Self::FRAC_BITS,
+        // Near underflow: squares straddle the smallest normal.
+        ((Self::BIAS + Self::EMIN / 2) as u64) << Self::FRAC_BITS,
+        (((Self::BIAS + Self::EMIN / 2 - 1) as u64) << Self::FRAC_BITS) | Self::FRAC_MASK,
+    ];
+
+    /// Biased exponents worth a random fraction: subnormal, smallest normal, around 1, the
+    /// top finite binade, and all-ones (infinity or NaN, by the fraction).
+    const EXPONENTS: [u64; 8] = [
+        0,
+        1,
+        2,
+        Self::BIAS as u64 - 1,
+        Self::BIAS as u64,
+        Self::BIAS as u64 + 1,
+        (Self::EXP_MASK >> Self::FRAC_BITS) - 1,
+        Self::EXP_MASK >> Self::FRAC_BITS,
+    ];
+}
+
+impl<F: Format> Specials for F {}
+
+/// Probability threshold out of 65536 for a share in [0, 1].
+pub(crate) fn threshold(share: f64) -> u32 {
+    (share.clamp(0.0, 1.0) * 65536.0).round() as u32
+}
+
+/// True with probability `thr / 65536`; false once the byte stream is exhausted (unless
+/// `thr` is 65536), so an empty stream gives the plainest choices.
+#[inline]
+pub(crate) fn chance(u: &mut Unstructured, thr: u32) -> Result<bool> {
+    let x = u16::from_le_bytes(u.bytes(2).map_or([0, 0], |b| [b[0], b[1]])) as u32;
+    Ok(x + thr >= 65536)
+}
+
+/// One value of format `F` with the default half-special share.
+pub fn operand<F: Format>(u: &mut Unstructured) -> Result<u64> {
+    operand_with::<F>(u, threshold(0.5))
+}
+
+/// One value of format `F`: special with probability `special / 65536`, otherwise half random
+/// fractions under an interesting exponent, half random bits.
+pub fn operand_with<F: Format>(u: &mut Unstructured, special: u32) -> Result<u64> {
+    let sign = if u.arbitrary::<bool>()? { F::SIGN_MASK } else { 0 };
+    if chance(u, special)? {
+        let i = u.choose_index(F::SPECIALS.len())?;
+        return Ok(F::SPECIALS[i] | sign);
+    }
+    let bits = u.arbitrary::<u64>()?;
+    if u.arbitrary::<bool>()? {
+        let e = F::EXPONENTS[(bits >> 61) as usize];
+        Ok(sign | (e << F::FRAC_BITS) | (bits & F::FRAC_MASK))
+    } else {
+        Ok(bits & F::MASK)
+    }
+}
+
+/// One register value of type `ty` (packed types: lanes drawn independently, lane 0 low).
+pub fn operand_for(u: &mut Unstructured, ty: Type, special: u32) -> Result<u64> {
+    let lane = |u: &mut Unstructured| match ty {
+        Type::F16 | Type::F16x2 => operand_with::<F16>(u, special),
+        Type::Bf16 | Type::Bf16x2 => operand_with::<BF16>(u, special),
+        Type::F32 | Type::F32x2 => operand_with::<F32>(u, special),
+        Type::F64 => operand_with::<F64>(u, special),
+    };
+    let lo = lane(u)?;
+    if ty.lanes() == 2 {
+        Ok(lo | lane(u)? << ty.scalar().bits())
+    } else {
+        Ok(lo)
+    }
+}
+
+/// Values for a program's inputs (`types`, in order), appended to `out`. With probability
+/// `relation / 65536` an input repeats an earlier input of the same type, negated, or one
+/// ulp away (per lane), so cancellations and near-cancellations are common.
+pub fn case_into(u: &mut Unstructured, types: &[Type], special: u32, relation: u32, out: &mut Vec<u64>) -> Result<()> {
+    let base = out.len();
+    for (i, &ty) in types.iter().enumerate() {
+        if i > 0 && chance(u, relation)? {
+            let j = u.choose_index(i)?;
+            if types[j] == ty {
+                let v = out[base + j];
+                let w = ty.scalar().bits();
+                let signs = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w + w - 1));
+                let ones = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w));
+                let v = match u.int_in_range(0u8..=3)? {
+                    0 => v,
+                    1 => v ^ signs,
+                    // One ulp up or down in magnitude in every lane (adding all-ones is -1 per
+                    // lane; wrapping stays in-lane, zero minus one becomes a negative NaN).
+                    2 => lanewise_add(v, ones, w),
+                    _ => lanewise_add(v, mask(ty), w),
+                };
+                out.push(v & mask(ty));
+                continue;
+            }
+        }
+        out.push(operand_for(u, ty, special)?);
+    }
+    Ok(())
+}
+
+fn mask(ty: Type) -> u64 {
+    if ty.bits() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << ty.bits()) - 1
+    }
+}
+
+/// Add `d` lane by lane (lanes of width `w`), without carries between lanes.
+fn lanewise_add(v: u64, d: u64, w: u32) -> u64 {
+    if w == 64 {
+        return v.wrapping_add(d);
+    }
+    let m = (1u64 << w) - 1;
+    (0..64 / w).fold(0, |acc, l| {
+        let s = l * w;
+        acc | ((((v >> s) & m).wrapping_add((d >> s) & m) & m) << s)
+    })
+}
+
+/// Values for every input of a program.
+pub fn case(u: &mut Unstructured, types: &[Type], special_share: f64, relation_share: f64) -> Result<Vec<u64>> {
+    let mut out = Vec::with_capacity(types.len());
+    case_into(u, types, threshold(special_share), threshold(relation_share), &mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::FpClass;
+
+    fn classes<F: Format>() -> Vec<FpClass> {
+        F::SPECIALS.iter().map(|&b| F::classify(b)).collect()
+    }
+
+    #[test]
+    fn specials_cover_every_class_in_every_format() {
+        for cls in [classes::<F16>(), classes::<BF16>(), classes::<F32>(), classes::<F64>()] {
+            for want in [FpClass::Zero, FpClass::Subnormal, FpClass::Normal, FpClass::Infinite, FpClass::Nan] {
+                assert!(cls.contains(&want), "{want:?} missing");
+            }
+        }
+    }
+
+    #[test]
+    fn specials_fit_their_format_and_include_signalling_nans() {
+        fn check<F: Format>() {
+            for &b in &F::SPECIALS {
+                assert_eq!(b & !F::MASK, 0, "{} {b:#x}", F::NAME);
+                assert!(!F::sign(b), "{} {b:#x} carries a sign", F::NAME);
+            }
+            assert!(F::SPECIALS.iter().filter(|&&b| F::is_signalling_nan(b)).count() >= 3);
+        }
+        check::<F16>();
+        check::<BF16>();
+        check::<F32>();
+        check::<F64>();
+    }
+
+    #[test]
+    fn special_ties_are_what_they_claim_in_f32() {
+        let half_ulp_of_one = f32::from_bits(F32::SPECIALS[25] as u32);
+        assert_eq!(half_ulp_of_one, 2f32.powi(-24));
+        let a = f32::from_bits(F32::SPECIALS[27] as u32);
+        assert_eq!(a, 1.0 + 2f32.powi(-12));
+        // Near overflow: the square of the first overflows only through the rounding.
+        let big = f32::from_bits(F32::SPECIALS[29] as u32) as f64;
+        assert!(big * big < f32::MAX as f64 * 2.0 && big * big > f32::MAX as f64 / 2.0);
+        let one_minus = f32::from_bits(F32::ONE as u32 - 1);
+        assert_eq!(f32::MIN_POSITIVE * one_minus, f32::MIN_POSITIVE, "the rounding-up-to-normal product");
+    }
+
+    #[test]
+    fn roughly_half_of_operands_are_special() {
+        let data = crate::gen::tests::bytes(1, 400_000);
+        let mut u = Unstructured::new(&data);
+        let (mut special, mut n) = (0, 0);
+        while u.len() > 16 {
+            let v = operand::<F32>(&mut u).unwrap();
+            special += F32::SPECIALS.contains(&(v & !F32::SIGN_MASK)) as u32;
+            n += 1;
+        }
+        let share = special as f64 / n as f64;
+        assert!((0.4..0.65).contains(&share), "special share {share}");
+    }
+
+    #[test]
+    fn related_inputs_cancel_exactly() {
+        let data = crate::gen::tests::bytes(2, 200_000);
+        let mut u = Unstructured::new(&data);
+        let (mut negated, mut cases) = (0, 0);
+        while u.len() > 64 {
+            let c = case(&mut u, &[Type::F32, Type::F32], 0.5, 0.5).unwrap();
+            negated += (c[0] ^ c[1] == 0x8000_0000) as u32;
+            cases += 1;
+        }
+        assert!(negated * 20 > cases, "{negated} of {cases}");
+    }
+
+    #[test]
+    fn lanewise_add_does_not_carry_across_lanes() {
+        assert_eq!(lanewise_add(0xffff_0001, 0x0001_0001, 16), 0x0000_0002);
+        assert_eq!(lanewise_add(5, u64::MAX, 64), 4);
+    }
+}

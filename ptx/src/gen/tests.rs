@@ -1,0 +1,247 @@
+//! Tests of the generator: validity, legality for the target, round trips, knobs.
+
+use super::*;
+use crate::isa::{PtxVersion, Target};
+use crate::rounding::Rounding;
+
+/// Deterministic pseudo-random bytes (xorshift), `n` of them.
+pub(crate) fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect()
+}
+
+/// `n` programs from `g`, each from its own 256-byte window of one stream.
+fn programs(g: &Generator, seed: u64, n: usize) -> Vec<Program> {
+    let data = bytes(seed, 256 * n);
+    data.chunks(256).map(|c| g.program(&mut Unstructured::new(c)).unwrap()).collect()
+}
+
+fn target(sm: u32, major: u8, minor: u8) -> GenConfig {
+    GenConfig::for_target(sm, PtxVersion { major, minor })
+}
+
+#[test]
+fn generated_programs_are_valid_and_legal_for_their_target() {
+    for (sm, major, minor) in [(80, 7, 0), (86, 7, 1), (90, 7, 8), (100, 8, 6), (120, 8, 7)] {
+        let cfg = GenConfig { approximate: true, contraction: true, ..target(sm, major, minor) };
+        let g = Generator::new(cfg).unwrap();
+        for p in programs(&g, sm as u64, 2000) {
+            let again = Program::new(p.inputs().to_vec(), p.body().to_vec(), p.outputs().to_vec());
+            assert_eq!(again.as_ref(), Ok(&p));
+            let t = Target { sm, ptx: PtxVersion { major, minor } };
+            assert_eq!(p.check_target(t), Ok(()), "{p}");
+        }
+    }
+}
+
+#[test]
+fn generator_never_offers_a_form_the_table_rejects_for_the_target() {
+    let cfg = GenConfig { approximate: true, contraction: true, ..target(80, 7, 0) };
+    let g = Generator::new(cfg).unwrap();
+    let t = Target { sm: 80, ptx: PtxVersion { major: 7, minor: 0 } };
+    assert!(g.forms().count() > 50);
+    for f in g.forms() {
+        assert_eq!(f.check_target(t), Ok(()), "{f}");
+    }
+    // 9.7.3.3: f32x2 needs sm_100, so sm_80 must not see it.
+    assert!(g.forms().all(|f| f.ty != Type::F32x2));
+    let g100 = Generator::new(GenConfig { approximate: true, ..target(100, 8, 6) }).unwrap();
+    assert!(g100.forms().any(|f| f.ty == Type::F32x2));
+}
+
+#[test]
+fn generated_programs_round_trip_through_json_and_text() {
+    let cfg = GenConfig { approximate: true, contraction: true, ..target(100, 8, 6) };
+    let g = Generator::new(cfg).unwrap();
+    for p in programs(&g, 7, 3000) {
+        let json = p.to_json();
+        let back = Program::from_json(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert_eq!(back, p);
+        assert_eq!(back.to_json(), json);
+        let text = p.to_string();
+        let back = Program::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(back, p);
+        assert_eq!(back.to_string(), text);
+    }
+}
+
+#[test]
+fn contraction_knob_decides_unrounded_add_sub_mul() {
+    let unrounded = |g: &Generator| g.forms().filter(is_contractible).count();
+    let off = Generator::new(target(90, 7, 8)).unwrap();
+    assert_eq!(unrounded(&off), 0);
+    assert!(off.forms().any(|f| f.op == Opcode::Add && f.precision == Precision::Rounded(Rounding::Rn)));
+    let on = Generator::new(GenConfig { contraction: true, ..target(90, 7, 8) }).unwrap();
+    assert!(unrounded(&on) > 0);
+}
+
+#[test]
+fn approximate_forms_only_when_asked() {
+    let off = Generator::new(target(90, 7, 8)).unwrap();
+    assert!(off.forms().all(|f| !f.is_approximate()));
+    let on = Generator::new(GenConfig { approximate: true, ..target(90, 7, 8) }).unwrap();
+    assert!(on.forms().any(|f| f.is_approximate()));
+}
+
+#[test]
+fn lengths_and_single_share_are_respected() {
+    let cfg = GenConfig { min_len: 3, max_len: 5, single_share: 0.25, ..GenConfig::default() };
+    let g = Generator::new(cfg).unwrap();
+    let ps = programs(&g, 3, 4000);
+    let singles = ps.iter().filter(|p| p.body().len() == 1).count();
+    assert!(ps.iter().all(|p| matches!(p.body().len(), 1 | 3..=5)));
+    assert!((800..1200).contains(&singles), "{singles} singles of 4000");
+}
+
+#[test]
+fn programs_reuse_earlier_results_and_outputs_are_the_unread_results() {
+    let g = Generator::new(GenConfig { single_share: 0.0, ..GenConfig::default() }).unwrap();
+    let ps = programs(&g, 11, 1000);
+    let k = |p: &Program| p.inputs().len();
+    let chained = ps.iter().filter(|p| p.body().iter().any(|s| s.srcs().iter().any(|r| r.0 as usize >= k(p)))).count();
+    assert!(chained > 700, "{chained} of 1000 programs read an earlier result");
+    assert_outputs_are_the_unread_results(&ps);
+}
+
+fn assert_outputs_are_the_unread_results(ps: &[Program]) {
+    for p in ps {
+        for (j, _) in p.body().iter().enumerate() {
+            let read = p.body().iter().any(|s| s.srcs().contains(&p.dst(j)));
+            assert_eq!(p.outputs().contains(&p.dst(j)), !read, "{p}");
+        }
+    }
+}
+
+#[test]
+fn contraction_pair_leaves_no_unread_result_off_the_outputs() {
+    // The pair's mul replaces one operand of its add; a result that operand had picked is then
+    // unread and must be an output (found by the gen_valid fuzz target).
+    let cfg = GenConfig { contraction: true, single_share: 0.0, types: vec![Type::F64], ..GenConfig::default() };
+    let g = Generator::new(cfg).unwrap();
+    assert_outputs_are_the_unread_results(&programs(&g, 17, 3000));
+}
+
+#[test]
+fn modifier_shares_reach_the_forms() {
+    let g = Generator::new(GenConfig {
+        ftz_share: 1.0,
+        sat_share: 1.0,
+        opcodes: vec![Opcode::Add],
+        types: vec![Type::F32],
+        ..GenConfig::default()
+    })
+    .unwrap();
+    let data = bytes(5, 4096);
+    let mut u = Unstructured::new(&data);
+    for _ in 0..100 {
+        let f = g.form(&mut u).unwrap();
+        // add.f32 has .ftz and .sat but no .relu (9.7.3.3).
+        assert_eq!((f.ftz, f.clamp), (Ftz::Flush, Clamp::Sat), "{f}");
+    }
+    let plain = Generator::new(GenConfig { ftz_share: 0.0, sat_share: 0.0, ..GenConfig::default() }).unwrap();
+    let mut u = Unstructured::new(&data);
+    for _ in 0..100 {
+        let f = plain.form(&mut u).unwrap();
+        // Only forms that exist solely with a modifier may carry one.
+        if f.ftz == Ftz::Flush {
+            assert!(!plain.forms().any(|o| o == Instr { ftz: Ftz::Preserve, ..f }), "{f}");
+        }
+    }
+}
+
+#[test]
+fn same_bytes_same_program_and_empty_bytes_still_a_program() {
+    let g = Generator::new(GenConfig::default()).unwrap();
+    let data = bytes(9, 256);
+    assert_eq!(g.program(&mut Unstructured::new(&data)).unwrap(), g.program(&mut Unstructured::new(&data)).unwrap());
+    let p = g.program(&mut Unstructured::new(&[])).unwrap();
+    assert_eq!(p.body().len(), 1);
+    assert_eq!(g.case(&mut Unstructured::new(&[]), &p).unwrap().len(), p.inputs().len());
+}
+
+#[test]
+fn from_bytes_is_program_then_case_of_one_stream_and_deterministic() {
+    let cfg = GenConfig { approximate: true, contraction: true, ..GenConfig::default() };
+    let g = Generator::new(cfg.clone()).unwrap();
+    for seed in 0..200 {
+        let data = bytes(seed, (seed as usize * 7) % 300);
+        let (p, case) = g.from_bytes(&data);
+        let mut u = Unstructured::new(&data);
+        assert_eq!(p, g.program(&mut u).unwrap());
+        assert_eq!(case, g.case(&mut u, &p).unwrap());
+        assert_eq!(from_bytes(&data, &cfg).unwrap(), (p, case));
+    }
+    let (p, case) = g.from_bytes(&[]);
+    assert_eq!((p.body().len(), case.len()), (1, p.inputs().len()));
+    let bad = GenConfig { opcodes: vec![], ..GenConfig::default() };
+    assert!(matches!(from_bytes(&[], &bad), Err(GenError::NoForms { .. })));
+}
+
+#[test]
+fn cases_fit_the_input_registers() {
+    let g = Generator::new(GenConfig { approximate: true, ..target(100, 8, 6) }).unwrap();
+    let data = bytes(13, 1 << 20);
+    let mut u = Unstructured::new(&data);
+    for _ in 0..2000 {
+        let p = g.program(&mut u).unwrap();
+        let c = g.case(&mut u, &p).unwrap();
+        for (v, t) in c.iter().zip(p.inputs()) {
+            assert!(t.bits() == 64 || v >> t.bits() == 0, "{v:#x} for {}", t.name());
+        }
+    }
+}
+
+#[test]
+fn bad_configs_are_explained() {
+    let e = Generator::new(GenConfig { types: vec![Type::F32x2], ..target(90, 7, 8) }).unwrap_err();
+    assert!(e.to_string().contains("no instruction form"), "{e}");
+    let e = Generator::new(GenConfig { min_len: 9, max_len: 3, ..GenConfig::default() }).unwrap_err();
+    assert!(matches!(e, GenError::Lengths { min: 9, max: 3 }));
+    let e = Generator::new(GenConfig { ftz_share: 1.5, ..GenConfig::default() }).unwrap_err();
+    assert!(matches!(e, GenError::Share { name: "ftz_share", .. }));
+    assert!(Generator::new(GenConfig { max_len: 0, ..GenConfig::default() }).is_err());
+}
+
+#[test]
+fn undocumented_forms_follow_their_knob() {
+    // docs/isa-table.md: fma.{rz,rm,rp}.bf16 are accepted by ptxas but not in 9.7.4.4.
+    let with = Generator::new(GenConfig { undocumented: true, ..target(90, 7, 8) }).unwrap();
+    assert!(with.forms().any(|f| !f.is_documented()));
+    let without = Generator::new(GenConfig { undocumented: false, ..target(90, 7, 8) }).unwrap();
+    assert!(without.forms().all(|f| f.is_documented()));
+}
+
+#[test]
+fn generated_programs_run_in_the_interpreter_with_contraction_covered() {
+    use crate::interp::Reading;
+    let cfg = GenConfig { contraction: true, ..target(100, 8, 6) };
+    let g = Generator::new(cfg).unwrap();
+    let data = bytes(17, 1 << 22);
+    let mut u = Unstructured::new(&data);
+    let mut contracted = 0;
+    for _ in 0..4000 {
+        let p = g.program(&mut u).unwrap();
+        for _ in 0..4 {
+            let case = g.case(&mut u, &p).unwrap();
+            let run = p.trace(&case).unwrap_or_else(|e| panic!("{p}{case:x?}: {e}"));
+            assert_eq!(run.outputs.len(), p.outputs().len());
+            assert_eq!(run.intermediates.len(), p.body().len());
+            for (e, &r) in run.outputs.iter().zip(p.outputs()) {
+                assert_eq!(e.width(), p.reg_type(r).bits(), "{p}");
+            }
+            contracted += run
+                .intermediates
+                .iter()
+                .filter(|e| e.lanes.iter().any(|l| l.alternatives.iter().any(|a| a.1 == Reading::Contracted)))
+                .count();
+        }
+    }
+    assert!(contracted > 20, "only {contracted} results with a contracted alternative");
+}

@@ -1,0 +1,470 @@
+//! Batch evaluation: the primary result of many cases of one form, with one dispatch per batch.
+//!
+//! Comparing millions of hardware results needs only the primary result in the common case
+//! (a result equal to it is accepted; any other goes through [`super::eval`] for the full
+//! expectation). [`Kernel`] resolves the form once to a loop monomorphized per lane format and
+//! opcode, and for IEEE-rounded forms per rounding mode, `.ftz` and clamp too, so that no
+//! modifier is tested per case. The loops call the lane code of `eval` (`arith::primary`,
+//! which computes `arith::lane`'s primary outcome without its alternatives; `minmax`, `sign`,
+//! `testp` as they are), so the two cannot disagree; `kernel_matches_eval_*` check it.
+
+use super::arith::{self, ArithOp};
+use super::expect::{LaneExpectation, Outcome};
+use super::minmax::{self, Extremum};
+use super::{eval, sign, testp, EvalError, Expectation};
+use crate::format::{Format, Scalar, BF16, F16, F32, F64};
+use crate::isa::{Clamp, Ftz, Instr, Opcode};
+use crate::rounding::Rounding;
+
+type Loop = fn(&Instr, &[[u64; 3]], &mut [u64]);
+
+/// A form resolved for batch evaluation of primary results.
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    instr: Instr,
+    run: Loop,
+    /// Whether `run` is a dedicated loop (else each case goes through `eval`).
+    dedicated: bool,
+}
+
+impl Kernel {
+    /// Resolve `instr`; fails as [`eval`] would (approximate forms, malformed forms).
+    pub fn new(instr: &Instr) -> Result<Kernel, EvalError> {
+        // Let `eval` report every error a form can have, on a harmless operand vector.
+        eval(instr, &[0, 0, 0][..usize::from(instr.inputs).min(3)])?;
+        let run = match arith_op(instr.op) {
+            Some(op) => instr
+                .precision
+                .rounding()
+                .and_then(|mode| arith_loop(op, instr.ty.scalar(), mode, instr.ftz, instr.clamp)),
+            None => exact_loop(instr),
+        };
+        Ok(Kernel { instr: *instr, run: run.unwrap_or(generic_loop), dedicated: run.is_some() })
+    }
+
+    pub fn instr(&self) -> &Instr {
+        &self.instr
+    }
+
+    /// Whether the form has a loop of its own; if not (approximate forms), each case goes
+    /// through [`eval`], several times slower.
+    pub fn dedicated(&self) -> bool {
+        self.dedicated
+    }
+
+    /// Write the primary result of `cases[i]` (operands a, b, c; unused slots ignored) to
+    /// `out[i]`. Operands must fit the register width (checked in debug builds).
+    pub fn run(&self, cases: &[[u64; 3]], out: &mut [u64]) {
+        assert_eq!(cases.len(), out.len(), "one output slot per case");
+        debug_assert!(cases.iter().all(|c| self.fits(c)), "operand wider than the register");
+        (self.run)(&self.instr, cases, out)
+    }
+
+    fn fits(&self, c: &[u64; 3]) -> bool {
+        let bits = self.instr.ty.bits();
+        bits == 64 || c[..usize::from(self.instr.inputs)].iter().all(|v| v >> bits == 0)
+    }
+}
+
+fn arith_op(op: Opcode) -> Option<ArithOp> {
+    Some(match op {
+        Opcode::Add => ArithOp::Add,
+        Opcode::Sub => ArithOp::Sub,
+        Opcode::Mul => ArithOp::Mul,
+        Opcode::Fma | Opcode::Mad => ArithOp::Fma,
+        Opcode::Div => ArithOp::Div,
+        Opcode::Rcp => ArithOp::Rcp,
+        Opcode::Sqrt => ArithOp::Sqrt,
+        _ => return None,
+    })
+}
+
+/// Every other form: through `eval`, one case at a time.
+fn generic_loop(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    let n = usize::from(instr.inputs);
+    for (c, o) in cases.iter().zip(out.iter_mut()) {
+        *o = eval(instr, &c[..n]).map_or(0, |e: Expectation| e.primary_bits());
+    }
+}
+
+const RN: u8 = 0;
+const RZ: u8 = 1;
+const RM: u8 = 2;
+const RP: u8 = 3;
+
+const fn mode_of(m: u8) -> Rounding {
+    match m {
+        RN => Rounding::Rn,
+        RZ => Rounding::Rz,
+        RM => Rounding::Rm,
+        _ => Rounding::Rp,
+    }
+}
+
+const ADD: u8 = 0;
+const SUB: u8 = 1;
+const MUL: u8 = 2;
+const FMA: u8 = 3;
+const DIV: u8 = 4;
+const RCP: u8 = 5;
+const SQRT: u8 = 6;
+
+const fn op_of(o: u8) -> ArithOp {
+    match o {
+        ADD => ArithOp::Add,
+        SUB => ArithOp::Sub,
+        MUL => ArithOp::Mul,
+        FMA => ArithOp::Fma,
+        DIV => ArithOp::Div,
+        RCP => ArithOp::Rcp,
+        _ => ArithOp::Sqrt,
+    }
+}
+
+/// The value modifiers as one const parameter: bit 0 `.ftz`, bits 1-2 the clamp.
+const fn mods_code(ftz: Ftz, clamp: Clamp) -> u8 {
+    let f = match ftz {
+        Ftz::Preserve => 0,
+        Ftz::Flush => 1,
+    };
+    let c = match clamp {
+        Clamp::None => 0,
+        Clamp::Sat => 1,
+        Clamp::Relu => 2,
+    };
+    f | c << 1
+}
+
+const fn ftz_of(m: u8) -> Ftz {
+    if m & 1 == 0 {
+        Ftz::Preserve
+    } else {
+        Ftz::Flush
+    }
+}
+
+const fn clamp_of(m: u8) -> Clamp {
+    match m >> 1 {
+        0 => Clamp::None,
+        1 => Clamp::Sat,
+        _ => Clamp::Relu,
+    }
+}
+
+/// The loop for an IEEE-rounded form, monomorphized on everything that selects code (format,
+/// opcode, mode, `.ftz`, clamp), so that no modifier is tested per case. Only the
+/// combinations PTX has are instantiated (9.7.3: f32 `.ftz`/`.sat`, f64 neither; 9.7.4:
+/// half-precision add/sub/mul/fma only, `.ftz`/`.sat`/`.relu` on f16, `.relu` on bf16);
+/// `None` for any other, which then goes through `eval`.
+fn arith_loop(op: ArithOp, scalar: Scalar, mode: Rounding, ftz: Ftz, clamp: Clamp) -> Option<Loop> {
+    macro_rules! by_mode {
+        ($f:ty, $op:expr, $m:expr) => {
+            match mode {
+                Rounding::Rn => arith_lanes::<$f, $op, RN, $m> as Loop,
+                Rounding::Rz => arith_lanes::<$f, $op, RZ, $m> as Loop,
+                Rounding::Rm => arith_lanes::<$f, $op, RM, $m> as Loop,
+                Rounding::Rp => arith_lanes::<$f, $op, RP, $m> as Loop,
+            }
+        };
+    }
+    macro_rules! by_op {
+        ($f:ty, $m:expr, all) => {
+            match op {
+                ArithOp::Add => by_mode!($f, ADD, $m),
+                ArithOp::Sub => by_mode!($f, SUB, $m),
+                ArithOp::Mul => by_mode!($f, MUL, $m),
+                ArithOp::Fma => by_mode!($f, FMA, $m),
+                ArithOp::Div => by_mode!($f, DIV, $m),
+                ArithOp::Rcp => by_mode!($f, RCP, $m),
+                ArithOp::Sqrt => by_mode!($f, SQRT, $m),
+            }
+        };
+        ($f:ty, $m:expr, half) => {
+            match op {
+                ArithOp::Add => by_mode!($f, ADD, $m),
+                ArithOp::Sub => by_mode!($f, SUB, $m),
+                ArithOp::Mul => by_mode!($f, MUL, $m),
+                ArithOp::Fma => by_mode!($f, FMA, $m),
+                ArithOp::Div | ArithOp::Rcp | ArithOp::Sqrt => return None,
+            }
+        };
+    }
+    macro_rules! by_mods {
+        ($f:ty, $ops:ident, [$($m:literal),*]) => {
+            match mods_code(ftz, clamp) {
+                $($m => by_op!($f, $m, $ops),)*
+                _ => return None,
+            }
+        };
+    }
+    // mods_code: 0 none, 1 ftz, 2 sat, 3 ftz.sat, 4 relu, 5 ftz.relu.
+    Some(match scalar {
+        Scalar::F16 => by_mods!(F16, half, [0, 1, 2, 3, 4, 5]),
+        Scalar::BF16 => by_mods!(BF16, half, [0, 4]),
+        Scalar::F32 => by_mods!(F32, all, [0, 1, 2, 3]),
+        Scalar::F64 => by_mods!(F64, all, [0]),
+    })
+}
+
+fn arith_lanes<F: Format, const OP: u8, const MODE: u8, const MODS: u8>(
+    instr: &Instr,
+    cases: &[[u64; 3]],
+    out: &mut [u64],
+) {
+    debug_assert_eq!(MODS, mods_code(instr.ftz, instr.clamp));
+    let mods = arith::Mods { mode: mode_of(MODE), ftz: ftz_of(MODS), clamp: clamp_of(MODS) };
+    let op = op_of(OP);
+    let lane = |c: &[u64; 3], shift: u32| {
+        let x = [(c[0] >> shift) & F::MASK, (c[1] >> shift) & F::MASK, (c[2] >> shift) & F::MASK];
+        arith::primary::<F>(op, mods, x)
+    };
+    // Two loops, so that the scalar one carries no lane test (f64 is never packed).
+    if F::BITS < 64 && instr.ty.lanes() == 2 {
+        for (c, o) in cases.iter().zip(out.iter_mut()) {
+            *o = lane(c, 0) | lane(c, F::BITS) << F::BITS;
+        }
+    } else {
+        for (c, o) in cases.iter().zip(out.iter_mut()) {
+            *o = lane(c, 0);
+        }
+    }
+}
+
+/// The loop for min, max, abs, neg, copysign and testp (monomorphized on the lane format and
+/// the opcode; their modifiers are cheap run-time tests). `None` for the arithmetic and
+/// approximate forms.
+fn exact_loop(instr: &Instr) -> Option<Loop> {
+    macro_rules! by_scalar {
+        ($l:ident) => {
+            match instr.ty.scalar() {
+                Scalar::F16 => $l::<F16> as Loop,
+                Scalar::BF16 => $l::<BF16> as Loop,
+                Scalar::F32 => $l::<F32> as Loop,
+                Scalar::F64 => $l::<F64> as Loop,
+            }
+        };
+    }
+    Some(match instr.op {
+        Opcode::Min => by_scalar!(min_lanes),
+        Opcode::Max => by_scalar!(max_lanes),
+        Opcode::Abs => by_scalar!(abs_lanes),
+        Opcode::Neg => by_scalar!(neg_lanes),
+        Opcode::Copysign => by_scalar!(copysign_lanes),
+        Opcode::Testp => by_scalar!(testp_lanes),
+        _ => return None,
+    })
+}
+
+/// The primary outcome of a lane as bits (a NaN "any" as the canonical NaN, as
+/// [`Expectation::primary_bits`] gives it).
+#[inline(always)]
+fn primary_bits<F: Format>(lane: LaneExpectation) -> u64 {
+    match lane.primary {
+        Outcome::Bits(b) => b,
+        Outcome::AnyNan => F::CANONICAL_NAN,
+        Outcome::Range { reference, .. } | Outcome::Unbounded { reference, .. } => reference,
+    }
+}
+
+/// Run `f` on each lane of each case (lane 1 above lane 0 for packed types) and store the
+/// primary results.
+#[inline(always)]
+fn each_lane<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64], f: impl Fn([u64; 3]) -> LaneExpectation) {
+    let lane = |c: &[u64; 3], shift: u32| {
+        primary_bits::<F>(f([(c[0] >> shift) & F::MASK, (c[1] >> shift) & F::MASK, (c[2] >> shift) & F::MASK]))
+    };
+    if F::BITS < 64 && instr.ty.lanes() == 2 {
+        for (c, o) in cases.iter().zip(out.iter_mut()) {
+            *o = lane(c, 0) | lane(c, F::BITS) << F::BITS;
+        }
+    } else {
+        for (c, o) in cases.iter().zip(out.iter_mut()) {
+            *o = lane(c, 0);
+        }
+    }
+}
+
+#[inline(always)]
+fn extremum_lanes<F: Format>(which: Extremum, instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    // As `eval` (through `arity`): three inputs only for the three-input form.
+    let inputs = if instr.inputs == 3 { 3 } else { 2 };
+    let mods = minmax::Mods { which, ftz: instr.ftz, nan: instr.nan, abs: instr.abs, inputs };
+    each_lane::<F>(instr, cases, out, |x| minmax::lane::<F>(mods, x));
+}
+
+fn min_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    extremum_lanes::<F>(Extremum::Min, instr, cases, out)
+}
+
+fn max_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    extremum_lanes::<F>(Extremum::Max, instr, cases, out)
+}
+
+fn abs_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    let ftz = instr.ftz;
+    each_lane::<F>(instr, cases, out, |x| sign::abs::<F>(ftz, x[0]));
+}
+
+fn neg_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    let ftz = instr.ftz;
+    each_lane::<F>(instr, cases, out, |x| sign::neg::<F>(ftz, x[0]));
+}
+
+fn copysign_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    each_lane::<F>(instr, cases, out, |x| sign::copysign::<F>(x[0], x[1]));
+}
+
+/// testp: a predicate, 1 or 0 (never packed: 9.7.3.1 has f32 and f64 only).
+fn testp_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    let Some(op) = instr.testp else {
+        return generic_loop(instr, cases, out); // rejected by `Kernel::new` already
+    };
+    for (c, o) in cases.iter().zip(out.iter_mut()) {
+        *o = u64::from(testp::test::<F>(op, c[0] & F::MASK));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{all_forms, Type};
+
+    /// Operand lanes that exercise every branch: zeros, subnormals, the smallest normal, one,
+    /// the largest finite, infinities, quiet and signalling NaNs, and ordinary values.
+    fn specials<F: Format>() -> Vec<u64> {
+        let mut v = vec![
+            0,
+            1,
+            F::MIN_NORMAL - 1,
+            F::MIN_NORMAL,
+            F::MIN_NORMAL + 1,
+            F::ONE,
+            F::ONE + 1,
+            F::ONE - 1,
+            F::MAX_FINITE,
+            F::INF,
+            F::INF | F::QUIET_BIT | 5,
+            F::INF | 3,
+            F::ONE >> 1,
+            (F::ONE >> 1) + (F::ONE >> 3) + 7,
+        ];
+        let neg: Vec<u64> = v.iter().map(|x| x | F::SIGN_MASK).collect();
+        v.extend(neg);
+        v
+    }
+
+    fn cases_for(ty: Type, inputs: usize) -> Vec<[u64; 3]> {
+        let lanes: Vec<u64> = match ty.scalar() {
+            Scalar::F16 => specials::<F16>(),
+            Scalar::BF16 => specials::<BF16>(),
+            Scalar::F32 => specials::<F32>(),
+            Scalar::F64 => specials::<F64>(),
+        };
+        let w = ty.scalar().bits();
+        let n = lanes.len();
+        let mut out = Vec::new();
+        for i in 0..n * n {
+            let mut c = [0u64; 3];
+            for (k, slot) in c.iter_mut().enumerate().take(inputs) {
+                let pick = |j: usize| lanes[(i / n.pow(k as u32) + j * 7 + k) % n];
+                *slot = pick(0);
+                if ty.lanes() == 2 {
+                    *slot |= pick(3) << w;
+                }
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    #[test]
+    fn kernel_matches_eval_on_every_form() {
+        let mut checked = 0;
+        for instr in all_forms() {
+            let Ok(kernel) = Kernel::new(&instr) else {
+                assert!(eval(&instr, &[0, 0, 0][..usize::from(instr.inputs)]).is_err());
+                continue;
+            };
+            let n = usize::from(instr.inputs);
+            let cases = cases_for(instr.ty, n);
+            let mut out = vec![0; cases.len()];
+            kernel.run(&cases, &mut out);
+            for (c, got) in cases.iter().zip(&out) {
+                let want = eval(&instr, &c[..n]).unwrap().primary_bits();
+                assert_eq!(*got, want, "{instr} {:x?}", &c[..n]);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000, "only {checked} cases");
+    }
+
+    /// Random operands: ordinary values of every magnitude (most results inexact, so every
+    /// rounding branch runs), with a sprinkling of the special lanes.
+    fn random_cases(ty: Type, inputs: usize, n: usize, seed: u64) -> Vec<[u64; 3]> {
+        let specials: Vec<u64> = match ty.scalar() {
+            Scalar::F16 => specials::<F16>(),
+            Scalar::BF16 => specials::<BF16>(),
+            Scalar::F32 => specials::<F32>(),
+            Scalar::F64 => specials::<F64>(),
+        };
+        let w = ty.scalar().bits();
+        let mask = ty.scalar().mask();
+        let mut state = seed;
+        let mut next = move || {
+            // SplitMix64.
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        (0..n)
+            .map(|_| {
+                let mut c = [0u64; 3];
+                for slot in c.iter_mut().take(inputs) {
+                    for l in 0..ty.lanes() {
+                        let r = next();
+                        let v = if r % 8 == 0 { specials[(r >> 8) as usize % specials.len()] } else { next() & mask };
+                        *slot |= v << (l * w);
+                    }
+                }
+                c
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kernel_matches_eval_on_random_operands() {
+        for (k, instr) in all_forms().into_iter().enumerate() {
+            let Ok(kernel) = Kernel::new(&instr) else { continue };
+            let n = usize::from(instr.inputs);
+            let cases = random_cases(instr.ty, n, 3000, k as u64);
+            let mut out = vec![0; cases.len()];
+            kernel.run(&cases, &mut out);
+            for (c, got) in cases.iter().zip(&out) {
+                let want = eval(&instr, &c[..n]).unwrap().primary_bits();
+                assert_eq!(*got, want, "{instr} {:x?}", &c[..n]);
+            }
+        }
+    }
+
+    #[test]
+    fn every_exact_form_has_a_dedicated_loop() {
+        // A form without one still evaluates correctly, through `eval`, but several times
+        // slower: a new form or modifier combination should get its loop. (Approximate forms
+        // go through `eval`: their primary is the reference, computed in `crate::approx`.)
+        for instr in all_forms().into_iter().filter(|i| !i.is_approximate()) {
+            if let Ok(kernel) = Kernel::new(&instr) {
+                assert!(kernel.dedicated, "{instr} goes through eval");
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_rejects_what_eval_rejects() {
+        // A form that never passed validation: sin has no f64 form (9.7.3.18).
+        let bogus = Instr { precision: crate::isa::Precision::Approx, ..Instr::new(Opcode::Sin, Type::F64) };
+        assert!(Kernel::new(&bogus).is_err());
+        assert!(eval(&bogus, &[0]).is_err());
+    }
+}

@@ -1,0 +1,511 @@
+//! `Expectation`: the set of results the PTX ISA allows for one destination register.
+//!
+//! Each lane has a primary outcome (the reading the interpreter believes most likely) and
+//! named alternatives, one per open question of the spec (`docs/semantics.md`). Hardware
+//! results that match only an alternative settle that question.
+//!
+//! Approximate instructions (issue 4, `crate::approx`) add two outcomes: a [`Outcome::Range`]
+//! of values within the documented error bound, and [`Outcome::Unbounded`] where the spec
+//! documents no bound (every result accepted, the correctly rounded reference recorded so the
+//! comparison can report the error instead of flagging it).
+
+use arrayvec::ArrayVec;
+use std::fmt;
+
+use crate::format::{FpClass, Scalar};
+use crate::isa::Ftz;
+
+/// One allowed result for a lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Exactly these bits.
+    Bits(u64),
+    /// Any NaN encoding (the spec leaves the NaN unspecified, e.g. 9.7.3: "Single-precision
+    /// instructions return an unspecified NaN").
+    AnyNan,
+    /// Any non-NaN value `v` with `lo <= v <= hi` in value order, `-0.0` just below `+0.0`
+    /// (the order of `Format::order_key`). A range may cross zero: `lo` negative and `hi`
+    /// positive take in both zeros and, unless `ftz` is `Flush`, every subnormal between.
+    /// `lo`/`hi` may be infinities (an ulp bound next to overflow reaches `inf`).
+    /// With `ftz: Flush` no subnormal is accepted inside the range (a `.ftz` result is never
+    /// subnormal). `reference` is the correctly rounded result (flushed under `.ftz`), always
+    /// inside the range; it is what `primary_bits` reports.
+    Range { lo: u64, hi: u64, reference: u64, ftz: Ftz },
+    /// The spec documents no error bound here (e.g. sin.approx outside [-100pi, 100pi],
+    /// rsqrt.approx.f64): every result whose bits under `zero_mask` are zero is accepted
+    /// (`zero_mask` holds what the spec fixes even so, e.g. 9.7.3.14 `d[31:0] = 0`; usually 0).
+    /// `reference` (the correctly rounded value) is recorded so that a comparison can report
+    /// the error, see [`Expectation::undocumented`].
+    Unbounded { reference: u64, zero_mask: u64 },
+}
+
+impl Outcome {
+    /// A range, or the single value when `lo == hi`.
+    pub fn range(lo: u64, hi: u64, reference: u64, ftz: Ftz) -> Outcome {
+        if lo == hi {
+            Outcome::Bits(lo)
+        } else {
+            Outcome::Range { lo, hi, reference, ftz }
+        }
+    }
+
+    /// No documented bound: accept anything, record `reference`.
+    pub fn unbounded(reference: u64) -> Outcome {
+        Outcome::Unbounded { reference, zero_mask: 0 }
+    }
+}
+
+/// A named reading of an ambiguous rule. Each names the open question it answers; see
+/// `docs/semantics.md` for the spec text behind each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reading {
+    /// `.ftz` flushes when the exact result is below the smallest normal, even if it rounds up to it.
+    FtzBeforeRounding,
+    /// `.sat` keeps the sign of a -0.0 result (clamping to [0,1] with -0 == +0).
+    SatKeepsNegativeZero,
+    /// `.relu` keeps the sign of a -0.0 result (max(x, 0) with -0 == +0).
+    ReluKeepsNegativeZero,
+    /// f64 NaN operands: the payload of the second NaN operand wins.
+    NanPayloadFromB,
+    /// f64 NaN operands: the payload of the third NaN operand wins (fma/mad).
+    NanPayloadFromC,
+    /// A signalling f64 NaN passes through without its quiet bit being set.
+    SignallingNanNotQuieted,
+    /// The result NaN is not the input's: any NaN (payload rules not applied).
+    NanUnspecified,
+    /// abs/neg act on the sign bit of a NaN alone (the IEEE-754 reading that 9.7.3.9/10 anticipate).
+    SignBitOnly,
+    /// The mul and add of a contractible (no rounding modifier) pair fused into one fma.
+    Contracted,
+}
+
+impl Reading {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reading::FtzBeforeRounding => "ftz-before-rounding",
+            Reading::SatKeepsNegativeZero => "sat-keeps-negative-zero",
+            Reading::ReluKeepsNegativeZero => "relu-keeps-negative-zero",
+            Reading::NanPayloadFromB => "nan-payload-from-b",
+            Reading::NanPayloadFromC => "nan-payload-from-c",
+            Reading::SignallingNanNotQuieted => "snan-not-quieted",
+            Reading::NanUnspecified => "nan-unspecified",
+            Reading::SignBitOnly => "sign-bit-only",
+            Reading::Contracted => "contracted",
+        }
+    }
+}
+
+/// The allowed results for one lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneExpectation {
+    pub primary: Outcome,
+    pub alternatives: ArrayVec<(Outcome, Reading), 4>,
+}
+
+impl LaneExpectation {
+    pub fn exact(bits: u64) -> LaneExpectation {
+        LaneExpectation { primary: Outcome::Bits(bits), alternatives: ArrayVec::new() }
+    }
+
+    pub fn any_nan() -> LaneExpectation {
+        LaneExpectation { primary: Outcome::AnyNan, alternatives: ArrayVec::new() }
+    }
+
+    /// A lane whose primary outcome is `primary`, with no alternative.
+    pub fn of(primary: Outcome) -> LaneExpectation {
+        LaneExpectation { primary, alternatives: ArrayVec::new() }
+    }
+
+    /// Add an alternative unless it is already allowed (by the primary or another alternative).
+    pub fn or(mut self, outcome: Outcome, reading: Reading) -> LaneExpectation {
+        let dup = outcome == self.primary || self.alternatives.iter().any(|(o, _)| *o == outcome);
+        if !dup && !self.alternatives.is_full() {
+            self.alternatives.push((outcome, reading));
+        }
+        self
+    }
+}
+
+/// The allowed results for a whole destination register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    /// Lane format; `None` for a predicate result (testp), whose bits are 0 or 1.
+    pub scalar: Option<Scalar>,
+    /// One entry per lane, lane 0 in the low bits.
+    pub lanes: ArrayVec<LaneExpectation, 2>,
+}
+
+impl Expectation {
+    pub fn predicate(value: bool) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(LaneExpectation::exact(value as u64));
+        Expectation { scalar: None, lanes }
+    }
+
+    pub fn scalar(scalar: Scalar, lane: LaneExpectation) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(lane);
+        Expectation { scalar: Some(scalar), lanes }
+    }
+
+    pub fn packed(scalar: Scalar, lo: LaneExpectation, hi: LaneExpectation) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(lo);
+        lanes.push(hi);
+        Expectation { scalar: Some(scalar), lanes }
+    }
+
+    /// Exactly the bits of a register of type `ty` (an input read back unchanged).
+    pub fn exact_register(ty: crate::isa::Type, bits: u64) -> Expectation {
+        let s = ty.scalar();
+        let w = s.bits();
+        let lane = |l: u32| LaneExpectation::exact((bits >> (l * w)) & s.mask());
+        if ty.lanes() == 2 {
+            Expectation::packed(s, lane(0), lane(1))
+        } else {
+            Expectation::scalar(s, lane(0))
+        }
+    }
+
+    fn lane_bits(&self) -> u32 {
+        self.scalar.map_or(1, |s| s.bits())
+    }
+
+    /// Register width in bits (1 for a predicate).
+    pub fn width(&self) -> u32 {
+        self.lane_bits() * self.lanes.len() as u32
+    }
+
+    /// The primary result as register bits; a NaN primary gives the canonical NaN of the lane,
+    /// a range or an unbounded outcome its correctly rounded reference.
+    pub fn primary_bits(&self) -> u64 {
+        let mut out = 0u64;
+        for (i, lane) in self.lanes.iter().enumerate() {
+            let bits = match lane.primary {
+                Outcome::Bits(b) => b,
+                Outcome::AnyNan => {
+                    let s = self.scalar.expect("a predicate is never NaN");
+                    s.mask() >> 1
+                }
+                Outcome::Range { reference, .. } | Outcome::Unbounded { reference, .. } => reference,
+            };
+            out |= bits << (i as u32 * self.lane_bits());
+        }
+        out
+    }
+
+    /// Whether `bits` (the whole register) is an allowed result.
+    pub fn accepts(&self, bits: u64) -> bool {
+        self.lanes.iter().enumerate().all(|(i, lane)| {
+            let v = self.extract(bits, i);
+            self.lane_outcome_matches(lane.primary, v)
+                || lane.alternatives.iter().any(|(o, _)| self.lane_outcome_matches(*o, v))
+        })
+    }
+
+    /// Whether `bits` is the primary result in every lane.
+    pub fn is_primary(&self, bits: u64) -> bool {
+        self.lanes
+            .iter()
+            .enumerate()
+            .all(|(i, lane)| self.lane_outcome_matches(lane.primary, self.extract(bits, i)))
+    }
+
+    fn extract(&self, bits: u64, lane: usize) -> u64 {
+        let w = self.lane_bits();
+        let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        (bits >> (lane as u32 * w)) & mask
+    }
+
+    fn lane_outcome_matches(&self, outcome: Outcome, v: u64) -> bool {
+        match outcome {
+            Outcome::Bits(b) => b == v,
+            Outcome::AnyNan => self.scalar.is_some_and(|s| s.is_nan(v)),
+            Outcome::Range { lo, hi, ftz, .. } => self.scalar.is_some_and(|s| {
+                let class = s.classify(v);
+                let k = order_key(s, v);
+                class != FpClass::Nan
+                    && !(ftz == Ftz::Flush && class == FpClass::Subnormal)
+                    && order_key(s, lo) <= k
+                    && k <= order_key(s, hi)
+            }),
+            Outcome::Unbounded { zero_mask, .. } => v & zero_mask == 0,
+        }
+    }
+
+    /// Lanes of `bits` accepted only because the spec documents no bound there: each with the
+    /// recorded reference, the result, and their distance in ulps (steps between adjacent
+    /// values, both zeros one step; `None` if either is NaN). A comparison reports these as
+    /// measured errors, not as disagreements.
+    pub fn undocumented(&self, bits: u64) -> ArrayVec<Undocumented, 2> {
+        let mut out = ArrayVec::new();
+        let Some(s) = self.scalar else { return out };
+        for (i, lane) in self.lanes.iter().enumerate() {
+            let v = self.extract(bits, i);
+            let documented = self.lane_outcome_matches(lane.primary, v)
+                && !matches!(lane.primary, Outcome::Unbounded { .. })
+                || lane.alternatives.iter().any(|(o, _)| {
+                    !matches!(o, Outcome::Unbounded { .. }) && self.lane_outcome_matches(*o, v)
+                });
+            if documented {
+                continue;
+            }
+            let unbounded = std::iter::once(lane.primary)
+                .chain(lane.alternatives.iter().map(|(o, _)| *o))
+                .find_map(|o| match o {
+                    Outcome::Unbounded { reference, zero_mask } if v & zero_mask == 0 => Some(reference),
+                    _ => None,
+                });
+            if let Some(reference) = unbounded {
+                let ulps = (!s.is_nan(v) && !s.is_nan(reference))
+                    .then(|| value_key(s, v) - value_key(s, reference));
+                out.push(Undocumented { lane: i, reference, got: v, ulps });
+            }
+        }
+        out
+    }
+
+    /// Hex digits for one lane (4 for 16-bit lanes, 8 for 32, 16 for 64).
+    fn lane_digits(&self) -> usize {
+        (self.lane_bits() as usize).div_ceil(4)
+    }
+
+    fn fmt_outcome(&self, f: &mut fmt::Formatter<'_>, o: Outcome) -> fmt::Result {
+        let w = self.lane_digits();
+        match o {
+            Outcome::Bits(b) if self.scalar.is_none() => write!(f, "{b}"),
+            Outcome::Bits(b) => write!(f, "0x{b:0w$x}"),
+            Outcome::AnyNan => write!(f, "nan"),
+            Outcome::Range { lo, hi, ftz, .. } => {
+                write!(f, "0x{lo:0w$x}..0x{hi:0w$x}")?;
+                if ftz == Ftz::Flush {
+                    write!(f, " ftz")?;
+                }
+                Ok(())
+            }
+            Outcome::Unbounded { reference, zero_mask: 0 } => {
+                write!(f, "any (no documented bound; reference 0x{reference:0w$x})")
+            }
+            Outcome::Unbounded { reference, zero_mask } => write!(
+                f,
+                "any with 0x{zero_mask:0w$x} clear (no documented bound; reference 0x{reference:0w$x})"
+            ),
+        }
+    }
+}
+
+/// A lane accepted only for want of a documented bound (see [`Expectation::undocumented`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undocumented {
+    pub lane: usize,
+    pub reference: u64,
+    pub got: u64,
+    /// `got - reference` in ulps, both zeros one value; `None` when either is NaN.
+    pub ulps: Option<i64>,
+}
+
+/// Total order on non-NaN values with -0 just below +0 (`Format::order_key`, by run-time format).
+fn order_key(s: Scalar, bits: u64) -> i64 {
+    let sign = 1u64 << (s.bits() - 1);
+    let a = (bits & (sign - 1)) as i64;
+    if bits & sign != 0 {
+        -a - 1
+    } else {
+        a
+    }
+}
+
+/// Position on the value line counted in ulps, both zeros at 0.
+fn value_key(s: Scalar, bits: u64) -> i64 {
+    let sign = 1u64 << (s.bits() - 1);
+    let a = (bits & (sign - 1)) as i64;
+    if bits & sign != 0 {
+        -a
+    } else {
+        a
+    }
+}
+
+/// `--accept` form: `0x00800000 | 0x00000000 (ftz-before-rounding)`; packed registers print
+/// each lane as `lane0: ... ; lane1: ...`. A range prints as `0x3f7fffff..0x3f800001` (value
+/// order, so a negative range reads `0xbf800001..0xbf7fffff`), with ` ftz` when subnormals
+/// inside it are excluded; no documented bound as `any (no documented bound; reference 0x...)`.
+impl fmt::Display for Expectation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if self.lanes.len() > 1 {
+                if i > 0 {
+                    write!(f, " ; ")?;
+                }
+                write!(f, "lane{i}: ")?;
+            }
+            self.fmt_outcome(f, lane.primary)?;
+            for (o, r) in &lane.alternatives {
+                write!(f, " | ")?;
+                self.fmt_outcome(f, *o)?;
+                write!(f, " ({})", r.name())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_form_lists_alternatives_with_their_reading() {
+        let e = Expectation::scalar(
+            Scalar::F32,
+            LaneExpectation::exact(0x0080_0000).or(Outcome::Bits(0), Reading::FtzBeforeRounding),
+        );
+        assert_eq!(e.to_string(), "0x00800000 | 0x00000000 (ftz-before-rounding)");
+        assert!(e.accepts(0));
+        assert!(e.accepts(0x0080_0000));
+        assert!(!e.accepts(0x8000_0000));
+        assert!(!e.is_primary(0));
+    }
+
+    #[test]
+    fn any_nan_accepts_every_nan_and_no_number() {
+        let e = Expectation::scalar(Scalar::F32, LaneExpectation::any_nan());
+        assert_eq!(e.to_string(), "nan");
+        assert!(e.accepts(0x7fc0_0000));
+        assert!(e.accepts(0xff80_0001));
+        assert!(!e.accepts(0x7f80_0000));
+        assert_eq!(e.primary_bits(), 0x7fff_ffff);
+    }
+
+    #[test]
+    fn packed_lanes_are_checked_independently() {
+        let e = Expectation::packed(
+            Scalar::F16,
+            LaneExpectation::exact(0x3c00),
+            LaneExpectation::any_nan(),
+        );
+        assert_eq!(e.width(), 32);
+        assert_eq!(e.primary_bits(), 0x7fff_3c00);
+        assert!(e.accepts(0x7e00_3c00));
+        assert!(!e.accepts(0x3c00_3c00));
+        assert_eq!(e.to_string(), "lane0: 0x3c00 ; lane1: nan");
+    }
+
+    #[test]
+    fn predicate_prints_as_digit() {
+        let e = Expectation::predicate(true);
+        assert_eq!(e.to_string(), "1");
+        assert_eq!(e.width(), 1);
+        assert!(e.accepts(1));
+        assert!(!e.accepts(0));
+    }
+
+    #[test]
+    fn range_accepts_its_ends_and_rejects_neighbours_and_nan() {
+        let e = Expectation::scalar(
+            Scalar::F32,
+            LaneExpectation::of(Outcome::range(0x3f7f_ffff, 0x3f80_0001, 0x3f80_0000, Ftz::Preserve)),
+        );
+        assert_eq!(e.to_string(), "0x3f7fffff..0x3f800001");
+        for v in [0x3f7f_ffff, 0x3f80_0000, 0x3f80_0001] {
+            assert!(e.accepts(v), "{v:#x}");
+        }
+        for v in [0x3f7f_fffe, 0x3f80_0002, 0xbf80_0000, 0x7fc0_0000, 0x7f80_0000] {
+            assert!(!e.accepts(v), "{v:#x}");
+        }
+        assert_eq!(e.primary_bits(), 0x3f80_0000);
+        assert!(e.is_primary(0x3f80_0001));
+    }
+
+    #[test]
+    fn negative_range_is_in_value_order() {
+        // [-1 - ulp, -1 + ulp/2]: lo has the larger magnitude.
+        let e = Expectation::scalar(
+            Scalar::F32,
+            LaneExpectation::of(Outcome::range(0xbf80_0001, 0xbf7f_ffff, 0xbf80_0000, Ftz::Preserve)),
+        );
+        assert!(e.accepts(0xbf80_0000));
+        assert!(e.accepts(0xbf80_0001));
+        assert!(!e.accepts(0xbf80_0002));
+        assert!(!e.accepts(0x3f80_0000));
+    }
+
+    #[test]
+    fn range_across_zero_takes_both_zeros_and_subnormals_unless_ftz() {
+        let across = |ftz| {
+            Expectation::scalar(
+                Scalar::F32,
+                LaneExpectation::of(Outcome::range(0xb500_0000, 0x3500_0000, 0, ftz)),
+            )
+        };
+        let plain = across(Ftz::Preserve);
+        for v in [0, 0x8000_0000, 0x0000_0001, 0x8040_0000, 0x3500_0000, 0xb500_0000] {
+            assert!(plain.accepts(v), "{v:#x}");
+        }
+        assert!(!plain.accepts(0x3500_0001));
+        let ftz = across(Ftz::Flush);
+        assert_eq!(ftz.to_string(), "0xb5000000..0x35000000 ftz");
+        assert!(ftz.accepts(0) && ftz.accepts(0x8000_0000) && ftz.accepts(0x0080_0000));
+        assert!(!ftz.accepts(0x0000_0001));
+        assert!(!ftz.accepts(0x807f_ffff));
+    }
+
+    #[test]
+    fn range_ending_at_positive_zero_rejects_negative_zero() {
+        // What a flushed positive subnormal leaves: +0 up to a normal, -0 excluded.
+        let e = Expectation::scalar(
+            Scalar::F32,
+            LaneExpectation::of(Outcome::range(0, 0x0080_0001, 0, Ftz::Flush)),
+        );
+        assert!(e.accepts(0));
+        assert!(!e.accepts(0x8000_0000));
+        assert!(e.accepts(0x0080_0001));
+    }
+
+    #[test]
+    fn single_value_range_is_bits() {
+        assert_eq!(Outcome::range(5, 5, 5, Ftz::Preserve), Outcome::Bits(5));
+    }
+
+    #[test]
+    fn unbounded_accepts_anything_and_reports_the_error() {
+        let e = Expectation::scalar(Scalar::F32, LaneExpectation::of(Outcome::unbounded(0x3f80_0000)));
+        assert_eq!(e.to_string(), "any (no documented bound; reference 0x3f800000)");
+        assert!(e.accepts(0x7fc0_0000) && e.accepts(0) && e.accepts(0x3f80_0000));
+        assert_eq!(e.primary_bits(), 0x3f80_0000);
+        let u = e.undocumented(0x3f80_0003);
+        assert_eq!(u.as_slice(), &[Undocumented { lane: 0, reference: 0x3f80_0000, got: 0x3f80_0003, ulps: Some(3) }]);
+        assert_eq!(e.undocumented(0x7fc0_0000)[0].ulps, None);
+        // Zeros are one value: -min_subnormal is one ulp below +0.
+        let z = Expectation::scalar(Scalar::F32, LaneExpectation::of(Outcome::unbounded(0)));
+        assert_eq!(z.undocumented(0x8000_0001)[0].ulps, Some(-1));
+    }
+
+    #[test]
+    fn unbounded_with_fixed_bits_rejects_them() {
+        let e = Expectation::scalar(
+            Scalar::F64,
+            LaneExpectation::of(Outcome::Unbounded { reference: 0x3ff0_0000_0000_0000, zero_mask: 0xffff_ffff }),
+        );
+        assert!(e.accepts(0x3fe0_0000_0000_0000));
+        assert!(!e.accepts(0x3fe0_0000_0000_0001));
+        assert_eq!(
+            e.to_string(),
+            "any with 0x00000000ffffffff clear (no documented bound; reference 0x3ff0000000000000)"
+        );
+    }
+
+    #[test]
+    fn documented_lanes_are_not_reported_as_undocumented() {
+        let e = Expectation::packed(
+            Scalar::F16,
+            LaneExpectation::of(Outcome::range(0x3bff, 0x3c01, 0x3c00, Ftz::Preserve)),
+            LaneExpectation::of(Outcome::unbounded(0x3c00)),
+        );
+        let u = e.undocumented(0x3c02_3c01);
+        assert_eq!(u.len(), 1);
+        assert_eq!(u[0].lane, 1);
+        assert_eq!(u[0].ulps, Some(2));
+        assert_eq!(e.to_string(), "lane0: 0x3bff..0x3c01 ; lane1: any (no documented bound; reference 0x3c00)");
+    }
+}

@@ -1,0 +1,110 @@
+//! Every legal form (`isa::all_forms`) on every combination of special operands: `eval` never
+//! panics, and what it returns keeps the invariants of its modifiers.
+
+use super::*;
+use crate::format::FpClass;
+use crate::isa::{all_forms, Clamp, Ftz, NanMode};
+
+/// ±0, ±smallest and largest subnormal, ±smallest normal, ±1, ±largest finite, ±inf, a quiet
+/// NaN, a signalling NaN (with payload), a negative quiet NaN.
+fn specials(s: Scalar) -> Vec<u64> {
+    let (bits, frac) = match s {
+        Scalar::F16 => (16, 10),
+        Scalar::BF16 => (16, 7),
+        Scalar::F32 => (32, 23),
+        Scalar::F64 => (64, 52),
+    };
+    let sign = 1u64 << (bits - 1);
+    let min_normal = 1u64 << frac;
+    let inf = (sign - 1) & !(min_normal - 1);
+    let one = (inf >> 1) & !(min_normal - 1);
+    let quiet = 1u64 << (frac - 1);
+    let mut v = Vec::new();
+    for m in [0, 1, min_normal - 1, min_normal, one, inf - 1, inf] {
+        v.push(m);
+        v.push(m | sign);
+    }
+    v.extend([inf | quiet, inf | 5, inf | quiet | 3 | sign]);
+    v
+}
+
+fn outcomes(lane: &LaneExpectation) -> impl Iterator<Item = Outcome> + '_ {
+    std::iter::once(lane.primary).chain(lane.alternatives.iter().map(|(o, _)| *o))
+}
+
+fn check(instr: &Instr, ops: &[u64]) {
+    let e = match eval(instr, ops) {
+        // The approximate forms' own invariants are tested in crate::approx.
+        Ok(_) if instr.is_approximate() => return,
+        Ok(e) => e,
+        Err(err) => panic!("{instr} {ops:x?}: {err}"),
+    };
+    assert!(!instr.is_approximate(), "{instr}: approximate form evaluated");
+    let Some(scalar) = e.scalar else {
+        assert!(instr.dest_is_predicate(), "{instr}: predicate result");
+        assert!(e.primary_bits() <= 1);
+        return;
+    };
+    assert_eq!(scalar, instr.ty.scalar(), "{instr}");
+    assert_eq!(e.width(), instr.ty.bits(), "{instr}");
+    assert!(e.accepts(e.primary_bits()), "{instr} {ops:x?}: {e}");
+    for (i, lane) in e.lanes.iter().enumerate() {
+        let lane_ops: Vec<u64> = ops.iter().map(|&v| (v >> (i as u32 * scalar.bits())) & scalar.mask()).collect();
+        let any_nan_input = lane_ops.iter().any(|&v| scalar.is_nan(v));
+        if instr.nan == NanMode::Propagate && any_nan_input {
+            let canonical = scalar.mask() >> 1;
+            assert_eq!(*lane, LaneExpectation::exact(canonical), "{instr} {ops:x?}: .NaN gives canonical NaN");
+        }
+        for o in outcomes(lane) {
+            let Outcome::Bits(b) = o else {
+                assert!(instr.clamp != Clamp::Sat, "{instr} {ops:x?}: .sat result NaN");
+                continue;
+            };
+            assert_eq!(b & !scalar.mask(), 0, "{instr}: lane bits wider than the lane");
+            let class = scalar.classify(b);
+            let negative = b >> (scalar.bits() - 1) != 0;
+            if instr.ftz == Ftz::Flush && instr.op != Opcode::Copysign {
+                assert_ne!(class, FpClass::Subnormal, "{instr} {ops:x?}: .ftz left a subnormal in {e}");
+            }
+            match instr.clamp {
+                Clamp::Sat => {
+                    let v = scalar.to_f64(b);
+                    assert!((0.0..=1.0).contains(&v), "{instr} {ops:x?}: .sat outside [0, 1] in {e}");
+                    assert!(!negative || lane.primary != o, "{instr} {ops:x?}: .sat primary -0.0");
+                }
+                Clamp::Relu => {
+                    assert!(class == FpClass::Nan || !negative || class == FpClass::Zero, "{instr}: .relu negative");
+                    if class == FpClass::Nan {
+                        assert_eq!(b, scalar.mask() >> 1, "{instr}: .relu NaN must be canonical");
+                    }
+                }
+                Clamp::None => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn every_form_on_special_operands_keeps_its_invariants() {
+    let mut evaluated = 0usize;
+    for instr in all_forms() {
+        let sp = specials(instr.ty.scalar());
+        let lane_bits = instr.ty.scalar().bits();
+        // Packed: lane 1 takes the specials in reverse order, so the lanes differ.
+        let reg = |i: usize| {
+            if instr.ty.lanes() == 2 {
+                sp[i] | sp[sp.len() - 1 - i] << lane_bits
+            } else {
+                sp[i]
+            }
+        };
+        let n = instr.inputs as usize;
+        let count = sp.len().pow(n as u32);
+        for k in 0..count {
+            let ops: Vec<u64> = (0..n).map(|j| reg(k / sp.len().pow(j as u32) % sp.len())).collect();
+            check(&instr, &ops);
+            evaluated += 1;
+        }
+    }
+    assert!(evaluated > 100_000, "only {evaluated} evaluations");
+}

@@ -1,0 +1,320 @@
+//! The instruction model: opcodes, types and modifiers of PTX floating-point instructions.
+//!
+//! An [`Instr`] is one instruction form (`min.ftz.NaN.xorsign.abs.f32` with 2 inputs), never
+//! its operands. Which forms are legal lives in [`rules`], from which `sm_XX` and PTX ISA version
+//! in [`requirements`], the API over both in [`table`], every legal form in [`forms`], and the
+//! PTX spelling in [`text`].
+
+#[cfg(test)]
+mod census;
+mod diagnose;
+pub mod forms;
+pub mod requirements;
+pub mod rules;
+pub mod table;
+pub mod text;
+
+pub use forms::all_forms;
+pub use table::{IsaError, PtxVersion, Requirement, Target};
+
+use crate::format::Scalar;
+use crate::rounding::Rounding;
+
+/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Opcode {
+    Testp,
+    Copysign,
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Mad,
+    Div,
+    Abs,
+    Neg,
+    Min,
+    Max,
+    Rcp,
+    Sqrt,
+    Rsqrt,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+}
+
+impl Opcode {
+    pub const ALL: [Opcode; 20] = [
+        Opcode::Testp,
+        Opcode::Copysign,
+        Opcode::Add,
+        Opcode::Sub,
+        Opcode::Mul,
+        Opcode::Fma,
+        Opcode::Mad,
+        Opcode::Div,
+        Opcode::Abs,
+        Opcode::Neg,
+        Opcode::Min,
+        Opcode::Max,
+        Opcode::Rcp,
+        Opcode::Sqrt,
+        Opcode::Rsqrt,
+        Opcode::Sin,
+        Opcode::Cos,
+        Opcode::Lg2,
+        Opcode::Ex2,
+        Opcode::Tanh,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Opcode::Testp => "testp",
+            Opcode::Copysign => "copysign",
+            Opcode::Add => "add",
+            Opcode::Sub => "sub",
+            Opcode::Mul => "mul",
+            Opcode::Fma => "fma",
+            Opcode::Mad => "mad",
+            Opcode::Div => "div",
+            Opcode::Abs => "abs",
+            Opcode::Neg => "neg",
+            Opcode::Min => "min",
+            Opcode::Max => "max",
+            Opcode::Rcp => "rcp",
+            Opcode::Sqrt => "sqrt",
+            Opcode::Rsqrt => "rsqrt",
+            Opcode::Sin => "sin",
+            Opcode::Cos => "cos",
+            Opcode::Lg2 => "lg2",
+            Opcode::Ex2 => "ex2",
+            Opcode::Tanh => "tanh",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Opcode> {
+        Opcode::ALL.into_iter().find(|o| o.name() == s)
+    }
+}
+
+/// The instruction type suffix (PTX ISA 9.7.3, 9.7.4; `.f32x2` in 9.7.3.3-6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    F16,
+    F16x2,
+    Bf16,
+    Bf16x2,
+    F32,
+    F32x2,
+    F64,
+}
+
+impl Type {
+    pub const ALL: [Type; 7] =
+        [Type::F16, Type::F16x2, Type::Bf16, Type::Bf16x2, Type::F32, Type::F32x2, Type::F64];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::F16 => "f16",
+            Type::F16x2 => "f16x2",
+            Type::Bf16 => "bf16",
+            Type::Bf16x2 => "bf16x2",
+            Type::F32 => "f32",
+            Type::F32x2 => "f32x2",
+            Type::F64 => "f64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Type> {
+        Type::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// The format of one lane.
+    pub fn scalar(self) -> Scalar {
+        match self {
+            Type::F16 | Type::F16x2 => Scalar::F16,
+            Type::Bf16 | Type::Bf16x2 => Scalar::BF16,
+            Type::F32 | Type::F32x2 => Scalar::F32,
+            Type::F64 => Scalar::F64,
+        }
+    }
+
+    /// Lanes per register: 2 for the packed types (lane 0 in the low bits).
+    pub fn lanes(self) -> u32 {
+        match self {
+            Type::F16x2 | Type::Bf16x2 | Type::F32x2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Register width in bits (`.b16`, `.b32`, `.b64`).
+    pub fn bits(self) -> u32 {
+        self.scalar().bits() * self.lanes()
+    }
+
+    pub fn is_half(self) -> bool {
+        matches!(self, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2)
+    }
+}
+
+/// How the result is computed: IEEE-rounded, the optimizer's default, or approximate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Precision {
+    /// No modifier: `.rn` semantics, but ptxas may contract mul+add into fma (9.7.3.3 notes).
+    Default,
+    /// An explicit `.rn`/`.rz`/`.rm`/`.rp`.
+    Rounded(Rounding),
+    /// `.approx` (9.7.3.8, 9.7.3.13 to 9.7.3.22).
+    Approx,
+    /// `.full` (div.full.f32, 9.7.3.8).
+    Full,
+}
+
+impl Precision {
+    /// The rounding the interpreter applies: `Default` rounds to nearest.
+    pub fn rounding(self) -> Option<Rounding> {
+        match self {
+            Precision::Default => Some(Rounding::Rn),
+            Precision::Rounded(r) => Some(r),
+            Precision::Approx | Precision::Full => None,
+        }
+    }
+}
+
+/// `.ftz`: flush subnormal inputs and results to sign-preserving zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Ftz {
+    #[default]
+    Preserve,
+    Flush,
+}
+
+/// Result clamping: `.sat` clamps to [0, 1] with NaN to +0; `.relu` clamps below at 0 with
+/// NaN to the canonical NaN (9.7.4 fma). The two never appear together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Clamp {
+    #[default]
+    None,
+    Sat,
+    Relu,
+}
+
+/// min/max NaN handling (9.7.3.11): `.NaN` makes any NaN input give the canonical NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum NanMode {
+    /// IEEE minNum/maxNum: a NaN operand loses to a number.
+    #[default]
+    Number,
+    /// `.NaN`: a NaN operand wins and the result is the canonical NaN.
+    Propagate,
+}
+
+/// min/max magnitude modifiers (9.7.3.11): `.abs` (3 inputs) or `.xorsign.abs` (2 inputs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum AbsMode {
+    #[default]
+    None,
+    Abs,
+    XorsignAbs,
+}
+
+/// The property `testp` tests (9.7.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TestpOp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+impl TestpOp {
+    pub const ALL: [TestpOp; 6] = [
+        TestpOp::Finite,
+        TestpOp::Infinite,
+        TestpOp::Number,
+        TestpOp::NotANumber,
+        TestpOp::Normal,
+        TestpOp::Subnormal,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TestpOp::Finite => "finite",
+            TestpOp::Infinite => "infinite",
+            TestpOp::Number => "number",
+            TestpOp::NotANumber => "notanumber",
+            TestpOp::Normal => "normal",
+            TestpOp::Subnormal => "subnormal",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<TestpOp> {
+        TestpOp::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// One instruction form: opcode, modifiers, type, and how many source operands it takes.
+///
+/// Construct through [`Instr::parse`] or [`Instr::new`] + [`Instr::validate`]; a value that
+/// passed validation is legal for some target (whether for *yours* is [`Instr::requirement`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Instr {
+    pub op: Opcode,
+    /// Only for `testp`.
+    pub testp: Option<TestpOp>,
+    pub precision: Precision,
+    pub ftz: Ftz,
+    pub clamp: Clamp,
+    pub nan: NanMode,
+    pub abs: AbsMode,
+    pub ty: Type,
+    /// Number of source operands: 1, 2 or 3 (3 for fma/mad and 3-input min/max).
+    pub inputs: u8,
+}
+
+impl Instr {
+    /// A form with no modifiers and the opcode's usual operand count; set fields, then validate.
+    pub fn new(op: Opcode, ty: Type) -> Instr {
+        let inputs = match op {
+            Opcode::Testp
+            | Opcode::Abs
+            | Opcode::Neg
+            | Opcode::Rcp
+            | Opcode::Sqrt
+            | Opcode::Rsqrt
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Lg2
+            | Opcode::Ex2
+            | Opcode::Tanh => 1,
+            Opcode::Fma | Opcode::Mad => 3,
+            _ => 2,
+        };
+        Instr {
+            op,
+            testp: None,
+            precision: Precision::Default,
+            ftz: Ftz::Preserve,
+            clamp: Clamp::None,
+            nan: NanMode::Number,
+            abs: AbsMode::None,
+            ty,
+            inputs,
+        }
+    }
+
+    /// The register type of the destination (`pred` for testp).
+    pub fn dest_is_predicate(&self) -> bool {
+        self.op == Opcode::Testp
+    }
+
+    /// Whether the result is approximate (issue 4's acceptance model) rather than IEEE-exact.
+    pub fn is_approximate(&self) -> bool {
+        matches!(self.precision, Precision::Approx | Precision::Full)
+            || matches!(self.op, Opcode::Rsqrt | Opcode::Sin | Opcode::Cos | Opcode::Lg2 | Opcode::Ex2 | Opcode::Tanh)
+    }
+}

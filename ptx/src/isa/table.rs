@@ -1,0 +1,198 @@
+//! The legality API: whether a form is legal PTX ([`Instr::validate`]), which target it needs
+//! ([`Instr::requirement`], [`Instr::check_target`]), and the errors for both.
+//!
+//! The tables themselves live in [`super::rules`] (structure) and [`super::requirements`]
+//! (targets); the wording of errors in [`super::diagnose`].
+
+use std::fmt;
+
+use super::rules::{Source, FORM_RULES};
+use super::Instr;
+
+/// A PTX ISA version, e.g. 8.6 = `PtxVersion { major: 8, minor: 6 }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PtxVersion {
+    pub major: u8,
+    pub minor: u8,
+}
+
+impl PtxVersion {
+    pub const fn new(major: u8, minor: u8) -> PtxVersion {
+        PtxVersion { major, minor }
+    }
+}
+
+/// As in `.version 8.6`.
+impl fmt::Display for PtxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// A compilation target: `.target sm_XX` and `.version X.Y`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// `sm_90` is 90, `sm_100` is 100.
+    pub sm: u32,
+    pub ptx: PtxVersion,
+}
+
+impl Target {
+    pub const fn new(sm: u32, ptx: PtxVersion) -> Target {
+        Target { sm, ptx }
+    }
+}
+
+/// The lowest target an instruction form needs, and the spec section that says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    pub sm: u32,
+    pub ptx: PtxVersion,
+    pub section: &'static str,
+}
+
+/// Why an instruction text or form is not legal PTX.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IsaError {
+    #[error("{0}")]
+    Syntax(String),
+    #[error("{form}: {rule} (PTX ISA {section})")]
+    Illegal { form: String, rule: String, section: &'static str },
+    #[error("{form} needs sm_{need_sm} and PTX ISA {need_ptx_major}.{need_ptx_minor}, target is sm_{sm} with PTX ISA {ptx_major}.{ptx_minor} (PTX ISA {section})")]
+    Target {
+        form: String,
+        need_sm: u32,
+        need_ptx_major: u8,
+        need_ptx_minor: u8,
+        sm: u32,
+        ptx_major: u8,
+        ptx_minor: u8,
+        section: &'static str,
+    },
+}
+
+impl Instr {
+    /// Check the form against the spec's syntax rules (modifier sets per opcode and type).
+    pub fn validate(&self) -> Result<(), IsaError> {
+        if FORM_RULES.iter().any(|r| r.admits(self)) {
+            Ok(())
+        } else {
+            Err(super::diagnose::illegal(self))
+        }
+    }
+
+    /// The minimum sm and PTX ISA version of this (validated) form.
+    /// (For a form that does not validate the answer is meaningless, but never a panic.)
+    pub fn requirement(&self) -> Requirement {
+        super::requirements::requirement_of(self)
+    }
+
+    /// Whether this (validated) form is available on `target`; an illegal form is its
+    /// [`Instr::validate`] error.
+    pub fn check_target(&self, target: Target) -> Result<(), IsaError> {
+        self.validate()?;
+        let need = self.requirement();
+        if target.sm >= need.sm && target.ptx >= need.ptx {
+            return Ok(());
+        }
+        Err(IsaError::Target {
+            form: self.to_string(),
+            need_sm: need.sm,
+            need_ptx_major: need.ptx.major,
+            need_ptx_minor: need.ptx.minor,
+            sm: target.sm,
+            ptx_major: target.ptx.major,
+            ptx_minor: target.ptx.minor,
+            section: need.section,
+        })
+    }
+
+    /// Whether the PTX ISA text documents this form. False for a legal form only ptxas accepts
+    /// (`fma.rz.bf16`: see docs/isa-table.md) and for illegal forms.
+    pub fn is_documented(&self) -> bool {
+        FORM_RULES.iter().any(|r| r.source == Source::Spec && r.admits(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{Opcode, Type};
+
+    fn target(sm: u32, major: u8, minor: u8) -> Target {
+        Target::new(sm, PtxVersion::new(major, minor))
+    }
+
+    fn req(text: &str, inputs: usize) -> (u32, String, &'static str) {
+        let r = Instr::parse(text, inputs).unwrap().requirement();
+        (r.sm, r.ptx.to_string(), r.section)
+    }
+
+    #[test]
+    fn requirements_named_in_the_issue() {
+        assert_eq!(req("add.f32x2", 2), (100, "8.6".into(), "9.7.3.3"));
+        assert_eq!(req("fma.rn.f32x2", 3), (100, "8.6".into(), "9.7.3.6"));
+        assert_eq!(req("min.xorsign.abs.f32", 2), (86, "7.2".into(), "9.7.3.11"));
+        assert_eq!(req("min.abs.f32", 3), (100, "8.8".into(), "9.7.3.11"));
+        assert_eq!(req("max.f32", 3), (100, "8.8".into(), "9.7.3.12"));
+        assert_eq!(req("sub.bf16", 2), (90, "7.8".into(), "9.7.4.2"));
+        assert_eq!(req("min.NaN.f32", 2), (80, "7.0".into(), "9.7.3.11"));
+    }
+
+    #[test]
+    fn requirements_of_special_forms() {
+        assert_eq!(req("rcp.approx.ftz.f64", 1), (20, "2.1".into(), "9.7.3.14"));
+        assert_eq!(req("rsqrt.approx.ftz.f64", 1), (20, "4.0".into(), "9.7.3.17"));
+        assert_eq!(req("rsqrt.approx.f64", 1), (13, "1.4".into(), "9.7.3.16"));
+        assert_eq!(req("tanh.approx.f32", 1), (75, "7.0".into(), "9.7.3.22"));
+        assert_eq!(req("tanh.approx.bf16x2", 1), (90, "7.8".into(), "9.7.4.9"));
+        assert_eq!(req("ex2.approx.f16", 1), (75, "7.0".into(), "9.7.4.10"));
+        assert_eq!(req("fma.rn.relu.f16", 3), (80, "7.0".into(), "9.7.4.4"));
+        assert_eq!(req("fma.rn.sat.f16", 3), (53, "4.2".into(), "9.7.4.4"));
+        assert_eq!(req("abs.f16", 1), (53, "6.5".into(), "9.7.4.6"));
+        assert_eq!(req("neg.ftz.f16x2", 1), (53, "6.0".into(), "9.7.4.5"));
+        assert_eq!(req("max.NaN.xorsign.abs.bf16", 2), (86, "7.2".into(), "9.7.4.8"));
+        assert_eq!(req("add.rm.f32", 2), (20, "1.0".into(), "9.7.3.3"));
+        assert_eq!(req("add.rz.f32", 2), (10, "1.0".into(), "9.7.3.3"));
+        assert_eq!(req("div.rz.f64", 2), (20, "1.4".into(), "9.7.3.8"));
+        assert_eq!(req("div.rn.f64", 2), (13, "1.4".into(), "9.7.3.8"));
+    }
+
+    #[test]
+    fn check_target_accepts_exactly_at_the_requirement() {
+        let i = Instr::parse("add.rn.f32x2", 2).unwrap();
+        assert_eq!(i.check_target(target(100, 8, 6)), Ok(()));
+        assert_eq!(i.check_target(target(120, 9, 5)), Ok(()));
+        let err = i.check_target(target(90, 8, 6)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "add.rn.f32x2 needs sm_100 and PTX ISA 8.6, target is sm_90 with PTX ISA 8.6 (PTX ISA 9.7.3.3)"
+        );
+        let err = i.check_target(target(100, 8, 5)).unwrap_err();
+        assert!(matches!(err, IsaError::Target { need_sm: 100, need_ptx_major: 8, need_ptx_minor: 6, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn check_target_reports_an_illegal_form_as_illegal() {
+        let mut i = Instr::new(Opcode::Fma, Type::F32);
+        i.inputs = 3;
+        let err = i.check_target(target(120, 9, 5)).unwrap_err();
+        assert!(matches!(err, IsaError::Illegal { section: "9.7.3.6", .. }), "{err:?}");
+    }
+
+    #[test]
+    fn ptx_versions_order_by_major_then_minor() {
+        assert!(PtxVersion::new(7, 10) > PtxVersion::new(7, 8));
+        assert!(PtxVersion::new(8, 0) > PtxVersion::new(7, 8));
+        assert_eq!(PtxVersion::new(8, 6).to_string(), "8.6");
+    }
+
+    #[test]
+    fn only_the_ptxas_only_rows_are_undocumented() {
+        let undocumented: Vec<String> =
+            crate::isa::all_forms().into_iter().filter(|f| !f.is_documented()).map(|f| f.to_string()).collect();
+        assert_eq!(undocumented.len(), 12, "{undocumented:?}");
+        assert!(undocumented.iter().all(|f| f.starts_with("fma.r") && f.contains(".bf16")), "{undocumented:?}");
+        assert!(Instr::parse("fma.rn.bf16", 3).unwrap().is_documented());
+    }
+}

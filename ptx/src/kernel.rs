@@ -1,0 +1,245 @@
+//! PTX kernel emission: one module holding an `.entry` per program, each running its program
+//! once per thread on a batch of cases.
+//!
+//! # Layout
+//!
+//! Entry `pN` runs program N of the module (several programs share a module to amortise the
+//! JIT). Its parameters are `.param .u64 pN_in, .param .u64 pN_out, .param .u32 pN_n`: global
+//! pointers to the input and output buffers and the number of cases. Thread
+//! `i = ctaid.x * ntid.x + tid.x` handles case `i` (threads with `i >= n` do nothing):
+//!
+//! - inputs: case `i` owns `K` 64-bit slots at `in + 8*K*i` (`K` = the program's inputs);
+//!   input `j` sits in the low bits of slot `j` (little-endian, upper bits ignored);
+//! - outputs: case `i` owns `M` 64-bit slots at `out + 8*M*i`: slot `j` is output `j`,
+//!   zero-extended (a predicate stores 0 or 1). In [`Mode::Trace`] the outputs are followed by
+//!   every instruction's destination, in program order: `M = outputs + instructions`.
+//!
+//! [`Layout`] gives `K` and `M`. `.version` is the lowest PTX ISA version that the target and
+//! every instruction need ([`min_ptx_for_sm`]); `.target` is the chosen sm.
+
+use std::borrow::Borrow;
+use std::fmt::Write;
+
+use crate::isa::{PtxVersion, Target};
+use crate::program::{Program, ProgramError, Reg, RegClass};
+
+/// What a kernel stores per case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// The program's outputs.
+    Outputs,
+    /// The outputs, then every instruction's result.
+    Trace,
+}
+
+/// Slots per case of one program's kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// 64-bit input slots per case.
+    pub inputs: usize,
+    /// 64-bit output slots per case.
+    pub outputs: usize,
+}
+
+impl Layout {
+    pub fn of(p: &Program, mode: Mode) -> Layout {
+        let traced = if mode == Mode::Trace { p.body().len() } else { 0 };
+        Layout { inputs: p.inputs().len(), outputs: p.outputs().len() + traced }
+    }
+}
+
+/// The lowest PTX ISA version that knows `sm_XX` (each row checked with ptxas 13.5: a module
+/// with the next lower version is rejected for that target).
+pub fn min_ptx_for_sm(sm: u32) -> Option<PtxVersion> {
+    const TABLE: &[(u32, u8, u8)] = &[
+        (75, 6, 3),
+        (80, 7, 0),
+        (86, 7, 1),
+        (87, 7, 4),
+        (88, 9, 0),
+        (89, 7, 8),
+        (90, 7, 8),
+        (100, 8, 6),
+        (103, 8, 8),
+        (110, 9, 0),
+        (120, 8, 7),
+        (121, 8, 8),
+    ];
+    TABLE.iter().find(|r| r.0 == sm).map(|&(_, major, minor)| PtxVersion::new(major, minor))
+}
+
+/// Why a module cannot be emitted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    #[error(
+        "sm_{0} is not a target this emitter knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
+    )]
+    UnknownSm(u32),
+    #[error("program {index} cannot run on sm_{sm}: {source}")]
+    Target { index: usize, sm: u32, source: ProgramError },
+    #[error("no programs to emit")]
+    Empty,
+}
+
+/// The `.version` of a module for `sm` holding `programs`.
+pub fn module_version<P: Borrow<Program>>(programs: &[P], sm: u32) -> Result<PtxVersion, KernelError> {
+    let base = min_ptx_for_sm(sm).ok_or(KernelError::UnknownSm(sm))?;
+    Ok(programs.iter().fold(base, |v, p| v.max(p.borrow().requirement().1)))
+}
+
+/// A module with entry `pN` for `programs[N]`, for `sm_XX`.
+pub fn module<P: Borrow<Program>>(programs: &[P], sm: u32, mode: Mode) -> Result<String, KernelError> {
+    let mut out = String::with_capacity(1200 * programs.len() + 64);
+    write_module(&mut out, programs, sm, mode)?;
+    Ok(out)
+}
+
+/// As [`module`], appending to `out`.
+pub fn write_module<P: Borrow<Program>>(
+    out: &mut String,
+    programs: &[P],
+    sm: u32,
+    mode: Mode,
+) -> Result<(), KernelError> {
+    if programs.is_empty() {
+        return Err(KernelError::Empty);
+    }
+    let ptx = module_version(programs, sm)?;
+    let target = Target { sm, ptx };
+    for (index, p) in programs.iter().enumerate() {
+        p.borrow().check_target(target).map_err(|source| KernelError::Target { index, sm, source })?;
+    }
+    let _ = writeln!(out, ".version {ptx}\n.target sm_{sm}\n.address_size 64");
+    for (index, p) in programs.iter().enumerate() {
+        out.push('\n');
+        write_entry(out, &format!("p{index}"), p.borrow(), mode);
+    }
+    Ok(())
+}
+
+/// One `.entry` named `name` (the module header is the caller's).
+pub fn write_entry(out: &mut String, name: &str, p: &Program, mode: Mode) {
+    let layout = Layout::of(p, mode);
+    // Kernel-internal registers are %k_*, which no canonical program register name can be.
+    let _ = write!(
+        out,
+        ".visible .entry {name}(\n\t.param .u64 {name}_in,\n\t.param .u64 {name}_out,\n\t.param .u32 {name}_n\n)\n{{\n\
+         \t.reg .pred %k_p;\n\t.reg .b32 %k_i<4>;\n\t.reg .b64 %k_a<4>;\n\t.reg .b32 %k_w;\n\t.reg .b64 %k_x;\n"
+    );
+    let mut present = [false; 6];
+    for i in 0..p.reg_count() {
+        present[p.reg_type(Reg(i as u16)).class().index()] = true;
+    }
+    for class in RegClass::ALL {
+        if present[class.index()] {
+            let _ = writeln!(out, "\t.reg {} {}<{}>;", class.ptx_type(), class.prefix(), p.reg_count());
+        }
+    }
+    let _ = write!(
+        out,
+        "\tld.param.u64 %k_a0, [{name}_in];\n\tld.param.u64 %k_a1, [{name}_out];\n\tld.param.u32 %k_i0, [{name}_n];\n\
+         \tmov.u32 %k_i1, %ctaid.x;\n\tmov.u32 %k_i2, %ntid.x;\n\tmov.u32 %k_i3, %tid.x;\n\
+         \tmad.lo.s32 %k_i1, %k_i1, %k_i2, %k_i3;\n\tsetp.ge.u32 %k_p, %k_i1, %k_i0;\n\t@%k_p ret;\n\
+         \tcvta.to.global.u64 %k_a0, %k_a0;\n\tcvta.to.global.u64 %k_a1, %k_a1;\n\
+         \tmul.wide.u32 %k_a2, %k_i1, {};\n\tadd.s64 %k_a0, %k_a0, %k_a2;\n\
+         \tmul.wide.u32 %k_a3, %k_i1, {};\n\tadd.s64 %k_a1, %k_a1, %k_a3;\n",
+        8 * layout.inputs,
+        8 * layout.outputs
+    );
+    for (j, ty) in p.inputs().iter().enumerate() {
+        let _ = writeln!(out, "\tld.global.b{} {}, [%k_a0+{}];", ty.bits(), p.name(Reg(j as u16)), 8 * j);
+    }
+    for j in 0..p.body().len() {
+        out.push('\t');
+        let _ = p.write_stmt(out, j);
+        out.push('\n');
+    }
+    let traced = if mode == Mode::Trace { p.body().len() } else { 0 };
+    let stored = p.outputs().iter().copied().chain((0..traced).map(|j| p.dst(j)));
+    for (slot, r) in stored.enumerate() {
+        store(out, p, r, 8 * slot);
+    }
+    out.push_str("\tret;\n}\n");
+}
+
+/// Store register `r` zero-extended into the 64-bit slot at byte `offset` of the case's output.
+fn store(out: &mut String, p: &Program, r: Reg, offset: usize) {
+    let name = p.name(r);
+    let src = match name.class {
+        RegClass::F64 | RegClass::B64 => {
+            let _ = writeln!(out, "\tst.global.b64 [%k_a1+{offset}], {name};");
+            return;
+        }
+        RegClass::B32 => format!("\tcvt.u64.u32 %k_x, {name};\n"),
+        // A .f32 register feeds no integer instruction: move its bits to a .b32 one first.
+        RegClass::F32 => format!("\tmov.b32 %k_w, {name};\n\tcvt.u64.u32 %k_x, %k_w;\n"),
+        RegClass::B16 => format!("\tcvt.u64.u16 %k_x, {name};\n"),
+        RegClass::Pred => format!("\tselp.u64 %k_x, 1, 0, {name};\n"),
+    };
+    out.push_str(&src);
+    let _ = writeln!(out, "\tst.global.b64 [%k_a1+{offset}], %k_x;");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prog(text: &str) -> Program {
+        Program::parse(text).unwrap()
+    }
+
+    #[test]
+    fn version_is_the_targets_floor_or_what_the_instructions_need() {
+        let p = prog("// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\n// outputs: %f2\n");
+        let m = module(&[&p], 80, Mode::Outputs).unwrap();
+        assert!(m.starts_with(".version 7.0\n.target sm_80\n.address_size 64\n"), "{m}");
+        let m = module(&[&p], 100, Mode::Outputs).unwrap();
+        assert!(m.starts_with(".version 8.6\n.target sm_100\n"), "{m}");
+        // 9.7.3.11: min.xorsign.abs needs PTX ISA 7.2 (sm_86 itself needs only 7.1).
+        let x = prog("// inputs: %f0:f32, %f1:f32\nmin.xorsign.abs.f32 %f2, %f0, %f1;\n// outputs: %f2\n");
+        let m = module(&[&p, &x], 86, Mode::Outputs).unwrap();
+        assert!(m.starts_with(".version 7.2\n.target sm_86\n"), "{m}");
+    }
+
+    #[test]
+    fn form_the_target_lacks_is_an_error() {
+        let p = prog("// inputs: %rd0:f32x2\nadd.rn.f32x2 %rd1, %rd0, %rd0;\n// outputs: %rd1\n");
+        let e = module(&[&p], 90, Mode::Outputs).unwrap_err();
+        assert!(matches!(e, KernelError::Target { index: 0, sm: 90, .. }), "{e}");
+        assert!(module(&[&p], 100, Mode::Outputs).is_ok());
+        assert_eq!(module(&[&p], 91, Mode::Outputs).unwrap_err(), KernelError::UnknownSm(91));
+        assert_eq!(module::<Program>(&[], 90, Mode::Outputs).unwrap_err(), KernelError::Empty);
+    }
+
+    #[test]
+    fn entries_load_inputs_run_the_body_and_store_every_slot() {
+        let p = prog(
+            "// inputs: %f0:f32, %h1:f16\nadd.rz.ftz.f32 %f2, %f0, %f0;\ntestp.finite.f32 %p3, %f2;\nneg.f16 %h4, %h1;\n// outputs: %p3, %h4\n",
+        );
+        let m = module(&[&p, &p], 90, Mode::Trace).unwrap();
+        assert!(m.contains(".visible .entry p0(") && m.contains(".visible .entry p1("), "{m}");
+        assert!(m.contains("\tld.global.b32 %f0, [%k_a0+0];\n\tld.global.b16 %h1, [%k_a0+8];\n"), "{m}");
+        assert!(
+            m.contains("\tadd.rz.ftz.f32 %f2, %f0, %f0;\n\ttestp.finite.f32 %p3, %f2;\n\tneg.f16 %h4, %h1;\n"),
+            "{m}"
+        );
+        // 2 outputs + 3 traced instructions, 8 bytes each.
+        assert!(m.contains("mul.wide.u32 %k_a3, %k_i1, 40;"), "{m}");
+        assert!(m.contains("\tselp.u64 %k_x, 1, 0, %p3;\n\tst.global.b64 [%k_a1+0], %k_x;\n"), "{m}");
+        assert!(m.contains("[%k_a1+32], %k_x;"), "{m}");
+        assert_eq!(Layout::of(&p, Mode::Trace), Layout { inputs: 2, outputs: 5 });
+        assert_eq!(Layout::of(&p, Mode::Outputs), Layout { inputs: 2, outputs: 2 });
+    }
+
+    #[test]
+    fn min_ptx_table_knows_the_issue_targets() {
+        let v = |sm| min_ptx_for_sm(sm).map(|v| (v.major, v.minor));
+        assert_eq!(v(80), Some((7, 0)));
+        assert_eq!(v(86), Some((7, 1)));
+        assert_eq!(v(89), Some((7, 8)));
+        assert_eq!(v(90), Some((7, 8)));
+        assert_eq!(v(100), Some((8, 6)));
+        assert_eq!(v(120), Some((8, 7)));
+        assert_eq!(v(70), None);
+    }
+}

@@ -1,0 +1,25 @@
+//! ptx: the reference semantics of PTX floating-point instructions.
+//!
+//! - [`format`]: the binary formats (f16, bf16, f32, f64) behind one trait;
+//! - [`rounding`]: rounding modes and the exact rounding core;
+//! - [`softfloat`]: correctly rounded add, sub, mul, fma, div, sqrt in every mode;
+//! - [`isa`]: the instruction model, its legality table and PTX text;
+//! - [`interp`]: the interpreter, which returns an [`interp::Expectation`] per result;
+//! - [`program`]: straight-line programs of those instructions, their JSON and PTX text;
+//! - [`gen`]: the program and operand generator;
+//! - [`kernel`]: PTX kernels that run programs on batches of cases;
+//! - [`approx`]: the acceptance model of the approximate instructions (bounds, special values).
+
+pub mod approx;
+pub mod format;
+pub mod gen;
+pub mod interp;
+pub mod isa;
+pub mod kernel;
+pub mod program;
+pub mod rounding;
+pub mod softfloat;
+pub mod value;
+
+pub use format::{Format, FpClass, Scalar, BF16, F16, F32, F64};
+pub use rounding::Rounding;

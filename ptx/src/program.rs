@@ -1,0 +1,463 @@
+//! Programs: straight-line sequences of floating-point instructions over typed virtual registers.
+//!
+//! A [`Program`] has declared inputs, one temporary per instruction (SSA: every register is
+//! defined once) and declared outputs. Registers are numbered: inputs first (in declaration
+//! order), then one per instruction in program order. Their canonical PTX names follow the
+//! register type PTX gives the value: `.f32` -> `%f`, `.f64` -> `%fd`, f16/bf16 -> `%h` (`.b16`),
+//! f16x2/bf16x2 -> `%r` (`.b32`), f32x2 -> `%rd` (`.b64`), testp's predicate -> `%p` (`.pred`);
+//! the number is the register's index, so `%f0, %f1` are the first two inputs.
+//!
+//! Forms: [`text`] (the instructions as PTX spells them, inputs and outputs in `//` header
+//! comments), [`json`] (`{"types":..,"inputs":..,"body":..,"outputs":..}`), both round-trip
+//! exact; [`run`] evaluates a program in the interpreter.
+
+pub mod json;
+pub mod run;
+pub mod text;
+
+use std::fmt;
+
+use crate::isa::{Instr, IsaError, Opcode, PtxVersion, Target, Type};
+
+pub use run::{Run, RunError};
+
+/// The PTX register type that holds a value; operands must match it (PTX ISA 5.4.3,
+/// "Operand type checking": `.bX` registers serve every X-bit type, `.f32`/`.f64` only floats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegClass {
+    Pred,
+    F32,
+    F64,
+    /// `.b16`: f16 and bf16.
+    B16,
+    /// `.b32`: f16x2 and bf16x2 (9.7.4: packed halves live in 32-bit registers).
+    B32,
+    /// `.b64`: f32x2 (9.7.3.3: "operands d, a and b have .b64 type").
+    B64,
+}
+
+impl RegClass {
+    pub const ALL: [RegClass; 6] =
+        [RegClass::Pred, RegClass::F32, RegClass::F64, RegClass::B16, RegClass::B32, RegClass::B64];
+
+    /// The class of registers an instruction of type `ty` reads and writes.
+    pub fn of(ty: Type) -> RegClass {
+        match ty {
+            Type::F16 | Type::Bf16 => RegClass::B16,
+            Type::F16x2 | Type::Bf16x2 => RegClass::B32,
+            Type::F32 => RegClass::F32,
+            Type::F32x2 => RegClass::B64,
+            Type::F64 => RegClass::F64,
+        }
+    }
+
+    /// Name prefix of canonical registers of this class.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RegClass::Pred => "%p",
+            RegClass::F32 => "%f",
+            RegClass::F64 => "%fd",
+            RegClass::B16 => "%h",
+            RegClass::B32 => "%r",
+            RegClass::B64 => "%rd",
+        }
+    }
+
+    /// The PTX register declaration type.
+    pub fn ptx_type(self) -> &'static str {
+        match self {
+            RegClass::Pred => ".pred",
+            RegClass::F32 => ".f32",
+            RegClass::F64 => ".f64",
+            RegClass::B16 => ".b16",
+            RegClass::B32 => ".b32",
+            RegClass::B64 => ".b64",
+        }
+    }
+
+    /// Register width in bits (1 for a predicate).
+    pub fn bits(self) -> u32 {
+        match self {
+            RegClass::Pred => 1,
+            RegClass::B16 => 16,
+            RegClass::F32 | RegClass::B32 => 32,
+            RegClass::F64 | RegClass::B64 => 64,
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What a register holds: a floating-point value of an instruction type, or a predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ValType {
+    Pred,
+    Float(Type),
+}
+
+impl ValType {
+    /// `pred`, or the type's PTX name (`f32`, `bf16x2`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValType::Pred => "pred",
+            ValType::Float(t) => t.name(),
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ValType> {
+        if s == "pred" {
+            Some(ValType::Pred)
+        } else {
+            Type::from_name(s).map(ValType::Float)
+        }
+    }
+
+    pub fn class(self) -> RegClass {
+        match self {
+            ValType::Pred => RegClass::Pred,
+            ValType::Float(t) => RegClass::of(t),
+        }
+    }
+
+    /// Width of the register in bits (1 for a predicate).
+    pub fn bits(self) -> u32 {
+        self.class().bits()
+    }
+
+    /// The type of the destination of `instr`.
+    pub fn of_result(instr: &Instr) -> ValType {
+        if instr.dest_is_predicate() {
+            ValType::Pred
+        } else {
+            ValType::Float(instr.ty)
+        }
+    }
+}
+
+/// A register: its index in the program (inputs first, then one per instruction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u16);
+
+/// One instruction with its source registers (the destination is implied: instruction `j`
+/// of a program with `k` inputs defines register `k + j`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stmt {
+    pub instr: Instr,
+    /// Sources; only the first `instr.inputs` are used, the rest are `Reg(0)`.
+    src: [Reg; 3],
+}
+
+impl Stmt {
+    /// An instruction reading `srcs`; fails if their number is not the form's operand count.
+    pub fn new(instr: Instr, srcs: &[Reg]) -> Result<Stmt, ProgramError> {
+        if srcs.len() != instr.inputs as usize || srcs.len() > 3 {
+            return Err(ProgramError::Arity {
+                form: instr.to_string(),
+                expected: instr.inputs as usize,
+                got: srcs.len(),
+            });
+        }
+        let mut src = [Reg(0); 3];
+        src[..srcs.len()].copy_from_slice(srcs);
+        Ok(Stmt { instr, src })
+    }
+
+    /// For builders that already guarantee `instr.inputs` sources are given.
+    pub(crate) fn from_parts(instr: Instr, src: [Reg; 3]) -> Stmt {
+        Stmt { instr, src }
+    }
+
+    pub fn srcs(&self) -> &[Reg] {
+        &self.src[..(self.instr.inputs as usize).min(3)]
+    }
+
+    pub(crate) fn srcs_mut(&mut self) -> &mut [Reg; 3] {
+        &mut self.src
+    }
+}
+
+/// A canonical register name, printed without allocating (`%f3`, `%rd12`, `%p4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegName {
+    pub class: RegClass,
+    pub reg: Reg,
+}
+
+impl fmt::Display for RegName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.class.prefix())?;
+        fmt::Display::fmt(&self.reg.0, f)
+    }
+}
+
+/// Why a program is not valid. Messages name the register and instruction and say how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramError {
+    /// `place` is `line 3` (text form) or `body[2]` (JSON).
+    #[error("{place}: {message}")]
+    Syntax { place: String, message: String },
+    #[error("program JSON: {0}; expected {{\"types\":{{\"%f0\":\"f32\",..}},\"inputs\":[\"%f0\",..],\"body\":[\"add.rn.f32 %f2, %f0, %f1;\",..],\"outputs\":[\"%f2\",..]}}")]
+    Json(String),
+    #[error("instruction {index} (`{text}`): {source}")]
+    IllegalForm { index: usize, text: String, source: IsaError },
+    #[error("{form} takes {expected} source operand(s), got {got}")]
+    Arity { form: String, expected: usize, got: usize },
+    #[error("{place}: register {reg} is not defined: declare it as an input or define it in an earlier instruction")]
+    UnknownRegister { place: String, reg: String },
+    #[error(
+        "instruction {index}: register {reg} is used before the instruction that defines it; move the definition up"
+    )]
+    UseBeforeDefinition { index: usize, reg: String },
+    #[error("instruction {index} (`{form}`): operand {reg} is a {found} register, but {form} needs {expected} (a .{expected_ty} register)")]
+    TypeMismatch {
+        index: usize,
+        form: String,
+        reg: String,
+        found: &'static str,
+        expected: &'static str,
+        expected_ty: &'static str,
+    },
+    #[error("register {reg} is defined twice: programs are in SSA form, give each result its own register")]
+    Redefinition { reg: String },
+    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred")]
+    UnknownType { reg: String, name: String },
+    #[error("input {reg} has no type: give it one in \"types\" (JSON) or as {reg}:f32 in the inputs line (text)")]
+    MissingInputType { reg: String },
+    #[error("input {reg} is declared {name}: inputs are floating-point registers (testp results cannot be read back)")]
+    PredicateInput { reg: String, name: String },
+    #[error("\"types\" says {reg} is {declared}, but instruction {index} defines it as {defined}; fix the type or drop the entry")]
+    DeclaredType { reg: String, declared: String, defined: &'static str, index: usize },
+    #[error("\"types\" names {reg}, which is neither an input nor defined by an instruction")]
+    UntypedName { reg: String },
+    #[error("the program has no instructions")]
+    NoInstructions,
+    #[error("the program has no outputs: list at least one register as output")]
+    NoOutputs,
+    #[error("the program has {0} registers; at most 65535 are supported")]
+    TooManyRegisters(usize),
+    #[error("instruction {index}: {source}")]
+    Target { index: usize, source: IsaError },
+}
+
+/// A valid straight-line program (see the module docs for register numbering).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Program {
+    inputs: Vec<Type>,
+    body: Vec<Stmt>,
+    outputs: Vec<Reg>,
+}
+
+impl Program {
+    /// Build and validate: every form legal (for some target), sources defined earlier and of
+    /// the register class the form reads, outputs defined.
+    pub fn new(inputs: Vec<Type>, body: Vec<Stmt>, outputs: Vec<Reg>) -> Result<Program, ProgramError> {
+        let p = Program { inputs, body, outputs };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// For builders (the generator) whose output is valid by construction; tests check it is.
+    pub(crate) fn new_unchecked(inputs: Vec<Type>, body: Vec<Stmt>, outputs: Vec<Reg>) -> Program {
+        let p = Program { inputs, body, outputs };
+        debug_assert_eq!(p.validate(), Ok(()));
+        p
+    }
+
+    fn validate(&self) -> Result<(), ProgramError> {
+        if self.body.is_empty() {
+            return Err(ProgramError::NoInstructions);
+        }
+        if self.outputs.is_empty() {
+            return Err(ProgramError::NoOutputs);
+        }
+        let n = self.inputs.len() + self.body.len();
+        if n > u16::MAX as usize {
+            return Err(ProgramError::TooManyRegisters(n));
+        }
+        let k = self.inputs.len();
+        for (j, s) in self.body.iter().enumerate() {
+            s.instr.validate().map_err(|e| ProgramError::IllegalForm {
+                index: j,
+                text: s.instr.to_string(),
+                source: e,
+            })?;
+            let need = RegClass::of(s.instr.ty);
+            for &r in s.srcs() {
+                let i = r.0 as usize;
+                if i >= n {
+                    return Err(ProgramError::UnknownRegister {
+                        place: format!("instruction {j} (`{}`)", s.instr),
+                        reg: format!("register #{i}"),
+                    });
+                }
+                if i >= k + j {
+                    return Err(ProgramError::UseBeforeDefinition { index: j, reg: self.name(r).to_string() });
+                }
+                let have = self.reg_type(r);
+                if have.class() != need {
+                    return Err(ProgramError::TypeMismatch {
+                        index: j,
+                        form: s.instr.to_string(),
+                        reg: self.name(r).to_string(),
+                        found: have.name(),
+                        expected: s.instr.ty.name(),
+                        expected_ty: &need.ptx_type()[1..],
+                    });
+                }
+            }
+        }
+        for &r in &self.outputs {
+            if r.0 as usize >= n {
+                return Err(ProgramError::UnknownRegister {
+                    place: "outputs".to_string(),
+                    reg: format!("register #{}", r.0),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Input types, in register order (register `i` is input `i`).
+    pub fn inputs(&self) -> &[Type] {
+        &self.inputs
+    }
+
+    pub fn body(&self) -> &[Stmt] {
+        &self.body
+    }
+
+    pub fn outputs(&self) -> &[Reg] {
+        &self.outputs
+    }
+
+    /// Number of registers: inputs plus one per instruction.
+    pub fn reg_count(&self) -> usize {
+        self.inputs.len() + self.body.len()
+    }
+
+    /// The register instruction `j` defines.
+    pub fn dst(&self, j: usize) -> Reg {
+        Reg((self.inputs.len() + j) as u16)
+    }
+
+    /// The instruction that defines `r`, or `None` for an input.
+    pub fn definition(&self, r: Reg) -> Option<usize> {
+        (r.0 as usize).checked_sub(self.inputs.len())
+    }
+
+    pub fn reg_type(&self, r: Reg) -> ValType {
+        match self.definition(r) {
+            None => ValType::Float(self.inputs[r.0 as usize]),
+            Some(j) => ValType::of_result(&self.body[j].instr),
+        }
+    }
+
+    /// The canonical name of `r` (`%f3`).
+    pub fn name(&self, r: Reg) -> RegName {
+        RegName { class: self.reg_type(r).class(), reg: r }
+    }
+
+    /// Whether every instruction is available on `target` (form, sm and PTX ISA version).
+    pub fn check_target(&self, target: Target) -> Result<(), ProgramError> {
+        for (j, s) in self.body.iter().enumerate() {
+            s.instr.check_target(target).map_err(|e| ProgramError::Target { index: j, source: e })?;
+        }
+        Ok(())
+    }
+
+    /// The lowest sm and PTX ISA version that every instruction is available from.
+    pub fn requirement(&self) -> (u32, PtxVersion) {
+        self.body.iter().fold((0, PtxVersion::new(1, 0)), |(sm, ptx), s| {
+            let r = s.instr.requirement();
+            (sm.max(r.sm), ptx.max(r.ptx))
+        })
+    }
+
+    /// Whether some instruction is a mul, add or sub without rounding modifier, which ptxas
+    /// may contract into an fma (9.7.3.3-5 notes).
+    pub fn has_contractible(&self) -> bool {
+        self.body.iter().any(|s| {
+            matches!(s.instr.op, Opcode::Add | Opcode::Sub | Opcode::Mul)
+                && s.instr.precision == crate::isa::Precision::Default
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Precision;
+    use crate::rounding::Rounding;
+
+    fn add_f32() -> Instr {
+        let mut i = Instr::new(Opcode::Add, Type::F32);
+        i.precision = Precision::Rounded(Rounding::Rn);
+        i
+    }
+
+    #[test]
+    fn canonical_names_follow_register_class_and_index() {
+        let p = Program::new(
+            vec![Type::F32, Type::F64, Type::F16x2],
+            vec![Stmt::new(add_f32(), &[Reg(0), Reg(0)]).unwrap()],
+            vec![Reg(3)],
+        )
+        .unwrap();
+        let names: Vec<String> = (0..4).map(|i| p.name(Reg(i)).to_string()).collect();
+        assert_eq!(names, ["%f0", "%fd1", "%r2", "%f3"]);
+    }
+
+    #[test]
+    fn use_before_definition_is_rejected() {
+        let e = Program::new(
+            vec![Type::F32],
+            vec![Stmt::new(add_f32(), &[Reg(0), Reg(2)]).unwrap(), Stmt::new(add_f32(), &[Reg(0), Reg(0)]).unwrap()],
+            vec![Reg(2)],
+        )
+        .unwrap_err();
+        assert!(matches!(e, ProgramError::UseBeforeDefinition { index: 0, ref reg } if reg == "%f2"), "{e}");
+    }
+
+    #[test]
+    fn operand_of_other_register_class_is_a_type_mismatch() {
+        let e = Program::new(
+            vec![Type::F32, Type::F64],
+            vec![Stmt::new(add_f32(), &[Reg(0), Reg(1)]).unwrap()],
+            vec![Reg(2)],
+        )
+        .unwrap_err();
+        assert!(matches!(e, ProgramError::TypeMismatch { ref reg, found: "f64", .. } if reg == "%fd1"), "{e}");
+        assert!(e.to_string().contains("needs f32"), "{e}");
+    }
+
+    #[test]
+    fn unknown_register_and_empty_program_are_rejected() {
+        let e = Program::new(vec![Type::F32], vec![Stmt::new(add_f32(), &[Reg(0), Reg(9)]).unwrap()], vec![Reg(1)])
+            .unwrap_err();
+        assert!(matches!(e, ProgramError::UnknownRegister { .. }), "{e}");
+        let e = Program::new(vec![Type::F32], vec![], vec![Reg(0)]).unwrap_err();
+        assert_eq!(e, ProgramError::NoInstructions);
+        let e =
+            Program::new(vec![Type::F32], vec![Stmt::new(add_f32(), &[Reg(0), Reg(0)]).unwrap()], vec![]).unwrap_err();
+        assert_eq!(e, ProgramError::NoOutputs);
+    }
+
+    #[test]
+    fn wrong_operand_count_is_an_arity_error() {
+        let e = Stmt::new(add_f32(), &[Reg(0)]).unwrap_err();
+        assert!(matches!(e, ProgramError::Arity { expected: 2, got: 1, .. }), "{e}");
+    }
+
+    #[test]
+    fn illegal_form_is_rejected() {
+        // 9.7.3.3: .sat exists for f32 only, not for f64.
+        let mut i = Instr::new(Opcode::Add, Type::F64);
+        i.precision = Precision::Rounded(Rounding::Rn);
+        i.clamp = crate::isa::Clamp::Sat;
+        let e =
+            Program::new(vec![Type::F64], vec![Stmt::new(i, &[Reg(0), Reg(0)]).unwrap()], vec![Reg(1)]).unwrap_err();
+        assert!(matches!(e, ProgramError::IllegalForm { index: 0, .. }), "{e}");
+    }
+}

@@ -1,0 +1,348 @@
+//! The PTX text form of a program, and the name resolution shared with the JSON form.
+//!
+//! ```text
+//! // inputs: %f0:f32, %f1:f32
+//! add.rz.ftz.f32 %f2, %f0, %f1;
+//! testp.finite.f32 %p3, %f2;
+//! // outputs: %f2, %p3
+//! ```
+//!
+//! Instruction lines are PTX exactly (so the body pastes into a kernel); inputs and outputs
+//! ride in `//` comments. Any PTX identifiers may name registers: parsing renames them to the
+//! canonical names (inputs first, then one per instruction), so canonical text round-trips
+//! exactly. Parsing never panics: every problem is a [`ProgramError`].
+
+use std::collections::HashMap;
+use std::fmt::{self, Write};
+
+use super::{Program, ProgramError, Reg, RegClass, Stmt, ValType};
+use crate::isa::{Instr, Type};
+
+impl Program {
+    /// Parse the text form (see the module docs).
+    pub fn parse(text: &str) -> Result<Program, ProgramError> {
+        let mut b = Builder::default();
+        let mut saw_inputs = false;
+        for (n, raw) in text.lines().enumerate() {
+            let place = || format!("line {}", n + 1);
+            let line = raw.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some(comment) = line.strip_prefix("//") {
+                let comment = comment.trim();
+                if let Some(list) = comment.strip_prefix("inputs:") {
+                    if saw_inputs || !b.stmts.is_empty() {
+                        return Err(ProgramError::Syntax {
+                            place: place(),
+                            message: "give one `// inputs:` line, before the first instruction".into(),
+                        });
+                    }
+                    saw_inputs = true;
+                    for item in split_list(list) {
+                        let (name, ty) = item.split_once(':').ok_or_else(|| ProgramError::Syntax {
+                            place: place(),
+                            message: format!("input '{item}' has no type: write it as {item}:f32"),
+                        })?;
+                        b.input(name.trim(), Some(ty.trim()), &place())?;
+                    }
+                } else if let Some(list) = comment.strip_prefix("outputs:") {
+                    for item in split_list(list) {
+                        b.output(item, &place())?;
+                    }
+                }
+                continue;
+            }
+            let code = line.split_once("//").map_or(line, |(c, _)| c.trim_end());
+            b.instruction(code, &place())?;
+        }
+        b.finish()
+    }
+}
+
+fn split_list(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The text form: `// inputs:` line, one PTX instruction per line, `// outputs:` line.
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("// inputs: ")?;
+        for (i, ty) in self.inputs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}:{}", self.name(Reg(i as u16)), ty.name())?;
+        }
+        f.write_char('\n')?;
+        for j in 0..self.body.len() {
+            self.write_stmt(f, j)?;
+            f.write_char('\n')?;
+        }
+        f.write_str("// outputs: ")?;
+        for (i, &r) in self.outputs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", self.name(r))?;
+        }
+        f.write_char('\n')
+    }
+}
+
+impl Program {
+    /// Instruction `j` as PTX: `add.rz.ftz.f32 %f2, %f0, %f1;`.
+    pub fn write_stmt<W: Write>(&self, w: &mut W, j: usize) -> fmt::Result {
+        let s = &self.body[j];
+        write!(w, "{} {}", s.instr, self.name(self.dst(j)))?;
+        for &r in s.srcs() {
+            write!(w, ", {}", self.name(r))?;
+        }
+        w.write_char(';')
+    }
+
+    /// Instruction `j` as a PTX line.
+    pub fn stmt_text(&self, j: usize) -> String {
+        let mut s = String::new();
+        self.write_stmt(&mut s, j).expect("writing to a String cannot fail");
+        s
+    }
+}
+
+/// Whether `s` is a PTX identifier (PTX ISA 4.4: `[a-zA-Z][a-zA-Z0-9_$]*` or
+/// `[_$%][a-zA-Z0-9_$]+`).
+fn is_identifier(s: &str) -> bool {
+    let b = s.as_bytes();
+    let rest_ok = |r: &[u8]| r.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$');
+    match b.first() {
+        Some(c) if c.is_ascii_alphabetic() => rest_ok(&b[1..]),
+        Some(b'_' | b'$' | b'%') => b.len() > 1 && rest_ok(&b[1..]),
+        _ => false,
+    }
+}
+
+/// One parsed instruction before its register names are resolved.
+struct RawStmt {
+    instr: Instr,
+    text: String,
+    dst: String,
+    srcs: Vec<String>,
+}
+
+/// Collects inputs, instructions and outputs by name, then resolves names to registers.
+#[derive(Default)]
+pub(super) struct Builder {
+    input_names: Vec<String>,
+    input_types: Vec<Option<String>>,
+    stmts: Vec<RawStmt>,
+    outputs: Vec<String>,
+    /// Types declared for any register (JSON `"types"`), checked in `finish`.
+    declared: Vec<(String, String)>,
+}
+
+impl Builder {
+    pub(super) fn input(&mut self, name: &str, ty: Option<&str>, place: &str) -> Result<(), ProgramError> {
+        check_name(name, place)?;
+        self.input_names.push(name.to_string());
+        self.input_types.push(ty.map(str::to_string));
+        Ok(())
+    }
+
+    pub(super) fn declare(&mut self, name: &str, ty: &str) {
+        self.declared.push((name.to_string(), ty.to_string()));
+    }
+
+    pub(super) fn output(&mut self, name: &str, place: &str) -> Result<(), ProgramError> {
+        check_name(name, place)?;
+        self.outputs.push(name.to_string());
+        Ok(())
+    }
+
+    /// `mnemonic dst, src, ...;` (the `;` may be left out).
+    pub(super) fn instruction(&mut self, code: &str, place: &str) -> Result<(), ProgramError> {
+        let syntax = |message: String| ProgramError::Syntax { place: place.to_string(), message };
+        let code = code.trim();
+        let code = code.strip_suffix(';').unwrap_or(code).trim_end();
+        let (mnemonic, operands) = code
+            .split_once(|c: char| c.is_ascii_whitespace())
+            .ok_or_else(|| syntax(format!("'{code}' has no operands: write e.g. `add.rn.f32 %f2, %f0, %f1;`")))?;
+        let names: Vec<&str> = operands.split(',').map(str::trim).collect();
+        for n in &names {
+            check_name(n, place)?;
+        }
+        let (dst, srcs) = names.split_first().expect("split yields at least one item");
+        let index = self.stmts.len();
+        let instr = Instr::parse(mnemonic, srcs.len()).map_err(|e| ProgramError::IllegalForm {
+            index,
+            text: mnemonic.to_string(),
+            source: e,
+        })?;
+        if srcs.len() != instr.inputs as usize {
+            return Err(ProgramError::Arity {
+                form: mnemonic.to_string(),
+                expected: instr.inputs as usize,
+                got: srcs.len(),
+            });
+        }
+        self.stmts.push(RawStmt {
+            instr,
+            text: code.to_string(),
+            dst: dst.to_string(),
+            srcs: srcs.iter().map(|s| s.to_string()).collect(),
+        });
+        Ok(())
+    }
+
+    pub(super) fn finish(self) -> Result<Program, ProgramError> {
+        let k = self.input_names.len();
+        let total = k + self.stmts.len();
+        if total > u16::MAX as usize {
+            return Err(ProgramError::TooManyRegisters(total));
+        }
+        let mut regs: HashMap<&str, Reg> = HashMap::with_capacity(total);
+        let all_names = self.input_names.iter().chain(self.stmts.iter().map(|s| &s.dst));
+        for (i, name) in all_names.enumerate() {
+            if regs.insert(name.as_str(), Reg(i as u16)).is_some() {
+                return Err(ProgramError::Redefinition { reg: name.clone() });
+            }
+        }
+        let declared: HashMap<&str, &str> = self.declared.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let mut inputs = Vec::with_capacity(k);
+        for (name, ty) in self.input_names.iter().zip(&self.input_types) {
+            let ty = ty.as_deref().or_else(|| declared.get(name.as_str()).copied());
+            let ty = ty.ok_or_else(|| ProgramError::MissingInputType { reg: name.clone() })?;
+            match ValType::from_name(ty) {
+                Some(ValType::Float(t)) => inputs.push(t),
+                Some(ValType::Pred) => {
+                    return Err(ProgramError::PredicateInput { reg: name.clone(), name: ty.to_string() })
+                }
+                None => return Err(ProgramError::UnknownType { reg: name.clone(), name: ty.to_string() }),
+            }
+        }
+        let reg_type = |r: Reg, inputs: &[Type], stmts: &[RawStmt]| -> ValType {
+            match (r.0 as usize).checked_sub(k) {
+                None => ValType::Float(inputs[r.0 as usize]),
+                Some(j) => ValType::of_result(&stmts[j].instr),
+            }
+        };
+        let mut body = Vec::with_capacity(self.stmts.len());
+        for (j, s) in self.stmts.iter().enumerate() {
+            let mut src = [Reg(0); 3];
+            let need = RegClass::of(s.instr.ty);
+            for (slot, name) in src.iter_mut().zip(&s.srcs) {
+                let r = *regs.get(name.as_str()).ok_or_else(|| ProgramError::UnknownRegister {
+                    place: format!("instruction {j} (`{}`)", s.text),
+                    reg: name.clone(),
+                })?;
+                if r.0 as usize >= k + j {
+                    return Err(ProgramError::UseBeforeDefinition { index: j, reg: name.clone() });
+                }
+                let have = reg_type(r, &inputs, &self.stmts);
+                if have.class() != need {
+                    return Err(ProgramError::TypeMismatch {
+                        index: j,
+                        form: s.instr.to_string(),
+                        reg: name.clone(),
+                        found: have.name(),
+                        expected: s.instr.ty.name(),
+                        expected_ty: &need.ptx_type()[1..],
+                    });
+                }
+                *slot = r;
+            }
+            body.push(Stmt::from_parts(s.instr, src));
+        }
+        for (name, ty) in &self.declared {
+            let r = *regs.get(name.as_str()).ok_or_else(|| ProgramError::UntypedName { reg: name.clone() })?;
+            if let Some(j) = (r.0 as usize).checked_sub(k) {
+                let defined = ValType::of_result(&self.stmts[j].instr);
+                if ValType::from_name(ty) != Some(defined) {
+                    return Err(ProgramError::DeclaredType {
+                        reg: name.clone(),
+                        declared: ty.clone(),
+                        defined: defined.name(),
+                        index: j,
+                    });
+                }
+            }
+        }
+        let mut outputs = Vec::with_capacity(self.outputs.len());
+        for name in &self.outputs {
+            let r = *regs
+                .get(name.as_str())
+                .ok_or_else(|| ProgramError::UnknownRegister { place: "outputs".into(), reg: name.clone() })?;
+            outputs.push(r);
+        }
+        Program::new(inputs, body, outputs)
+    }
+}
+
+fn check_name(name: &str, place: &str) -> Result<(), ProgramError> {
+    if is_identifier(name) {
+        Ok(())
+    } else {
+        Err(ProgramError::Syntax {
+            place: place.to_string(),
+            message: format!("'{name}' is not a register name: registers are PTX identifiers such as %f0"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+// inputs: %f0:f32, %f1:f32
+add.rz.ftz.f32 %f2, %f0, %f1;
+testp.finite.f32 %p3, %f2;
+// outputs: %f2, %p3
+";
+
+    #[test]
+    fn canonical_text_round_trips_exactly() {
+        let p = Program::parse(SAMPLE).unwrap();
+        assert_eq!(p.to_string(), SAMPLE);
+        assert_eq!(Program::parse(&p.to_string()).unwrap(), p);
+    }
+
+    #[test]
+    fn foreign_names_are_renamed_canonically() {
+        let p =
+            Program::parse("// inputs: %r0:f32, x:f64\n  add.rn.f32 %sum, %r0, %r0; // comment\n// outputs: %sum\n")
+                .unwrap();
+        assert_eq!(p.to_string(), "// inputs: %f0:f32, %fd1:f64\nadd.rn.f32 %f2, %f0, %f0;\n// outputs: %f2\n");
+    }
+
+    #[test]
+    fn parse_errors_name_the_problem() {
+        let cases: &[(&str, &str)] = &[
+            ("// inputs: %f0:f32\nadd.rn.f32 %f1, %f0, %f9;\n// outputs: %f1\n", "%f9 is not defined"),
+            (
+                "// inputs: %f0:f32\nadd.rn.f32 %f1, %f0, %f2;\nadd.rn.f32 %f2, %f0, %f0;\n// outputs: %f1\n",
+                "used before",
+            ),
+            ("// inputs: %f0:f32, %d:f64\nadd.rn.f32 %f1, %f0, %d;\n// outputs: %f1\n", "is a f64 register"),
+            ("// inputs: %f0:f32\nadd.rn.f32 %f0, %f0, %f0;\n// outputs: %f0\n", "defined twice"),
+            ("// inputs: %f0:f33\nadd.rn.f32 %f1, %f0, %f0;\n// outputs: %f1\n", "unknown type 'f33'"),
+            ("// inputs: %f0\n", "has no type"),
+            ("// inputs: %p:pred\n", "inputs are floating-point"),
+            ("// inputs: %f0:f32\nadd.rn.f32 %f1, %f0;\n// outputs: %f1\n", "instruction 0"),
+            ("// inputs: %f0:f32\nadd.rn.f32 %f1, %f0, 1.0;\n", "not a register name"),
+            ("// inputs: %f0:f32\nadd.rn.f32\n", "has no operands"),
+            ("// inputs: %f0:f32\nadd.rn.f32 %f1, %f0, %f0;\n", "no outputs"),
+            ("// inputs: %f0:f32\n// outputs: %f0\n", "no instructions"),
+        ];
+        for (text, want) in cases {
+            let e = Program::parse(text).expect_err(text).to_string();
+            assert!(e.contains(want), "{text:?}: got '{e}', want '{want}'");
+        }
+    }
+
+    #[test]
+    fn parse_never_panics_on_garbage() {
+        for text in ["", ";", "//", "// inputs: ,,,", "add", "add.rn.f32 ,,;", "// outputs: %x", "\u{0}\u{ffff} ;"] {
+            let _ = Program::parse(text);
+        }
+    }
+}

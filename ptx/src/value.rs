@@ -1,0 +1,302 @@
+//! Operand values as users write them: hex bit patterns or decimal literals, and back.
+//!
+//! A register value is always its raw bits; packed types hold lane 0 in the low bits. Decimal
+//! literals are rounded to nearest-even, correctly (no double rounding through f64).
+
+use std::cmp::Ordering;
+
+use crate::format::{Format, Scalar, BF16, F16};
+use crate::isa::Type;
+use crate::rounding::{round_pack, Rounding};
+
+/// Why an operand text is not a value of the register type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("operand '{text}' is empty or not a number: give hex bits (0x3f800000) or a decimal (1.5, -0, inf, nan)")]
+    NotANumber { text: String },
+    #[error("operand '{text}' has more than {bits} bits: a .{ty} register holds {bits} bits")]
+    TooWide { text: String, bits: u32, ty: &'static str },
+    #[error("operand '{text}': a .{ty} register has {lanes} lanes; give one hex word, one decimal for all lanes, or {lanes} comma-separated decimals (lane 0 first)")]
+    Lanes { text: String, ty: &'static str, lanes: u32 },
+}
+
+/// Parse an operand of register type `ty`: `0x...` bits (one word for packed types), a decimal
+/// literal (broadcast to every lane), or comma-separated decimals, lane 0 first.
+pub fn parse_operand(ty: Type, text: &str) -> Result<u64, ValueError> {
+    let bits = ty.bits();
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        let v = parse_hex(hex).ok_or_else(|| ValueError::NotANumber { text: text.to_string() })?;
+        if bits < 64 && v >> bits != 0 {
+            return Err(ValueError::TooWide { text: text.to_string(), bits, ty: ty.name() });
+        }
+        return Ok(v);
+    }
+    let scalar = ty.scalar();
+    let lane_bits = scalar.bits();
+    let parts: Vec<&str> = text.split(',').collect();
+    let lanes = ty.lanes();
+    let values: Vec<u64> = match parts.len() {
+        1 => vec![parse_decimal(scalar, text)?; lanes as usize],
+        n if n == lanes as usize => {
+            parts.iter().map(|p| parse_decimal(scalar, p.trim())).collect::<Result<_, _>>()?
+        }
+        _ => return Err(ValueError::Lanes { text: text.to_string(), ty: ty.name(), lanes }),
+    };
+    Ok(values.iter().enumerate().fold(0u64, |acc, (i, v)| acc | v << (i as u32 * lane_bits)))
+}
+
+/// Hex digits without prefix; `_` separators allowed. At most 16 significant digits.
+pub fn parse_hex(hex: &str) -> Option<u64> {
+    let mut v: u64 = 0;
+    let mut any = false;
+    for c in hex.bytes() {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            b'_' => continue,
+            _ => return None,
+        };
+        if v >> 60 != 0 {
+            return None;
+        }
+        v = v << 4 | d as u64;
+        any = true;
+    }
+    any.then_some(v)
+}
+
+/// A decimal literal, correctly rounded to nearest-even in `scalar`'s format.
+pub fn parse_decimal(scalar: Scalar, text: &str) -> Result<u64, ValueError> {
+    let err = || ValueError::NotANumber { text: text.to_string() };
+    let lower = text.to_ascii_lowercase();
+    let (neg, body) = match lower.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, lower.strip_prefix('+').unwrap_or(&lower)),
+    };
+    let sign = if neg { 1u64 << (scalar.bits() - 1) } else { 0 };
+    if body == "nan" {
+        return Ok(sign | scalar.mask() >> 1);
+    }
+    if body == "inf" || body == "infinity" {
+        return Ok(sign | inf_bits(scalar));
+    }
+    if body.is_empty() || !body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-')) {
+        return Err(err());
+    }
+    match scalar {
+        // Rust's float parsing is correctly rounded to nearest-even for f32 and f64.
+        Scalar::F32 => lower.parse::<f32>().map(|v| v.to_bits() as u64).map_err(|_| err()),
+        Scalar::F64 => lower.parse::<f64>().map(|v| v.to_bits()).map_err(|_| err()),
+        Scalar::F16 => narrow_from_decimal::<F16>(&lower).ok_or_else(err),
+        Scalar::BF16 => narrow_from_decimal::<BF16>(&lower).ok_or_else(err),
+    }
+}
+
+fn inf_bits(scalar: Scalar) -> u64 {
+    match scalar {
+        Scalar::F16 => F16::INF,
+        Scalar::BF16 => BF16::INF,
+        Scalar::F32 => 0x7f80_0000,
+        Scalar::F64 => 0x7ff0_0000_0000_0000,
+    }
+}
+
+/// Decimal to a 16-bit format without double rounding: x = RN64(d) is the exact decimal d or
+/// within half an f64 ulp of it; rounding x again can only go wrong when d is not x, so the
+/// sign of d - x (found by comparing decimal digit strings) goes into the sticky information.
+fn narrow_from_decimal<F: Format>(text: &str) -> Option<u64> {
+    let x: f64 = text.parse().ok()?;
+    if x.is_infinite() {
+        // The decimal is beyond f64's range, so far beyond every 16-bit format's.
+        return Some(F::inf(x < 0.0));
+    }
+    if x == 0.0 {
+        return Some(F::zero(x.is_sign_negative()));
+    }
+    let direction = compare_decimal(text, x)?;
+    let bits = x.to_bits();
+    let negative = x < 0.0;
+    let exp_field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (sig, exp) = if exp_field == 0 { (frac, -1074) } else { (frac | 1 << 52, exp_field - 1075) };
+    // Two extra bits below x's last bit: the decimal lies strictly between x and its neighbour.
+    let (sig, sticky) = match (direction, negative) {
+        (Ordering::Equal, _) => ((sig as u128) << 2, false),
+        // |d| > |x|
+        (Ordering::Greater, false) | (Ordering::Less, true) => ((sig as u128) << 2, true),
+        // |d| < |x|
+        _ => (((sig as u128) << 2) - 1, true),
+    };
+    Some(round_pack::<F>(negative, exp - 2, sig, sticky, Rounding::Rn))
+}
+
+/// Compare the decimal `text` with the exact value of `x`: Less if text < x.
+fn compare_decimal(text: &str, x: f64) -> Option<Ordering> {
+    let (neg_t, digits_t, exp_t) = normalize_decimal(text)?;
+    // `{:e}` with enough precision prints the exact binary value (f64 has at most 767 digits).
+    let exact = format!("{:.800e}", x);
+    let (neg_x, digits_x, exp_x) = normalize_decimal(&exact)?;
+    debug_assert_eq!(neg_t, neg_x);
+    let mag = if digits_t.is_empty() || digits_x.is_empty() {
+        digits_t.len().cmp(&digits_x.len())
+    } else {
+        exp_t.cmp(&exp_x).then_with(|| digits_t.cmp(&digits_x))
+    };
+    Some(if neg_t { mag.reverse() } else { mag })
+}
+
+/// (negative, significant digits without leading/trailing zeros, decimal exponent of the first digit).
+fn normalize_decimal(text: &str) -> Option<(bool, Vec<u8>, i64)> {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).collect();
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut first_exp = exp + int.len() as i64 - 1;
+    while digits.first() == Some(&b'0') {
+        digits.remove(0);
+        first_exp -= 1;
+    }
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    Some((neg, digits, first_exp))
+}
+
+/// The value of one lane in decimal: the shortest text that reads back to the same bits.
+pub fn format_decimal(scalar: Scalar, bits: u64) -> String {
+    let v = scalar.to_f64(bits);
+    if v.is_nan() {
+        return if bits >> (scalar.bits() - 1) & 1 == 1 { "-nan".into() } else { "nan".into() };
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    let shortest = match scalar {
+        Scalar::F64 => v,
+        Scalar::F32 => v as f32 as f64,
+        Scalar::F16 | Scalar::BF16 => {
+            // Fewest significant digits that parse back to the same bits (at most 5 for bf16, 6 for f16).
+            return (1..=17)
+                .map(|p| format!("{:.*e}", p - 1, v))
+                .find(|s| parse_decimal(scalar, s).ok() == Some(bits))
+                .map(|s| tidy(&s, v))
+                .unwrap_or_else(|| format!("{v:e}"));
+        }
+    };
+    let s = if scalar == Scalar::F32 { format!("{:e}", v as f32) } else { format!("{shortest:e}") };
+    tidy(&s, v)
+}
+
+/// Plain notation for ordinary magnitudes, scientific otherwise.
+fn tidy(sci: &str, v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || (1e-5..1e16).contains(&a) {
+        let (neg, digits, exp) = normalize_decimal(sci).expect("formatted by Rust");
+        let digits = String::from_utf8(digits).expect("ascii digits");
+        let sign = if neg { "-" } else { "" };
+        if digits.is_empty() {
+            return format!("{sign}0");
+        }
+        if exp >= 0 {
+            let e = exp as usize + 1;
+            if digits.len() <= e {
+                format!("{sign}{digits}{}", "0".repeat(e - digits.len()))
+            } else {
+                format!("{sign}{}.{}", &digits[..e], &digits[e..])
+            }
+        } else {
+            format!("{sign}0.{}{digits}", "0".repeat((-exp - 1) as usize))
+        }
+    } else {
+        sci.to_string()
+    }
+}
+
+/// A register value in decimal: one lane, or lanes joined by commas (lane 0 first).
+pub fn format_register_decimal(ty: Type, bits: u64) -> String {
+    let s = ty.scalar();
+    let w = s.bits();
+    (0..ty.lanes())
+        .map(|i| format_decimal(s, (bits >> (i * w)) & s.mask()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A register value in hex, zero-padded to the register width.
+pub fn format_register_hex(ty: Type, bits: u64) -> String {
+    format!("0x{:0w$x}", bits, w = (ty.bits() / 4) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_operand_must_fit_register() {
+        assert_eq!(parse_operand(Type::F32, "0x3f800000"), Ok(0x3f80_0000));
+        assert!(matches!(parse_operand(Type::F16, "0x10000"), Err(ValueError::TooWide { .. })));
+        assert!(matches!(parse_operand(Type::F32, "0xzz"), Err(ValueError::NotANumber { .. })));
+    }
+
+    #[test]
+    fn decimal_operands_round_to_nearest_even() {
+        assert_eq!(parse_operand(Type::F32, "1.5"), Ok(0x3fc0_0000));
+        assert_eq!(parse_operand(Type::F32, "-0"), Ok(0x8000_0000));
+        assert_eq!(parse_operand(Type::F64, "inf"), Ok(0x7ff0_0000_0000_0000));
+        assert_eq!(parse_operand(Type::F16, "1"), Ok(0x3c00));
+        assert_eq!(parse_operand(Type::Bf16, "-2"), Ok(0xc000));
+        assert_eq!(parse_operand(Type::F16, "65520"), Ok(0x7c00), "rounds up to inf");
+        assert_eq!(parse_operand(Type::F16, "65519.99"), Ok(0x7bff));
+    }
+
+    #[test]
+    fn f16_decimal_just_above_a_midpoint_rounds_up_without_double_rounding() {
+        // 1 + 2^-11 is the midpoint between f16 1.0 and 1.0009765625; ties go to even (1.0).
+        assert_eq!(parse_decimal(Scalar::F16, "1.00048828125"), Ok(0x3c00));
+        // A decimal a hair above the midpoint rounds to the same f64 (the midpoint), but must round up.
+        assert_eq!(parse_decimal(Scalar::F16, "1.00048828125000000001"), Ok(0x3c01));
+        assert_eq!(parse_decimal(Scalar::F16, "1.00048828124999999999"), Ok(0x3c00));
+        assert_eq!(parse_decimal(Scalar::F16, "-1.00048828125000000001"), Ok(0xbc01));
+    }
+
+    #[test]
+    fn packed_operands_take_one_word_or_lanes() {
+        assert_eq!(parse_operand(Type::F16x2, "1"), Ok(0x3c00_3c00));
+        assert_eq!(parse_operand(Type::F16x2, "1,-2"), Ok(0xc000_3c00));
+        assert!(matches!(parse_operand(Type::F16x2, "1,2,3"), Err(ValueError::Lanes { .. })));
+        assert_eq!(parse_operand(Type::F32x2, "0x3f80000040000000"), Ok(0x3f80_0000_4000_0000));
+    }
+
+    #[test]
+    fn decimal_output_is_shortest_round_trip() {
+        assert_eq!(format_decimal(Scalar::F32, 0x3f80_0000), "1");
+        assert_eq!(format_decimal(Scalar::F32, 0x3dcc_cccd), "0.1");
+        assert_eq!(format_decimal(Scalar::F32, 0x0000_0001), "1e-45");
+        assert_eq!(format_decimal(Scalar::F16, 0x2e66), "0.1");
+        assert_eq!(format_decimal(Scalar::F32, 0x8000_0000), "-0");
+        assert_eq!(format_decimal(Scalar::F64, 0x7ff8_0000_0000_0000), "nan");
+        assert_eq!(format_decimal(Scalar::F32, 0xff80_0000), "-inf");
+        assert_eq!(format_register_decimal(Type::F16x2, 0xc000_3c00), "1,-2");
+        assert_eq!(format_register_hex(Type::F16, 0x3c00), "0x3c00");
+    }
+
+    #[test]
+    fn garbage_operands_are_errors_not_panics() {
+        for t in ["", "-", "1.2.3", "e5", "0x", "--1", "1e", "abc", "\u{1F600}", "0x1_0000_0000_0000_0000"] {
+            for ty in Type::ALL {
+                let _ = parse_operand(ty, t);
+            }
+        }
+        assert!(parse_operand(Type::F32, "abc").is_err());
+    }
+}

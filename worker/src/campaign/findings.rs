@@ -1,0 +1,260 @@
+//! The findings of a campaign: one folder per signature under `--out`, each a minimized
+//! reproducer written as soon as it is found (`repro::write_dir`: atomic, fsync'ed).
+//!
+//! A mismatch is first *resolved*: in end-to-end mode the case is run again in trace mode,
+//! and when an instruction's own result is wrong there, the finding is that instruction's
+//! signature (the root cause, not the output it spoiled), minimized in trace mode. When trace
+//! mode shows nothing wrong (a compiler effect such as contraction, which storing every
+//! intermediate prevents), the end-to-end signature stays and minimization runs end to end.
+//! When trace mode shows nothing wrong AND the traced run's output equals the end-to-end one,
+//! the mismatch is *explained*: every instruction is right on the values it got, and the output
+//! only differs from the reference's because an earlier result took another allowed value (any
+//! NaN, a value within an approximate bound, an alternative reading), which the end-to-end
+//! expectation does not propagate. That is no finding. A signature is called explained after
+//! [`EXPLAIN_CHECKS`] such cases in a row; one case with a root cause makes it a finding.
+//! Minimization keeps the signature: a candidate fails iff the target gives a mismatch with
+//! exactly that signature.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::compare::{self, CompareOptions, Mismatch, Signature};
+use crate::minimize::{minimize, Case, Limits};
+use crate::oracles::{Engine, Job};
+use crate::repro::{self, Provenance, Reproducer};
+
+/// One finding folder.
+#[derive(Clone, Debug, Serialize)]
+pub struct Record {
+    /// The signature key (also the folder name).
+    pub key: String,
+    pub class: String,
+    pub folder: PathBuf,
+    /// Mismatches counted under it in this run.
+    pub hits: u64,
+    /// Written by this run (else found in `--out` at start).
+    pub new: bool,
+    /// Instructions in the reproducer.
+    pub instructions: usize,
+    /// Cases compared when it was met (this run's count; 0 for earlier runs).
+    pub found_after_cases: u64,
+    /// Minimization candidates probed.
+    pub probes: usize,
+}
+
+/// Cases of one end-to-end signature checked before it is called explained for good.
+pub const EXPLAIN_CHECKS: u32 = 4;
+
+/// Where a judged signature leads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Route {
+    Finding(String),
+    /// Explained by allowed upstream results in this many cases so far.
+    Explained(u32),
+}
+
+/// What [`Findings::handle`] made of a mismatch.
+#[derive(Debug)]
+pub enum Handled<'a> {
+    /// A finding (`Some` when this call wrote its folder).
+    Finding(Option<&'a Record>),
+    /// Explained by allowed results upstream: not a finding.
+    Explained,
+}
+
+/// How an end-to-end mismatch resolves.
+enum Resolution {
+    /// An instruction is wrong on its own inputs: its trace-mode signature.
+    Root(Signature),
+    /// Right instruction by instruction, but the output differs when intermediates are not
+    /// stored (a compiler effect): the end-to-end signature stands.
+    EndToEnd,
+    /// Right instruction by instruction, with the same output.
+    Explained,
+}
+
+/// The finding store of one campaign.
+pub struct Findings {
+    out: PathBuf,
+    records: BTreeMap<String, Record>,
+    /// Judged signature -> the finding key it resolved to.
+    routes: HashMap<Signature, Route>,
+    limits: Limits,
+    copts: CompareOptions,
+    /// The campaign runs in trace mode.
+    trace: bool,
+    /// The sm PTX files are written for.
+    sm: u32,
+}
+
+impl Findings {
+    /// Open `out` (created if missing); folders already there are known findings.
+    pub fn open(out: &Path, limits: Limits, copts: CompareOptions, trace: bool, sm: u32) -> Result<Findings> {
+        fs::create_dir_all(out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+        let mut records = BTreeMap::new();
+        for entry in fs::read_dir(out)?.filter_map(|e| e.ok()) {
+            let folder = entry.path();
+            if !folder.join("repro.json").is_file() {
+                continue;
+            }
+            if let Ok(r) = Reproducer::load(&folder) {
+                let instructions = r.case().map_or(0, |c| c.program.body().len());
+                records.insert(
+                    r.signature.clone(),
+                    Record {
+                        key: r.signature.clone(),
+                        class: r.class.clone(),
+                        folder,
+                        hits: 0,
+                        new: false,
+                        instructions,
+                        found_after_cases: 0,
+                        probes: r.probes,
+                    },
+                );
+            }
+        }
+        Ok(Findings { out: out.to_path_buf(), records, routes: HashMap::new(), limits, copts, trace, sm })
+    }
+
+    pub fn records(&self) -> impl Iterator<Item = &Record> {
+        self.records.values()
+    }
+
+    pub fn new_count(&self) -> u64 {
+        self.records.values().filter(|r| r.new).count() as u64
+    }
+
+    pub fn known_count(&self) -> u64 {
+        self.records.values().filter(|r| !r.new).count() as u64
+    }
+
+    /// Distinct judged signatures that lead to findings.
+    pub fn signatures(&self) -> u64 {
+        self.routes.values().filter(|r| matches!(r, Route::Finding(_))).count() as u64
+    }
+
+    /// Count `hits` mismatches of `m`'s signature. The first time a signature is met, resolve
+    /// it, and if its finding is new, minimize `m`'s case and write the reproducer.
+    pub fn handle(
+        &mut self,
+        engine: &mut dyn Engine,
+        job: &Job,
+        m: &Mismatch,
+        hits: u64,
+        cases_before: u64,
+    ) -> Result<Handled<'_>> {
+        let explained_so_far = match self.routes.get(&m.signature) {
+            Some(Route::Finding(key)) => {
+                if let Some(r) = self.records.get_mut(key) {
+                    r.hits += hits;
+                }
+                return Ok(Handled::Finding(None));
+            }
+            Some(Route::Explained(n)) if *n >= EXPLAIN_CHECKS => return Ok(Handled::Explained),
+            Some(Route::Explained(n)) => *n,
+            None => 0,
+        };
+        let original = Case { program: job.program.clone(), inputs: job.case(m.case).to_vec() };
+        let resolution = if self.trace || job.trace {
+            Resolution::Root(m.signature.clone())
+        } else {
+            self.resolve(engine, &original, m)
+        };
+        let (sig, trace) = match resolution {
+            Resolution::Root(s) => (s, true),
+            Resolution::EndToEnd => (m.signature.clone(), false),
+            Resolution::Explained => {
+                self.routes.insert(m.signature.clone(), Route::Explained(explained_so_far + 1));
+                return Ok(Handled::Explained);
+            }
+        };
+        let key = sig.key();
+        self.routes.insert(m.signature.clone(), Route::Finding(key.clone()));
+        if let Some(r) = self.records.get_mut(&key) {
+            r.hits += hits;
+            return Ok(Handled::Finding(None));
+        }
+        let copts = self.copts.clone();
+        let min = minimize(original.clone(), &self.limits, |cands| probe(engine, cands, trace, &copts, &sig));
+        let case = min.case;
+        // The reproducer records the outputs (not the trace) as the target gives them.
+        let out = engine.run(&[Job::new(&case.program, &case.inputs, false)]).pop();
+        let actual = match out {
+            Some(Ok(o)) => o.case(0)[..case.program.outputs().len()].to_vec(),
+            // The target gave results a moment ago; record the reference's if it now faults.
+            _ => case.program.run(&case.inputs)?.iter().map(|e| e.primary_bits()).collect(),
+        };
+        let info = engine.info();
+        let meta = Provenance {
+            signature: key.clone(),
+            class: sig.class.name().to_string(),
+            target: info.name.clone(),
+            device: info.device.clone(),
+            sm: self.sm,
+            found_after_cases: cases_before + m.case as u64 + 1,
+            original: Some(original),
+            probes: min.probes,
+            steps: min.steps,
+        };
+        let r = Reproducer::new(&case, &actual, meta)?;
+        let folder = self.out.join(&key);
+        let new = !folder.exists();
+        if new {
+            repro::write_dir(&folder, &r)?;
+        }
+        let record = Record {
+            key: key.clone(),
+            class: r.class.clone(),
+            folder,
+            hits,
+            new,
+            instructions: case.program.body().len(),
+            found_after_cases: r.found_after_cases,
+            probes: min.probes,
+        };
+        self.records.insert(key.clone(), record);
+        Ok(Handled::Finding(self.records.get(&key).filter(|r| r.new)))
+    }
+
+    /// Run `case` in trace mode (see [`Resolution`]). An engine that cannot trace the case
+    /// leaves the end-to-end signature.
+    fn resolve(&self, engine: &mut dyn Engine, case: &Case, m: &Mismatch) -> Resolution {
+        let job = Job::new(&case.program, &case.inputs, true);
+        if !engine.supports(&case.program) {
+            return Resolution::EndToEnd;
+        }
+        let Some(Ok(out)) = engine.run(&[job]).pop() else { return Resolution::EndToEnd };
+        let Ok(v) = compare::check(&job, &out, &self.copts) else { return Resolution::EndToEnd };
+        if let Some(root) = v.mismatches.iter().min_by_key(|m| m.instr_index.unwrap_or(usize::MAX)) {
+            return Resolution::Root(root.signature.clone());
+        }
+        if out.case(0)[m.slot] == m.got {
+            Resolution::Explained
+        } else {
+            Resolution::EndToEnd
+        }
+    }
+}
+
+/// The minimization oracle: run the candidates on the target (one case each, all in one
+/// call) and say which still give a mismatch with signature `sig`.
+fn probe(engine: &mut dyn Engine, cands: &[Case], trace: bool, copts: &CompareOptions, sig: &Signature) -> Vec<bool> {
+    let mut verdict = vec![false; cands.len()];
+    let idx: Vec<usize> = (0..cands.len()).filter(|&i| engine.supports(&cands[i].program)).collect();
+    let jobs: Vec<Job> = idx.iter().map(|&i| Job::new(&cands[i].program, &cands[i].inputs, trace)).collect();
+    if jobs.is_empty() {
+        return verdict;
+    }
+    for ((&i, job), out) in idx.iter().zip(&jobs).zip(engine.run(&jobs)) {
+        verdict[i] = out
+            .ok()
+            .and_then(|o| compare::check(job, &o, copts).ok())
+            .is_some_and(|v| v.signatures.contains_key(sig));
+    }
+    verdict
+}

@@ -1,0 +1,408 @@
+//! `ptxfuzz campaign`: generate programs and cases, run them on a target, compare every
+//! result with the reference, and keep each new disagreement as a minimized reproducer.
+//!
+//! Pipeline: a source thread ([`source`]) fills a bounded queue with batches (a corpus first
+//! when given, then random programs); the main thread runs each batch on the target, judges it
+//! (`crate::compare`), and hands each new signature to [`findings`], which resolves,
+//! minimizes and writes it at once. Memory stays flat: the queue is bounded, findings go to
+//! disk as found, and only per-signature counters are kept.
+//!
+//! `--out` gets one folder per finding, `stats.jsonl` (a JSON line per `--stats-every`
+//! seconds) and `summary.json` (at the end). SIGINT/SIGTERM end the campaign after the batch
+//! in flight, with the summary written; a second SIGINT exits at once (nothing found is lost:
+//! findings are on disk already).
+
+pub mod findings;
+pub mod source;
+pub mod stats;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use ptx::gen::{GenConfig, Generator};
+use ptx::isa::{Opcode, Type};
+use serde::Serialize;
+
+use crate::compare::{self, CompareOptions};
+use crate::minimize::Limits;
+use crate::oracles::{engine, open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Job};
+use findings::{Findings, Handled, Record};
+use source::{Batch, SourceConfig};
+use stats::{Meter, StatsLog, Totals};
+
+/// Run a differential-testing campaign against a target.
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Findings: --out/SIGNATURE/ holds repro.json, repro.ptx and repro.cu (re-run \
+with `ptxfuzz repro --out/SIGNATURE`); --out/stats.jsonl gets a stats line every minute, \
+--out/summary.json the summary at the end. A folder already in --out is a known finding: \
+it is counted, not rewritten.\n\n\
+Ctrl-C (SIGINT) or SIGTERM finish the batch in flight and write the summary; a second Ctrl-C \
+exits at once.\n\n\
+Examples:\n  ptxfuzz campaign --target host --seconds 30\n  \
+ptxfuzz campaign --target cuda --sm 90 --families add,fma,rcp --seconds 600\n  \
+ptxfuzz campaign --target 'exec:my-emulator --serve' --cases 1000000 --trace")]
+pub struct CampaignArgs {
+    /// Engine under test: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first
+    /// GPU if a driver and a device are there, else the host FPU.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Stop after this many seconds (default: run until interrupted).
+    #[arg(long, conflicts_with = "cases")]
+    pub seconds: Option<f64>,
+    /// Stop after this many cases.
+    #[arg(long)]
+    pub cases: Option<u64>,
+    /// Seed of the program and case generator: the same seed gives the same programs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// sm_XX to generate for (only forms that exist there) and, on cuda, to compile for.
+    /// Default: the GPU's own, else 90.
+    #[arg(long)]
+    pub sm: Option<u32>,
+    /// Opcodes to generate (comma-separated PTX names: add,fma,rcp,...). Default: all, or on
+    /// the host target the ones it implements (add,sub,mul,fma,div,sqrt,rcp).
+    #[arg(long, value_delimiter = ',')]
+    pub families: Vec<String>,
+    /// Instruction types to generate (f16,f16x2,bf16,bf16x2,f32,f32x2,f64). Default: all
+    /// (host: f32,f64).
+    #[arg(long, value_delimiter = ',')]
+    pub types: Vec<String>,
+    /// Trace mode: check every instruction against the expectation from the target's own
+    /// inputs to it (default: end to end, outputs only, where compiler effects show).
+    #[arg(long)]
+    pub trace: bool,
+    /// Replay this folder first: files of the `explore` fuzz target's corpus (raw bytes that
+    /// ptx::gen decodes), program JSON files or repro.json files. Without --seconds/--cases
+    /// the campaign ends after the corpus.
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Where findings, stats.jsonl and summary.json go.
+    #[arg(long, default_value = "findings")]
+    pub out: PathBuf,
+    /// A GenConfig JSON file (see ptx::gen::config) instead of the defaults; --sm, --families
+    /// and --types still override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Generate only IEEE-rounded forms (no .approx/.full, sin, cos, lg2, ex2, tanh, rsqrt).
+    #[arg(long)]
+    pub exact_only: bool,
+    /// Generate unrounded mul + add/sub pairs that ptxas may contract into fma.
+    #[arg(long)]
+    pub contraction: bool,
+    /// Random cases per program.
+    #[arg(long, default_value_t = 1024)]
+    pub cases_per_program: usize,
+    /// Cases per batch handed to the target (default: the engine's preferred batch size).
+    #[arg(long)]
+    pub batch_cases: Option<usize>,
+    /// Seconds an engine may take for one batch before it is a timeout fault.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// Seconds between lines of --out/stats.jsonl.
+    #[arg(long, default_value_t = 60.0)]
+    pub stats_every: f64,
+    /// Candidates a minimization may probe.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_probes: usize,
+    /// No progress line (the summary is still printed).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// What `summary.json` holds.
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    pub target: &'a EngineInfo,
+    pub seed: u64,
+    pub mode: &'static str,
+    pub elapsed_s: f64,
+    pub cases_per_s: f64,
+    pub programs_per_s: f64,
+    pub interrupted: bool,
+    pub config: &'a GenConfig,
+    pub totals: &'a Totals,
+    pub findings: Vec<&'a Record>,
+}
+
+pub fn run(args: CampaignArgs) -> Result<()> {
+    let spec: EngineSpec = match &args.target {
+        Some(t) => t.parse()?,
+        None => engine::default_target(),
+    };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    let cfg = gen_config(&args, &spec, target.info())?;
+    let gen = Generator::new(cfg.clone())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // The second SIGINT/SIGTERM exits at once (the flag is already set by then).
+        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    let copts = CompareOptions { sm: target.info().sm, ..CompareOptions::default() };
+    let mut findings =
+        Findings::open(&args.out, Limits { max_probes: args.max_probes }, copts.clone(), args.trace, cfg.sm)?;
+    let corpus = match &args.corpus {
+        Some(dir) => source::corpus_files(dir)?,
+        None => Vec::new(),
+    };
+    let unlimited = args.seconds.is_none() && args.cases.is_none();
+    let src_cfg = SourceConfig {
+        seed: args.seed,
+        cases_per_program: args.cases_per_program,
+        cases_per_batch: args.batch_cases.unwrap_or_else(|| target.preferred_cases()).max(1),
+        random: !(args.corpus.is_some() && unlimited),
+        corpus,
+        max_cases: args.cases,
+    };
+    let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
+    eprintln!(
+        "campaign: target {}; seed {}; {} mode; sm_{}; {} form(s); findings in {}",
+        target.info(),
+        args.seed,
+        if args.trace { "trace" } else { "end-to-end" },
+        cfg.sm,
+        gen.forms().count(),
+        args.out.display()
+    );
+    let (rx, source) = source::spawn(gen, src_cfg, stop.clone());
+    let deadline = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let mut totals = Totals { findings_known: findings.known_count(), ..Totals::default() };
+    let meter = Meter::new();
+    let mut window = Meter::new();
+    let mut last_progress = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let progress_every = if tty { 0.5 } else { 10.0 };
+    let mut result = Ok(());
+    loop {
+        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let batch = match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(b) => b,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        if let Err(e) = run_batch(&mut *target, &batch, &copts, args.trace, &mut findings, &mut totals) {
+            result = Err(e);
+            break;
+        }
+        totals.signatures = findings.signatures();
+        totals.findings_new = findings.new_count();
+        log.tick(meter.elapsed(), &totals, false)?;
+        if !args.quiet && last_progress.elapsed().as_secs_f64() >= progress_every {
+            last_progress = Instant::now();
+            let (c, p) = window.window(&totals);
+            let line = stats::progress_line(meter.elapsed(), &totals, c, p);
+            if tty {
+                eprint!("\r{line}\x1b[K");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    stop.store(true, Ordering::Relaxed);
+    drop(rx);
+    let report = source.join().unwrap_or_default();
+    if tty && !args.quiet {
+        eprintln!();
+    }
+    totals.signatures = findings.signatures();
+    totals.findings_new = findings.new_count();
+    log.tick(meter.elapsed(), &totals, true)?;
+    let elapsed = meter.elapsed();
+    let summary = Summary {
+        target: target.info(),
+        seed: args.seed,
+        mode: if args.trace { "trace" } else { "end-to-end" },
+        elapsed_s: elapsed,
+        cases_per_s: totals.cases as f64 / elapsed.max(1e-9),
+        programs_per_s: totals.programs as f64 / elapsed.max(1e-9),
+        interrupted,
+        config: &cfg,
+        totals: &totals,
+        findings: findings.records().collect(),
+    };
+    let json = serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n";
+    crate::repro::replace_synced(&args.out.join("summary.json"), json.as_bytes())?;
+    print_summary(&summary, &args, report.corpus_files, report.corpus_undecodable);
+    result
+}
+
+/// Run one batch on the target and judge it.
+fn run_batch(
+    target: &mut dyn Engine,
+    batch: &Batch,
+    copts: &CompareOptions,
+    trace: bool,
+    findings: &mut Findings,
+    totals: &mut Totals,
+) -> Result<()> {
+    let mut jobs = Vec::with_capacity(batch.items.len());
+    for item in &batch.items {
+        if target.supports(&item.program) {
+            jobs.push(Job::new(&item.program, &item.cases, trace));
+        } else {
+            totals.unsupported += 1;
+        }
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let results = target.run(&jobs);
+    for (job, r) in jobs.iter().zip(results) {
+        totals.programs += 1;
+        let verdicts = match r.and_then(|out| compare::check(job, &out, copts)) {
+            Ok(v) => v,
+            Err(f) => {
+                totals.fault(&f);
+                continue;
+            }
+        };
+        let cases_before = totals.cases;
+        totals.add(&verdicts);
+        // The first kept mismatch of each signature stands for all of them.
+        let mut seen = std::collections::HashSet::new();
+        for m in &verdicts.mismatches {
+            if seen.insert(&m.signature) {
+                let hits = verdicts.signatures.get(&m.signature).copied().unwrap_or(1);
+                match findings.handle(target, job, m, hits, cases_before)? {
+                    Handled::Explained => totals.explained += hits,
+                    Handled::Finding(None) => totals.mismatches += hits,
+                    Handled::Finding(Some(rec)) => {
+                        totals.mismatches += hits;
+                        eprintln!(
+                        "\nnew finding: {} ({} instruction(s), after {} cases) -> {}",
+                        rec.key,
+                        rec.instructions,
+                        rec.found_after_cases,
+                        rec.folder.display()
+                    );
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The generator config: --config or the defaults (approximate forms on: issue 4's model
+/// judges them), restricted by --sm, --families, --types, and for the host target to what
+/// its FPU implements unless the user chose.
+fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
+    let mut cfg = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            serde_json::from_str(&text).with_context(|| format!("{} is not a GenConfig", path.display()))?
+        }
+        None => GenConfig { approximate: true, ..GenConfig::default() },
+    };
+    if let Some(sm) = args.sm.or(info.sm) {
+        cfg.sm = sm;
+        let need = ptx::kernel::min_ptx_for_sm(sm).with_context(|| format!("sm_{sm} is not a target ptxfuzz knows"))?;
+        cfg.ptx = cfg.ptx.max(need);
+    }
+    let host_defaults = *spec == EngineSpec::Host && args.config.is_none();
+    if !args.families.is_empty() {
+        cfg.opcodes = args
+            .families
+            .iter()
+            .map(|f| Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use PTX opcode names such as add, fma, rcp, testp")))
+            .collect::<Result<_>>()?;
+    } else if host_defaults {
+        cfg.opcodes = vec![Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::Fma, Opcode::Div, Opcode::Sqrt, Opcode::Rcp];
+    }
+    if !args.types.is_empty() {
+        cfg.types = args
+            .types
+            .iter()
+            .map(|t| Type::from_name(t).with_context(|| format!("unknown type '{t}': use f16, f16x2, bf16, bf16x2, f32, f32x2 or f64")))
+            .collect::<Result<_>>()?;
+    } else if host_defaults {
+        cfg.types = vec![Type::F32, Type::F64];
+    }
+    if host_defaults {
+        // The host FPU has no .ftz, .sat or approximate forms (oracles::diff_host).
+        cfg.ftz_share = 0.0;
+        cfg.sat_share = 0.0;
+        cfg.approximate = false;
+    }
+    if args.exact_only {
+        cfg.approximate = false;
+    }
+    if args.contraction {
+        cfg.contraction = true;
+    }
+    if cfg.opcodes.is_empty() || cfg.types.is_empty() {
+        bail!("nothing to generate: --families and --types must not be empty");
+    }
+    Ok(cfg)
+}
+
+fn print_summary(s: &Summary, args: &CampaignArgs, corpus_files: usize, undecodable: usize) {
+    let t = s.totals;
+    println!(
+        "campaign {}: {:.1} s, {} mode, seed {}{}",
+        s.target.name,
+        s.elapsed_s,
+        s.mode,
+        s.seed,
+        if s.interrupted { " (interrupted)" } else { "" }
+    );
+    println!("  target: {}", s.target);
+    println!(
+        "  {} cases ({}cases/s), {} programs ({}programs/s), {} results ({:.2}% on the fast path)",
+        t.cases,
+        stats::si(s.cases_per_s),
+        t.programs,
+        stats::si(s.programs_per_s),
+        t.results,
+        100.0 * t.fast as f64 / t.results.max(1) as f64
+    );
+    if corpus_files > 0 {
+        println!("  corpus: {corpus_files} file(s) replayed ({undecodable} undecodable)");
+    }
+    if t.unsupported > 0 {
+        println!("  {} program(s) skipped: the target does not support them", t.unsupported);
+    }
+    if t.fault_count() > 0 {
+        let kinds: Vec<String> = t.faults.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("  engine faults (not findings): {}", kinds.join(", "));
+        if let Some(m) = &t.last_fault {
+            println!("    last: {m}");
+        }
+    }
+    if t.explained > 0 {
+        println!(
+            "  {} end-to-end difference(s) explained by allowed results upstream (right instruction by instruction; not findings)",
+            t.explained
+        );
+    }
+    println!(
+        "  {} mismatches, {} signature(s); findings: {} new, {} known (in {})",
+        t.mismatches,
+        t.signatures,
+        t.findings_new,
+        t.findings_known,
+        args.out.display()
+    );
+    for r in &s.findings {
+        if r.new || r.hits > 0 {
+            println!(
+                "    {} {}: {} mismatch(es), {} instruction(s){}",
+                if r.new { "NEW  " } else { "known" },
+                r.key,
+                r.hits,
+                r.instructions,
+                if r.new { format!(", found after {} cases", r.found_after_cases) } else { String::new() }
+            );
+        }
+    }
+}

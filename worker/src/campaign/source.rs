@@ -1,0 +1,354 @@
+//! Where a campaign's programs and cases come from: a corpus replayed first (when given),
+//! then random programs from `ptx::gen`, produced on their own thread into a bounded queue.
+//!
+//! Randomness is a SplitMix64 stream seeded by `--seed`, turned into the byte streams
+//! `ptx::gen` reads, so a seed always gives the same programs and cases.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use arbitrary::Unstructured;
+use ptx::gen::Generator;
+use ptx::program::Program;
+
+use crate::repro::Reproducer;
+
+/// Batches the source may run ahead of the engine (memory stays flat whatever the speeds).
+pub const QUEUE: usize = 2;
+
+/// Random bytes per generated input value (the biased operand generator reads a few).
+const BYTES_PER_VALUE: usize = 12;
+
+/// One program and its cases (flat: `program.inputs().len()` values per case).
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub program: Program,
+    pub cases: Vec<u64>,
+    /// The corpus file it came from, if any.
+    pub origin: Option<PathBuf>,
+}
+
+/// Programs whose cases add up to about the batch size.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub items: Vec<Item>,
+}
+
+impl Batch {
+    pub fn cases(&self) -> u64 {
+        self.items.iter().map(|i| (i.cases.len() / i.program.inputs().len().max(1)) as u64).sum()
+    }
+}
+
+/// How the source produces.
+#[derive(Clone, Debug)]
+pub struct SourceConfig {
+    pub seed: u64,
+    /// Cases per random program.
+    pub cases_per_program: usize,
+    /// Cases per batch (programs are added until it is reached).
+    pub cases_per_batch: usize,
+    /// Corpus files, replayed first.
+    pub corpus: Vec<PathBuf>,
+    /// Go on with random programs after the corpus.
+    pub random: bool,
+    /// Stop after this many cases in all.
+    pub max_cases: Option<u64>,
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to drive a generator.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x5851_f42d_4c95_7f2d)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Fill `buf` with random bytes.
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(8) {
+            let v = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    }
+}
+
+/// The files of a corpus folder, sorted by name (hidden files skipped).
+pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("cannot read corpus folder {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Decode one corpus file: a ptxfuzz reproducer (its case), a program in JSON (random
+/// cases), or else raw bytes of the `explore` fuzz target, which `ptx::gen` decodes as the
+/// fuzz target does: a program from the stream, then its case from the rest of the same
+/// stream (`Generator::program`, then `Generator::case`; this is `ptx::gen::from_bytes`).
+pub fn decode(gen: &Generator, bytes: &[u8]) -> Option<(Program, Vec<u64>)> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let t = text.trim_start();
+        if t.starts_with('{') {
+            if let Ok(r) = serde_json::from_str::<Reproducer>(t) {
+                return r.case().ok().map(|c| (c.program, c.inputs));
+            }
+            if let Ok(p) = Program::from_json(t) {
+                let mut u = Unstructured::new(&[]);
+                let case = gen.case(&mut u, &p).ok()?;
+                return Some((p, case));
+            }
+        }
+    }
+    let mut u = Unstructured::new(bytes);
+    let p = gen.program(&mut u).ok()?;
+    let case = gen.case(&mut u, &p).ok()?;
+    Some((p, case))
+}
+
+/// Fewest cases per program drawn from the generator itself before mixing.
+const MIN_BASE: usize = 64;
+
+/// `n` random cases for `p`, appended to `out`. A quarter (at least [`MIN_BASE`]) come from
+/// the generator as they are, with their relations between inputs (equal, negated, one ulp
+/// apart); the rest combine inputs of those cases column by column (input `j` of a random
+/// base case for every `j`), which meets more pairs of special values and costs a fraction
+/// of generating (the biased generator is the campaign's most expensive step per case).
+pub fn random_cases(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, buf: &mut Vec<u8>, out: &mut Vec<u64>) {
+    let k = p.inputs().len();
+    let base = n.min(MIN_BASE.max(n / 4));
+    buf.resize(base * k * BYTES_PER_VALUE, 0);
+    rng.fill(buf);
+    let mut u = Unstructured::new(buf);
+    let start = out.len();
+    for _ in 0..base {
+        // An exhausted stream gives the plainest values, never an error.
+        let _ = gen.case_into(&mut u, p, out);
+    }
+    out.reserve((n - base) * k);
+    for _ in base..n {
+        let mut bits = rng.next_u64();
+        for j in 0..k {
+            if j % 4 == 0 && j > 0 {
+                bits = rng.next_u64();
+            }
+            // 16 random bits per pick: the bias toward low rows is below 2^-16 * base.
+            let row = ((bits & 0xffff) as usize * base) >> 16;
+            bits >>= 16;
+            out.push(out[start + row * k + j]);
+        }
+    }
+}
+
+/// Start the source thread. It stops when `stop` is set, the receiver is dropped, the case
+/// budget is spent or (without `random`) the corpus is done.
+pub fn spawn(gen: Generator, cfg: SourceConfig, stop: Arc<AtomicBool>) -> (Receiver<Batch>, JoinHandle<SourceReport>) {
+    let (tx, rx) = sync_channel(QUEUE);
+    let h = std::thread::Builder::new()
+        .name("ptxfuzz-source".into())
+        .spawn(move || produce(&gen, &cfg, &stop, &tx))
+        .expect("cannot start the source thread");
+    (rx, h)
+}
+
+/// What the source did.
+#[derive(Clone, Debug, Default)]
+pub struct SourceReport {
+    pub corpus_files: usize,
+    pub corpus_undecodable: usize,
+}
+
+fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSender<Batch>) -> SourceReport {
+    let mut rng = Rng::new(cfg.seed);
+    let mut report = SourceReport::default();
+    let mut budget = cfg.max_cases.unwrap_or(u64::MAX);
+    let mut buf = Vec::new();
+    let mut batch = Batch::default();
+    let mut batch_cases = 0usize;
+    let per_program = cfg.cases_per_program.max(1);
+    let send = |batch: &mut Batch, batch_cases: &mut usize| -> bool {
+        *batch_cases = 0;
+        stop.load(Ordering::Relaxed) || tx.send(std::mem::take(batch)).is_err()
+    };
+    let mut files = cfg.corpus.iter();
+    loop {
+        if stop.load(Ordering::Relaxed) || budget == 0 {
+            break;
+        }
+        let item = if let Some(path) = files.next() {
+            report.corpus_files += 1;
+            let Some((program, case)) = fs::read(path).ok().and_then(|b| decode(gen, &b)) else {
+                report.corpus_undecodable += 1;
+                continue;
+            };
+            // The corpus case first, then random cases for the same program.
+            let mut cases = case;
+            let more = per_program.saturating_sub(1).min(budget.saturating_sub(1) as usize);
+            random_cases(gen, &mut rng, &program, more, &mut buf, &mut cases);
+            Item { program, cases, origin: Some(path.clone()) }
+        } else if cfg.random {
+            let mut bytes = [0u8; 256];
+            rng.fill(&mut bytes);
+            let Ok(program) = gen.program(&mut Unstructured::new(&bytes)) else { continue };
+            let n = (per_program as u64).min(budget) as usize;
+            let mut cases = Vec::with_capacity(n * program.inputs().len());
+            random_cases(gen, &mut rng, &program, n, &mut buf, &mut cases);
+            Item { program, cases, origin: None }
+        } else {
+            break;
+        };
+        let n = item.cases.len() / item.program.inputs().len().max(1);
+        budget = budget.saturating_sub(n as u64);
+        batch_cases += n;
+        batch.items.push(item);
+        if batch_cases >= cfg.cases_per_batch && send(&mut batch, &mut batch_cases) {
+            return report;
+        }
+    }
+    if !batch.items.is_empty() {
+        let _ = send(&mut batch, &mut batch_cases);
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx::gen::GenConfig;
+
+    fn gen() -> Generator {
+        Generator::new(GenConfig::default()).unwrap()
+    }
+
+    fn collect(cfg: SourceConfig) -> Vec<Batch> {
+        let (rx, h) = spawn(gen(), cfg, Arc::new(AtomicBool::new(false)));
+        let v: Vec<Batch> = rx.iter().collect();
+        h.join().unwrap();
+        v
+    }
+
+    fn cfg(seed: u64, max_cases: u64) -> SourceConfig {
+        SourceConfig {
+            seed,
+            cases_per_program: 100,
+            cases_per_batch: 1000,
+            corpus: vec![],
+            random: true,
+            max_cases: Some(max_cases),
+        }
+    }
+
+    #[test]
+    fn same_seed_same_programs_and_cases() {
+        let a = collect(cfg(7, 2500));
+        let b = collect(cfg(7, 2500));
+        let c = collect(cfg(8, 2500));
+        let flat = |v: &[Batch]| v.iter().flat_map(|b| b.items.iter().map(|i| (i.program.to_string(), i.cases.clone()))).collect::<Vec<_>>();
+        assert_eq!(flat(&a), flat(&b));
+        assert_ne!(flat(&a), flat(&c));
+    }
+
+    #[test]
+    fn case_budget_is_exact_and_batches_are_bounded() {
+        let v = collect(cfg(1, 2550));
+        assert_eq!(v.iter().map(Batch::cases).sum::<u64>(), 2550);
+        assert!(v.iter().all(|b| b.cases() <= 1000 + 100));
+        for item in v.iter().flat_map(|b| &b.items) {
+            let k = item.program.inputs().len();
+            assert_eq!(item.cases.len() % k, 0);
+            for case in item.cases.chunks(k) {
+                item.program.run(case).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn corpus_files_decode_as_reproducer_program_json_or_fuzz_bytes() {
+        let g = gen();
+        let raw = [7u8; 40];
+        let (p, case) = decode(&g, &raw).unwrap();
+        let mut u = Unstructured::new(&raw);
+        assert_eq!(p, g.program(&mut u).unwrap());
+        assert_eq!(case, g.case(&mut u, &p).unwrap());
+        let json = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap().to_json();
+        let (q, case) = decode(&g, json.as_bytes()).unwrap();
+        assert_eq!(q.to_json(), json);
+        assert_eq!(case.len(), 1);
+        assert!(decode(&g, &[]).is_some(), "the empty stream is a program too");
+    }
+
+    #[test]
+    fn corpus_only_stops_after_the_corpus() {
+        let dir = std::env::temp_dir().join(format!("ptxfuzz-corpus-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        for i in 0..3u8 {
+            fs::write(dir.join(format!("c{i}")), [i; 30]).unwrap();
+        }
+        let files = corpus_files(&dir).unwrap();
+        assert_eq!(files.len(), 3);
+        let v = collect(SourceConfig { corpus: files, random: false, max_cases: None, ..cfg(1, 0) });
+        let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
+        assert_eq!(items.len(), 3);
+        assert!(items.iter().all(|i| i.origin.is_some() && i.cases.len() / i.program.inputs().len() == 100));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn stop_flag_ends_the_source() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (rx, h) = spawn(gen(), SourceConfig { max_cases: None, ..cfg(1, 0) }, stop.clone());
+        let _ = rx.recv().unwrap();
+        stop.store(true, Ordering::Relaxed);
+        drop(rx);
+        h.join().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod bench {
+    use super::*;
+    use ptx::gen::GenConfig;
+
+    /// `cargo test --release -p worker source_throughput -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn source_throughput() {
+        for cfg in [GenConfig::default(), GenConfig { opcodes: vec![ptx::isa::Opcode::Add], types: vec![ptx::isa::Type::F32], ..GenConfig::default() }] {
+            let g = Generator::new(cfg).unwrap();
+            let mut rng = Rng::new(1);
+            let (mut buf, mut out) = (Vec::new(), Vec::new());
+            let t = std::time::Instant::now();
+            let mut n = 0;
+            let mut progs = 0;
+            while t.elapsed().as_secs_f64() < 2.0 {
+                let mut bytes = [0u8; 256];
+                rng.fill(&mut bytes);
+                let p = g.program(&mut Unstructured::new(&bytes)).unwrap();
+                out.clear();
+                random_cases(&g, &mut rng, &p, 1024, &mut buf, &mut out);
+                n += 1024;
+                progs += 1;
+            }
+            let s = t.elapsed().as_secs_f64();
+            eprintln!("{:.2} M cases/s, {:.0} programs/s", n as f64 / s / 1e6, progs as f64 / s);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Campaign counters: the progress line, the minute-by-minute JSON stats log, the summary.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::compare::Verdicts;
+use crate::oracles::EngineFault;
+
+/// Running totals.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Totals {
+    /// Cases judged (a faulted job's cases are not).
+    pub cases: u64,
+    /// Programs run (judged or faulted).
+    pub programs: u64,
+    /// Result slots judged.
+    pub results: u64,
+    /// Results equal to the reference's primary result.
+    pub fast: u64,
+    /// Results not allowed (that lead to findings).
+    pub mismatches: u64,
+    /// End-to-end differences explained by allowed results upstream (not findings).
+    pub explained: u64,
+    /// Programs the target does not support (not run).
+    pub unsupported: u64,
+    /// Faulted jobs per fault kind.
+    pub faults: BTreeMap<String, u64>,
+    /// The last fault's message (shown in the progress line).
+    pub last_fault: Option<String>,
+    /// Distinct mismatch signatures met (as judged; see the summary for findings).
+    pub signatures: u64,
+    /// Finding folders: written this run, and known from earlier runs.
+    pub findings_new: u64,
+    pub findings_known: u64,
+}
+
+impl Totals {
+    pub fn add(&mut self, v: &Verdicts) {
+        self.cases += v.cases;
+        self.results += v.results;
+        self.fast += v.fast;
+    }
+
+    pub fn fault(&mut self, f: &EngineFault) {
+        *self.faults.entry(f.kind().to_string()).or_insert(0) += 1;
+        let mut msg = f.to_string();
+        if msg.len() > 160 {
+            let mut cut = 157;
+            while !msg.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            msg.truncate(cut);
+            msg.push_str("...");
+        }
+        self.last_fault = Some(msg);
+    }
+
+    pub fn fault_count(&self) -> u64 {
+        self.faults.values().sum()
+    }
+}
+
+/// Rates since the start and over the last window.
+#[derive(Debug)]
+pub struct Meter {
+    start: Instant,
+    window_start: Instant,
+    window_cases: u64,
+    window_programs: u64,
+}
+
+impl Meter {
+    pub fn new() -> Meter {
+        let now = Instant::now();
+        Meter { start: now, window_start: now, window_cases: 0, window_programs: 0 }
+    }
+
+    pub fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// `(cases/s, programs/s)` since the last call (overall on the first).
+    pub fn window(&mut self, t: &Totals) -> (f64, f64) {
+        let dt = self.window_start.elapsed().as_secs_f64().max(1e-9);
+        let r = ((t.cases - self.window_cases) as f64 / dt, (t.programs - self.window_programs) as f64 / dt);
+        self.window_start = Instant::now();
+        self.window_cases = t.cases;
+        self.window_programs = t.programs;
+        r
+    }
+}
+
+impl Default for Meter {
+    fn default() -> Meter {
+        Meter::new()
+    }
+}
+
+/// `1.23 M`, `456 k`, `789`.
+pub fn si(v: f64) -> String {
+    if v >= 1e9 {
+        format!("{:.2} G", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.2} M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1} k", v / 1e3)
+    } else {
+        format!("{v:.0} ")
+    }
+}
+
+/// The progress line.
+pub fn progress_line(elapsed: f64, t: &Totals, cases_per_s: f64, programs_per_s: f64) -> String {
+    let mut s = format!(
+        "[{elapsed:7.1} s] {}cases ({}cases/s)  {}programs ({}programs/s)  {} findings  {} signatures",
+        si(t.cases as f64),
+        si(cases_per_s),
+        si(t.programs as f64),
+        si(programs_per_s),
+        t.findings_new + t.findings_known,
+        t.signatures,
+    );
+    let faults = t.fault_count();
+    if faults > 0 {
+        s.push_str(&format!("  {faults} faults"));
+    }
+    if t.unsupported > 0 {
+        s.push_str(&format!("  {} unsupported", t.unsupported));
+    }
+    s
+}
+
+/// One line of `stats.jsonl`.
+#[derive(Serialize)]
+struct StatsLine<'a> {
+    /// Seconds since the Unix epoch.
+    time: u64,
+    elapsed_s: f64,
+    cases_per_s: f64,
+    programs_per_s: f64,
+    /// Resident memory (kB, from /proc/self/status), to watch that it stays flat.
+    rss_kb: Option<u64>,
+    #[serde(flatten)]
+    totals: &'a Totals,
+}
+
+/// Appends a stats line per interval to `stats.jsonl`, fsync'ed.
+pub struct StatsLog {
+    file: File,
+    meter: Meter,
+    last: Instant,
+    every: f64,
+}
+
+impl StatsLog {
+    pub fn open(path: &Path, every: f64) -> Result<StatsLog> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        Ok(StatsLog { file, meter: Meter::new(), last: Instant::now(), every })
+    }
+
+    /// Write a line if the interval has passed (or `force`).
+    pub fn tick(&mut self, elapsed: f64, t: &Totals, force: bool) -> Result<()> {
+        if !force && self.last.elapsed().as_secs_f64() < self.every {
+            return Ok(());
+        }
+        self.last = Instant::now();
+        let (c, p) = self.meter.window(t);
+        let line = StatsLine {
+            time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+            elapsed_s: (elapsed * 10.0).round() / 10.0,
+            cases_per_s: c.round(),
+            programs_per_s: p.round(),
+            rss_kb: rss_kb(),
+            totals: t,
+        };
+        let text = serde_json::to_string(&line).expect("stats serialise") + "\n";
+        self.file.write_all(text.as_bytes()).and_then(|_| self.file.sync_data()).context("cannot write stats.jsonl")
+    }
+}
+
+/// VmRSS of this process in kB (Linux), or `None`.
+pub fn rss_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_line_shows_rates_findings_and_faults() {
+        let mut t = Totals { cases: 12_345_678, programs: 4000, signatures: 3, findings_new: 2, ..Totals::default() };
+        let l = progress_line(10.0, &t, 1_234_567.0, 400.0);
+        assert!(l.contains("12.35 M"), "{l}");
+        assert!(l.contains("1.23 Mcases/s"), "{l}");
+        assert!(l.contains("2 findings  3 signatures"), "{l}");
+        assert!(!l.contains("faults"), "{l}");
+        t.fault(&EngineFault::Timeout { seconds: 1 });
+        assert!(progress_line(10.0, &t, 0.0, 0.0).contains("1 faults"));
+        assert_eq!(t.faults["timeout"], 1);
+    }
+
+    #[test]
+    fn stats_log_appends_json_lines() {
+        let path = std::env::temp_dir().join(format!("ptxfuzz-stats-test-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut log = StatsLog::open(&path, 3600.0).unwrap();
+        let t = Totals { cases: 5, ..Totals::default() };
+        log.tick(1.0, &t, false).unwrap();
+        log.tick(2.0, &t, true).unwrap();
+        log.tick(3.0, &t, true).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2, "the interval holds back unforced lines");
+        assert_eq!(lines[0]["cases"], 5);
+        assert!(lines[0]["faults"].is_object());
+        std::fs::remove_file(&path).unwrap();
+    }
+}

@@ -1,0 +1,320 @@
+//! Mismatch classes, and the classification of one disagreeing result: which rule the target
+//! seems to have broken. The rules are tried in the order of [`classify`]'s table, first match
+//! wins; each class names the most specific explanation that holds.
+
+use std::fmt;
+
+use ptx::format::{FpClass, Scalar};
+use ptx::interp::{self, Expectation, LaneExpectation, Outcome};
+use ptx::isa::{Clamp, Ftz, Instr, Precision};
+use ptx::Rounding;
+use serde::{Deserialize, Serialize};
+
+/// Why a result is not allowed. Stable names (they appear in signatures and folder names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MismatchClass {
+    /// A NaN where a number is required, or a number where only NaN is allowed.
+    NanVsNumber,
+    /// A NaN, but not one of the NaNs allowed (f64 payload rules, canonical NaNs).
+    NanPayload,
+    /// The right zero with the wrong sign.
+    SignedZero,
+    /// The result is what the instruction gives with `.ftz` toggled (flushed vs not).
+    Ftz,
+    /// The result is what the instruction gives without its `.sat`/`.relu`, or lies outside
+    /// the clamp's range.
+    Sat,
+    /// A number a few ulps off the exact result, or the result of another rounding mode.
+    Rounding,
+    /// An approximate result outside its documented error bound (by `excess` ulps).
+    BoundExceeded,
+    /// An approximate form whose special-case table fixes the result exactly, not followed.
+    SpecialCaseTable,
+    /// Anything else: a wrong number far from the right one, a wrong predicate.
+    Gross,
+}
+
+impl MismatchClass {
+    pub const ALL: [MismatchClass; 9] = [
+        MismatchClass::NanVsNumber,
+        MismatchClass::NanPayload,
+        MismatchClass::SignedZero,
+        MismatchClass::Ftz,
+        MismatchClass::Sat,
+        MismatchClass::Rounding,
+        MismatchClass::BoundExceeded,
+        MismatchClass::SpecialCaseTable,
+        MismatchClass::Gross,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MismatchClass::NanVsNumber => "nan-vs-number",
+            MismatchClass::NanPayload => "nan-payload",
+            MismatchClass::SignedZero => "signed-zero",
+            MismatchClass::Ftz => "ftz",
+            MismatchClass::Sat => "sat",
+            MismatchClass::Rounding => "rounding",
+            MismatchClass::BoundExceeded => "bound-exceeded",
+            MismatchClass::SpecialCaseTable => "special-case-table",
+            MismatchClass::Gross => "gross",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<MismatchClass> {
+        MismatchClass::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+impl fmt::Display for MismatchClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Largest distance (in ulps, from the primary result) still called `rounding` for an exact
+/// (IEEE-rounded) form: a correctly rounded result is off by at most 1 ulp in another mode,
+/// and a double rounding by at most 1 more. Farther is `gross`.
+pub const ROUNDING_MAX_ULPS: u64 = 2;
+
+/// The classification of one disagreeing register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Classified {
+    /// The first lane that disagrees (0 for scalars).
+    pub lane: usize,
+    pub class: MismatchClass,
+    /// `got - primary` in ulps on that lane (both zeros one value; infinity one past the
+    /// largest finite value); `None` when either is NaN or for a predicate.
+    pub ulps: Option<i64>,
+    /// `bound-exceeded`: ulps beyond the nearest end of the allowed range.
+    pub excess: Option<u64>,
+}
+
+/// Classify `got` (the whole register), which `expected` (the expectation of `instr` on
+/// `operands`) does not accept. Rules, first match wins:
+///
+/// | # | class | when |
+/// |---|-------|------|
+/// | 1 | ftz | `instr` with `.ftz` toggled (a legal form) accepts `got` |
+/// | 2 | sat | `instr` without its `.sat`/`.relu` accepts `got`, or `.sat` gave NaN or left [-0, 1] |
+/// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
+/// | 4 | nan-vs-number | `got` is NaN and only numbers are allowed, or a number and only NaN |
+/// | 5 | signed-zero | `got` is a zero and the other zero is allowed |
+/// | 6 | ftz | `got` is zero and the primary subnormal, or `got` subnormal and the primary zero |
+/// | 7 | special-case-table | `instr` approximate and the lane's expectation exact (a table row) |
+/// | 8 | bound-exceeded | `instr` approximate, `got` outside its range (`excess` ulps) |
+/// | 9 | rounding | another rounding mode accepts `got`, or it is within [`ROUNDING_MAX_ULPS`] |
+/// | 10 | gross | otherwise |
+pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation, got: u64) -> Classified {
+    let Some(scalar) = expected.scalar else {
+        return Classified { lane: 0, class: MismatchClass::Gross, ulps: None, excess: None };
+    };
+    let w = scalar.bits();
+    let lane_of = |bits: u64, i: usize| (bits >> (i as u32 * w)) & scalar.mask();
+    let lane = (0..expected.lanes.len())
+        .find(|&i| !lane_accepts(scalar, &expected.lanes[i], lane_of(got, i)))
+        .unwrap_or(0);
+    let l = &expected.lanes[lane];
+    let v = lane_of(got, lane);
+    let primary = lane_of(expected.primary_bits(), lane);
+    let ulps = (!scalar.is_nan(v) && !scalar.is_nan(primary)).then(|| value_key(scalar, v) - value_key(scalar, primary));
+    let out = |class, excess| Classified { lane, class, ulps, excess };
+
+    if let Some(instr) = instr {
+        // 1, 2: counterfactual forms, judged on the whole register.
+        let toggled = Instr { ftz: if instr.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..*instr };
+        if accepts_as(&toggled, operands, got) {
+            return out(MismatchClass::Ftz, None);
+        }
+        if instr.clamp != Clamp::None {
+            let unclamped = Instr { clamp: Clamp::None, ..*instr };
+            let outside = instr.clamp == Clamp::Sat && (scalar.is_nan(v) || !(-0.0..=1.0).contains(&scalar.to_f64(v)));
+            if outside || accepts_as(&unclamped, operands, got) {
+                return out(MismatchClass::Sat, None);
+            }
+        }
+    }
+    let outcomes = || std::iter::once(l.primary).chain(l.alternatives.iter().map(|(o, _)| *o));
+    let allows_nan = outcomes().any(|o| match o {
+        Outcome::AnyNan | Outcome::Unbounded { .. } => true,
+        Outcome::Bits(b) => scalar.is_nan(b),
+        Outcome::Range { .. } => false,
+    });
+    let allows_number = outcomes().any(|o| !matches!(o, Outcome::AnyNan) && !matches!(o, Outcome::Bits(b) if scalar.is_nan(b)));
+    let got_class = scalar.classify(v);
+    if got_class == FpClass::Nan {
+        return out(if allows_nan { MismatchClass::NanPayload } else { MismatchClass::NanVsNumber }, None);
+    }
+    if !allows_number {
+        return out(MismatchClass::NanVsNumber, None);
+    }
+    let sign = 1u64 << (w - 1);
+    if got_class == FpClass::Zero && lane_accepts(scalar, l, v ^ sign) {
+        return out(MismatchClass::SignedZero, None);
+    }
+    let primary_class = scalar.classify(primary);
+    if matches!((got_class, primary_class), (FpClass::Zero, FpClass::Subnormal) | (FpClass::Subnormal, FpClass::Zero)) {
+        return out(MismatchClass::Ftz, None);
+    }
+    if let Some(instr) = instr.filter(|i| i.is_approximate()) {
+        let _ = instr;
+        let ranged = outcomes().find_map(|o| match o {
+            Outcome::Range { lo, hi, .. } => Some((lo, hi)),
+            _ => None,
+        });
+        let Some((lo, hi)) = ranged else {
+            return out(MismatchClass::SpecialCaseTable, None);
+        };
+        let k = value_key(scalar, v);
+        let excess = if k < value_key(scalar, lo) { value_key(scalar, lo) - k } else { k - value_key(scalar, hi) };
+        return out(MismatchClass::BoundExceeded, Some(excess.unsigned_abs()));
+    }
+    if let Some(instr) = instr {
+        let other_mode = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp]
+            .into_iter()
+            .filter(|&m| instr.precision.rounding().is_some_and(|r| r != m))
+            .any(|m| accepts_as(&Instr { precision: Precision::Rounded(m), ..*instr }, operands, got));
+        if other_mode {
+            return out(MismatchClass::Rounding, None);
+        }
+    }
+    match ulps {
+        Some(n) if n.unsigned_abs() <= ROUNDING_MAX_ULPS => out(MismatchClass::Rounding, None),
+        _ => out(MismatchClass::Gross, None),
+    }
+}
+
+/// Whether the (legal) form `instr` allows `got` on `operands`; an illegal form allows nothing.
+fn accepts_as(instr: &Instr, operands: &[u64], got: u64) -> bool {
+    instr.validate().is_ok() && interp::eval(instr, operands).is_ok_and(|e| e.accepts(got))
+}
+
+fn lane_accepts(scalar: Scalar, lane: &LaneExpectation, v: u64) -> bool {
+    Expectation::scalar(scalar, lane.clone()).accepts(v)
+}
+
+/// Position on the value line in ulps, both zeros at 0 (infinity one past the largest finite).
+pub fn value_key(s: Scalar, bits: u64) -> i64 {
+    let sign = 1u64 << (s.bits() - 1);
+    let a = (bits & (sign - 1)) as i64;
+    if bits & sign != 0 {
+        -a
+    } else {
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instr(t: &str) -> Instr {
+        Instr::parse_default(t).unwrap()
+    }
+
+    fn f(x: f32) -> u64 {
+        x.to_bits() as u64
+    }
+
+    /// Classify `got` for `form` on `ops`, asserting the interpreter rejects it first.
+    fn class_of(form: &str, ops: &[u64], got: u64) -> Classified {
+        let i = instr(form);
+        let e = interp::eval(&i, ops).unwrap();
+        assert!(!e.accepts(got), "{form} {ops:x?}: 0x{got:x} is allowed");
+        classify(Some(&i), ops, &e, got)
+    }
+
+    #[test]
+    fn rz_computed_as_rn_is_rounding() {
+        // 1 + 2^-24 + 2^-30: .rz truncates to 1, .rn rounds up to 1 + 2^-23.
+        let a = f(1.0);
+        let b = f(2f32.powi(-24) + 2f32.powi(-30));
+        let c = class_of("add.rz.f32", &[a, b], f(1.0 + 2f32.powi(-23)));
+        assert_eq!(c.class, MismatchClass::Rounding);
+        assert_eq!(c.ulps, Some(1));
+    }
+
+    #[test]
+    fn far_off_number_is_gross() {
+        let c = class_of("add.rn.f32", &[f(1.0), f(2.0)], f(4.0));
+        assert_eq!(c.class, MismatchClass::Gross);
+        assert_eq!(c.ulps, Some(1 << 22));
+    }
+
+    #[test]
+    fn unflushed_result_of_ftz_form_is_ftz() {
+        // 2^-126 * 0.5 is subnormal: .ftz must give +0.
+        let c = class_of("mul.rn.ftz.f32", &[f(2f32.powi(-126)), f(0.5)], 0x0040_0000);
+        assert_eq!(c.class, MismatchClass::Ftz);
+        // A flushed result where no .ftz is asked for.
+        let c = class_of("mul.rn.f32", &[f(2f32.powi(-126)), f(0.5)], 0);
+        assert_eq!(c.class, MismatchClass::Ftz);
+    }
+
+    #[test]
+    fn sat_letting_nan_through_is_sat() {
+        let c = class_of("add.rn.sat.f32", &[0x7fc0_0000, f(1.0)], 0x7fc0_0000);
+        assert_eq!(c.class, MismatchClass::Sat);
+        let c = class_of("add.rn.sat.f32", &[f(1.0), f(1.0)], f(2.0));
+        assert_eq!(c.class, MismatchClass::Sat);
+    }
+
+    #[test]
+    fn nan_for_a_number_and_number_for_nan() {
+        let c = class_of("add.rn.f32", &[f(1.0), f(1.0)], 0x7fc0_0000);
+        assert_eq!(c.class, MismatchClass::NanVsNumber);
+        assert_eq!(c.ulps, None);
+        let c = class_of("add.rn.f32", &[0x7f80_0000, 0xff80_0000], f(0.0));
+        assert_eq!(c.class, MismatchClass::NanVsNumber);
+    }
+
+    #[test]
+    fn wrong_f64_payload_is_nan_payload() {
+        let qnan1 = 0x7ff8_0000_0000_0001;
+        let c = class_of("add.rn.f64", &[qnan1, 1f64.to_bits()], 0x7ff8_0000_0000_0002);
+        assert_eq!(c.class, MismatchClass::NanPayload);
+    }
+
+    #[test]
+    fn min_of_two_zeros_returning_the_first_is_signed_zero() {
+        // 9.7.3.11: min(+0, -0) is -0.
+        let c = class_of("min.f32", &[0, 0x8000_0000], 0);
+        assert_eq!(c.class, MismatchClass::SignedZero);
+    }
+
+    #[test]
+    fn approximate_out_of_bound_and_special_rows() {
+        let i = instr("rcp.approx.f32");
+        let e = interp::eval(&i, &[f(3.0)]).unwrap();
+        let Outcome::Range { hi, .. } = e.lanes[0].primary else { panic!("{e}") };
+        let c = classify(Some(&i), &[f(3.0)], &e, hi + 2);
+        assert_eq!(c.class, MismatchClass::BoundExceeded);
+        assert_eq!(c.excess, Some(2));
+        // 9.7.3.13 table: rcp.approx(+inf) = +0.
+        let c = class_of("rcp.approx.f32", &[0x7f80_0000], f(1e-30));
+        assert_eq!(c.class, MismatchClass::SpecialCaseTable);
+    }
+
+    #[test]
+    fn packed_lanes_report_the_first_disagreeing_lane() {
+        // f16x2: lane 0 right (1+1=2), lane 1 wrong.
+        let ops = [0x3c00_3c00, 0x3c00_3c00];
+        let c = class_of("add.rn.f16x2", &ops, 0x4400_4000);
+        assert_eq!(c.lane, 1);
+        assert_eq!(c.class, MismatchClass::Gross);
+    }
+
+    #[test]
+    fn wrong_predicate_is_gross() {
+        let c = class_of("testp.normal.f32", &[f(1.0)], 0);
+        assert_eq!(c.class, MismatchClass::Gross);
+    }
+
+    #[test]
+    fn class_names_round_trip() {
+        for c in MismatchClass::ALL {
+            assert_eq!(MismatchClass::from_name(c.name()), Some(c));
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! `Signature`: what groups findings (one finding folder per signature): the instruction with
+//! its modifiers, the mismatch class, the class of each operand, and the target's sm.
+//!
+//! The string form ([`Signature::key`]) is stable and file-name safe:
+//! `add.rz.f32~rounding~normal.subnormal~sm90` (`~sm-` when the target has no sm, `input` as the
+//! instruction when a program output is an input register read back). Its hash
+//! ([`Signature::hash64`]) is FNV-1a 64 of the key, stable across runs and platforms.
+
+use std::fmt;
+use std::str::FromStr;
+
+use arrayvec::ArrayVec;
+use ptx::format::{FpClass, Scalar};
+use ptx::isa::Instr;
+use serde::{Deserialize, Serialize};
+
+use super::class::MismatchClass;
+
+/// The IEEE class of one operand lane (sign aside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OperandClass {
+    Zero,
+    Subnormal,
+    Normal,
+    Inf,
+    Nan,
+}
+
+impl OperandClass {
+    pub const ALL: [OperandClass; 5] =
+        [OperandClass::Zero, OperandClass::Subnormal, OperandClass::Normal, OperandClass::Inf, OperandClass::Nan];
+
+    pub fn of(scalar: Scalar, lane_bits: u64) -> OperandClass {
+        match scalar.classify(lane_bits) {
+            FpClass::Zero => OperandClass::Zero,
+            FpClass::Subnormal => OperandClass::Subnormal,
+            FpClass::Normal => OperandClass::Normal,
+            FpClass::Infinite => OperandClass::Inf,
+            FpClass::Nan => OperandClass::Nan,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OperandClass::Zero => "zero",
+            OperandClass::Subnormal => "subnormal",
+            OperandClass::Normal => "normal",
+            OperandClass::Inf => "inf",
+            OperandClass::Nan => "nan",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<OperandClass> {
+        OperandClass::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// What groups findings. See the module docs for the string form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signature {
+    /// The instruction whose result disagreed; `None`: an output that is an input register.
+    pub instr: Option<Instr>,
+    pub class: MismatchClass,
+    /// Per source operand, the class of its lane that disagreed.
+    pub operands: ArrayVec<OperandClass, 3>,
+    /// The target's sm (`None` for engines without one: host, exec).
+    pub sm: Option<u32>,
+}
+
+impl Signature {
+    /// The stable string form (a file name: no `/`, no spaces).
+    pub fn key(&self) -> String {
+        self.to_string()
+    }
+
+    /// FNV-1a 64 of [`Signature::key`].
+    pub fn hash64(&self) -> u64 {
+        fnv1a(self.key().as_bytes())
+    }
+}
+
+/// FNV-1a, 64 bits: stable by definition (std's hashers are not).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.instr {
+            Some(i) => write!(f, "{i}")?,
+            None => f.write_str("input")?,
+        }
+        write!(f, "~{}~", self.class.name())?;
+        for (k, c) in self.operands.iter().enumerate() {
+            if k > 0 {
+                f.write_str(".")?;
+            }
+            f.write_str(c.name())?;
+        }
+        match self.sm {
+            Some(sm) => write!(f, "~sm{sm}"),
+            None => f.write_str("~sm-"),
+        }
+    }
+}
+
+/// Parsing the key back (reproducers name their signature).
+impl FromStr for Signature {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Signature, String> {
+        let bad = |why: &str| format!("signature '{s}': {why}; expected INSTR~CLASS~OPERANDS~smXX");
+        let parts: Vec<&str> = s.split('~').collect();
+        let [instr, class, ops, sm] = parts[..] else { return Err(bad("not four '~'-separated fields")) };
+        let class = MismatchClass::from_name(class).ok_or_else(|| bad("unknown class"))?;
+        let operands = ops
+            .split('.')
+            .filter(|o| !o.is_empty())
+            .map(|o| OperandClass::from_name(o).ok_or_else(|| bad("unknown operand class")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if operands.len() > 3 {
+            return Err(bad("more than 3 operands"));
+        }
+        let instr = if instr == "input" {
+            None
+        } else {
+            let n = operands.len();
+            Some(Instr::parse(instr, n).map_err(|e| bad(&e.to_string()))?)
+        };
+        let sm = match sm {
+            "sm-" => None,
+            _ => Some(sm.strip_prefix("sm").and_then(|n| n.parse().ok()).ok_or_else(|| bad("bad sm"))?),
+        };
+        Ok(Signature { instr, class, operands: operands.into_iter().collect(), sm })
+    }
+}
+
+impl Serialize for Signature {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.key())
+    }
+}
+
+impl<'de> Deserialize<'de> for Signature {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Signature, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig() -> Signature {
+        Signature {
+            instr: Some(Instr::parse_default("add.rz.ftz.f32").unwrap()),
+            class: MismatchClass::Rounding,
+            operands: [OperandClass::Normal, OperandClass::Subnormal].into_iter().collect(),
+            sm: Some(90),
+        }
+    }
+
+    #[test]
+    fn key_is_stable_and_parses_back() {
+        let s = sig();
+        assert_eq!(s.key(), "add.rz.ftz.f32~rounding~normal.subnormal~sm90");
+        assert_eq!(s.key().parse::<Signature>().unwrap(), s);
+        // FNV-1a of the key, pinned: folder names must not change between releases.
+        assert_eq!(s.hash64(), fnv1a(b"add.rz.ftz.f32~rounding~normal.subnormal~sm90"));
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        let host = Signature { sm: None, instr: None, operands: ArrayVec::new(), ..s };
+        assert_eq!(host.key(), "input~rounding~~sm-");
+        assert_eq!(host.key().parse::<Signature>().unwrap(), host);
+    }
+
+    #[test]
+    fn three_operand_forms_parse_back() {
+        let s = Signature {
+            instr: Some(Instr::parse("min.abs.f32", 3).unwrap()),
+            class: MismatchClass::SignedZero,
+            operands: [OperandClass::Zero, OperandClass::Zero, OperandClass::Nan].into_iter().collect(),
+            sm: Some(100),
+        };
+        assert_eq!(s.key().parse::<Signature>().unwrap(), s);
+        assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.key()));
+    }
+
+    #[test]
+    fn garbage_keys_are_errors() {
+        for k in ["", "a~b", "add.rn.f32~nope~normal~sm90", "add.rn.f32~gross~normal.normal~smx"] {
+            assert!(k.parse::<Signature>().is_err(), "{k}");
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Tests of the comparison policy: fast path, trace vs end-to-end attribution, contraction,
+//! undocumented errors, capping.
+
+use super::*;
+use crate::oracles::diff_interp::InterpEngine;
+use crate::oracles::Engine;
+
+fn f(x: f32) -> u64 {
+    x.to_bits() as u64
+}
+
+fn prog(text: &str) -> Program {
+    Program::parse(text).unwrap()
+}
+
+fn interp(job: &Job) -> Output {
+    InterpEngine::new().run(&[*job]).pop().unwrap().unwrap()
+}
+
+const CHAIN: &str = "// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f2;\n// outputs: %f3\n";
+
+#[test]
+fn faithful_results_are_all_accepted_on_the_fast_path() {
+    let p = prog(CHAIN);
+    let cases: Vec<u64> = (0..10_000u32).flat_map(|i| [f(i as f32 * 0.37), f(1.5 - i as f32)]).collect();
+    for trace in [false, true] {
+        let job = Job::new(&p, &cases, trace);
+        let v = check(&job, &interp(&job), &CompareOptions::default()).unwrap();
+        assert!(v.is_clean(), "{:?}", v.signatures);
+        assert_eq!(v.cases, 10_000);
+        assert_eq!(v.fast, v.results);
+        assert_eq!(v.results, if trace { 3 * 10_000 } else { 10_000 });
+    }
+}
+
+#[test]
+fn trace_mode_blames_only_the_instruction_that_went_wrong() {
+    let p = prog(CHAIN);
+    let cases = [f(1.0), f(2.0)];
+    let job = Job::new(&p, &cases, true);
+    // The target's add is off (3 -> 4), its mul right on its own operand (4*4 = 16).
+    let target = Output { values: vec![f(16.0), f(4.0), f(16.0)], per_case: 3 };
+    let v = check(&job, &target, &CompareOptions::default()).unwrap();
+    assert_eq!(v.mismatch_count(), 1, "{:?}", v.signatures);
+    let m = &v.mismatches[0];
+    assert_eq!((m.instr_index, m.slot, m.class()), (Some(0), 1, MismatchClass::Gross));
+    assert_eq!(m.signature.key(), "add.rn.f32~gross~normal.normal~sm-");
+}
+
+#[test]
+fn end_to_end_mode_blames_the_output_instruction_with_reference_operands() {
+    let p = prog(CHAIN);
+    let cases = [f(1.0), f(2.0)];
+    let job = Job::new(&p, &cases, false);
+    let target = Output { values: vec![f(16.0)], per_case: 1 };
+    let opts = CompareOptions { sm: Some(90), ..CompareOptions::default() };
+    let v = check(&job, &target, &opts).unwrap();
+    let m = &v.mismatches[0];
+    assert_eq!((m.instr_index, m.slot), (Some(1), 0));
+    assert_eq!(m.operands.as_slice(), &[f(3.0), f(3.0)]);
+    assert_eq!(m.signature.sm, Some(90));
+}
+
+#[test]
+fn end_to_end_accepts_a_contracted_mul_add() {
+    let p = prog("// inputs: %f0:f32, %f1:f32\nmul.f32 %f2, %f0, %f0;\nsub.f32 %f3, %f2, %f1;\n// outputs: %f3\n");
+    let a = 1.0f32 + 2f32.powi(-12);
+    let cases = [f(a), f(1.0)];
+    let job = Job::new(&p, &cases, false);
+    let fused = Output { values: vec![f(a.mul_add(a, -1.0))], per_case: 1 };
+    let v = check(&job, &fused, &CompareOptions::default()).unwrap();
+    assert!(v.is_clean());
+    assert_eq!(v.fast, 0);
+}
+
+#[test]
+fn undocumented_errors_are_recorded_not_reported() {
+    // 9.7.3.18: sin.approx.f32 has no documented bound outside [-100pi, 100pi].
+    let p = prog("// inputs: %f0:f32\nsin.approx.f32 %f1, %f0;\n// outputs: %f1\n");
+    let cases = [f(1000.0)];
+    for trace in [false, true] {
+        let job = Job::new(&p, &cases, trace);
+        let reference = interp(&job).values[0];
+        let values = if trace { vec![reference + 5, reference + 5] } else { vec![reference + 5] };
+        let v = check(&job, &Output { values, per_case: if trace { 2 } else { 1 } }, &CompareOptions::default())
+            .unwrap();
+        assert!(v.is_clean());
+        let stats = &v.undocumented["sin.approx.f32"];
+        assert_eq!(stats.max_abs_ulps, 5);
+        assert_eq!(stats.count, if trace { 2 } else { 1 });
+    }
+}
+
+#[test]
+fn mismatches_are_capped_per_signature_but_all_counted() {
+    let p = prog("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\n// outputs: %f2\n");
+    let n = 3 * CHUNK;
+    let tiny = f(2f32.powi(-24) + 2f32.powi(-30));
+    let cases: Vec<u64> = (0..n).flat_map(|_| [f(1.0), tiny]).collect();
+    let job = Job::new(&p, &cases, false);
+    // Every case computed as .rn: 1 ulp up.
+    let target = Output { values: vec![f(1.0 + 2f32.powi(-23)); n], per_case: 1 };
+    let v = check(&job, &target, &CompareOptions::default()).unwrap();
+    assert_eq!(v.mismatch_count(), n as u64);
+    assert_eq!(v.mismatches.len(), 4);
+    assert!(v.mismatches.iter().all(|m| m.class() == MismatchClass::Rounding));
+}
+
+#[test]
+fn output_that_is_an_input_must_come_back_unchanged() {
+    let p = prog("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1, %f0\n");
+    let cases = [f(2.0)];
+    let job = Job::new(&p, &cases, true);
+    let target = Output { values: vec![f(-2.0), f(2.5), f(-2.0)], per_case: 3 };
+    let v = check(&job, &target, &CompareOptions::default()).unwrap();
+    assert_eq!(v.mismatch_count(), 1);
+    assert_eq!(v.mismatches[0].instr_index, None);
+    assert_eq!(v.mismatches[0].signature.key(), "input~gross~~sm-");
+}
+
+#[test]
+fn wrongly_shaped_target_output_is_a_protocol_fault() {
+    let p = prog(CHAIN);
+    let cases = [f(1.0), f(2.0)];
+    let job = Job::new(&p, &cases, false);
+    let e = check(&job, &Output { values: vec![1, 2], per_case: 1 }, &CompareOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), "protocol");
+}
+
+#[test]
+fn f64_nan_payload_downstream_of_an_unspecified_nan_is_not_a_finding() {
+    // inf - inf is any NaN (the interpreter evaluates on with its canonical NaN); the host's
+    // default NaN 0xfff8... then propagates through the add: its payload is not a disagreement.
+    let p = prog("// inputs: %fd0:f64, %fd1:f64\nsub.rn.f64 %fd2, %fd0, %fd0;\nadd.rn.f64 %fd3, %fd2, %fd1;\n// outputs: %fd3\n");
+    let cases = [0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000];
+    let job = Job::new(&p, &cases, false);
+    let target = Output { values: vec![0xfff8_0000_0000_0000], per_case: 1 };
+    assert!(check(&job, &target, &CompareOptions::default()).unwrap().is_clean());
+    // A number there is still a finding; and a NaN input's payload is still checked.
+    let target = Output { values: vec![0x3ff0_0000_0000_0000], per_case: 1 };
+    assert_eq!(check(&job, &target, &CompareOptions::default()).unwrap().mismatch_count(), 1);
+    let cases = [0x3ff0_0000_0000_0000, 0x7ff8_0000_0000_0005];
+    let job = Job::new(&p, &cases, false);
+    let target = Output { values: vec![0x7ff8_0000_0000_0006], per_case: 1 };
+    let v = check(&job, &target, &CompareOptions::default()).unwrap();
+    assert_eq!(v.mismatches[0].class(), MismatchClass::NanPayload);
+}
+
+#[test]
+fn results_wider_than_their_register_are_a_protocol_fault() {
+    let p = prog("// inputs: %f0:f32\ntestp.normal.f32 %p1, %f0;\nneg.f32 %f2, %f0;\n// outputs: %p1, %f2\n");
+    let cases = [f(1.0)];
+    for (values, trace) in [(vec![2, f(-1.0)], false), (vec![1, 1 << 32], false), (vec![1, f(-1.0), 1, 1 << 40], true)] {
+        let job = Job::new(&p, &cases, trace);
+        let per_case = values.len();
+        let e = check(&job, &Output { values, per_case }, &CompareOptions::default()).unwrap_err();
+        assert_eq!(e.kind(), "protocol", "{e}");
+    }
+}

@@ -1,0 +1,81 @@
+//! `ptxfuzz engines`: the engines available here, with their device info (and, with
+//! `--check`, the smoke check of known results); `ptxfuzz exec-reference`: an exec-protocol
+//! engine answering with the reference interpreter (a faithful sample engine for tests, and
+//! the model to copy for your own: docs/exec-protocol.md).
+
+use std::io::{BufWriter, Write};
+
+use anyhow::{bail, Result};
+use clap::Args;
+use worker::oracles::diff_interp;
+use worker::oracles::exec_protocol::serve;
+use worker::oracles::smoke::smoke;
+use worker::oracles::{engine, open, EngineOptions, EngineSpec, Job};
+
+/// List the engines (interp, host, cuda, exec:COMMAND) and the devices behind them.
+#[derive(Args, Debug)]
+pub struct EnginesArgs {
+    /// Run the smoke check (programs with known results) on these engines, e.g.
+    /// `--check host --check 'exec:my-emulator --serve'`.
+    #[arg(long, value_name = "ENGINE")]
+    check: Vec<String>,
+    /// Print JSON (one object per engine) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: EnginesArgs) -> Result<()> {
+    let opts = EngineOptions::default();
+    let mut out = std::io::stdout().lock();
+    if args.check.is_empty() {
+        for spec in ["interp", "host", "cuda"] {
+            match open(spec, &opts) {
+                Ok(e) if args.json => writeln!(out, "{}", serde_json::to_string(e.info())?)?,
+                Ok(e) => writeln!(out, "{}", e.info())?,
+                Err(f) if args.json => {
+                    writeln!(out, "{}", serde_json::json!({"name": spec, "unavailable": f.to_string()}))?
+                }
+                Err(f) => writeln!(out, "{spec}: unavailable: {f}")?,
+            }
+        }
+        if !args.json {
+            writeln!(out, "exec:COMMAND: an external engine (docs/exec-protocol.md); check one with --check 'exec:COMMAND'")?;
+            writeln!(out, "default target here: {}", engine::default_target())?;
+        }
+        return Ok(());
+    }
+    let mut failed = 0;
+    for spec in &args.check {
+        let spec: EngineSpec = spec.parse()?;
+        let mut e = match engine::open_spec(&spec, &opts) {
+            Ok(e) => e,
+            Err(f) => bail!("{spec}: {f}"),
+        };
+        let r = smoke(e.as_mut());
+        writeln!(out, "{}: {} passed, {} skipped, {} failed", e.info(), r.passed.len(), r.skipped.len(), r.failed.len())?;
+        for (name, why) in &r.skipped {
+            writeln!(out, "  skipped: {name} ({why})")?;
+        }
+        for f in &r.failed {
+            writeln!(out, "  FAILED: {f}")?;
+        }
+        failed += r.failed.len();
+    }
+    if failed > 0 {
+        bail!("{failed} smoke check(s) failed");
+    }
+    Ok(())
+}
+
+/// Answer the exec protocol on stdin/stdout with the reference interpreter (primary results).
+#[derive(Args, Debug)]
+pub struct ExecReferenceArgs {}
+
+pub fn exec_reference(_args: ExecReferenceArgs) -> Result<()> {
+    let stdin = std::io::stdin().lock();
+    let stdout = BufWriter::new(std::io::stdout().lock());
+    serve(stdin, stdout, |req| {
+        diff_interp::run_job(&Job::new(&req.program, &req.cases, false)).map(|o| o.values).map_err(|f| f.to_string())
+    })?;
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! `ptxfuzz eval`: run one instruction, or a stream of them, through the reference interpreter.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufWriter, Write};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use ptx::interp::{self, Expectation, Outcome};
+use ptx::isa::{Instr, Type};
+use ptx::value::{format_decimal, format_register_decimal, format_register_hex, parse_hex, parse_operand};
+
+const EXAMPLES: &str = "\
+Examples:
+  ptxfuzz eval add.rz.f32 1 0x33800000          -> 0x3f800000\t1
+  ptxfuzz eval fma.rn.f64 0x3ff0000000000000 2 -1
+  ptxfuzz eval --accept mul.rn.ftz.f32 0x1fffffff 0x1fffffff
+  ptxfuzz eval testp.subnormal.f64 0x0000000000000001  -> 1\ttrue
+  ptxfuzz eval min.NaN.f16x2 0x7e003c00 0x00004000  (lane 0 = low 16 bits)
+  printf 'add.rn.f32 0x3f800000 0x3f800000\\n' | ptxfuzz eval --batch
+
+Output: the destination's bits in hex, zero-padded to the register width (4 digits for
+f16/bf16, 8 for f32/f16x2/bf16x2, 16 for f64/f32x2; 0 or 1 for testp), a tab, and the
+value in decimal (packed lanes comma-separated, lane 0 first). A NaN result the spec leaves
+unspecified prints as the canonical NaN; --accept shows every allowed result.";
+
+/// Evaluate instructions in the reference interpreter.
+#[derive(Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct EvalArgs {
+    /// The instruction as PTX spells it, e.g. `add.rz.ftz.f32`, `min.NaN.xorsign.abs.f16x2`.
+    #[arg(required_unless_present = "batch")]
+    instr: Option<String>,
+
+    /// Source operands: hex bits (0x3f800000; packed types one word, lane 0 in the low bits)
+    /// or decimal literals (1.5, -0, inf, nan; packed types: one value for all lanes or
+    /// comma-separated lanes such as 1,-2). 3 operands for fma/mad and 3-input min/max.
+    #[arg(allow_hyphen_values = true)]
+    operands: Vec<String>,
+
+    /// Print the whole set of results the spec allows (e.g. `0x00800000 | 0x00000000
+    /// (ftz-before-rounding)`, `nan`) instead of the primary result.
+    #[arg(long)]
+    accept: bool,
+
+    /// Read lines `INSTR OPERAND...` from stdin and write one line per input line: the result
+    /// in hex (or the --accept set), or `error: MESSAGE` for a bad line, and go on.
+    #[arg(long, conflicts_with = "instr")]
+    batch: bool,
+}
+
+pub fn run(args: EvalArgs) -> Result<()> {
+    if args.batch {
+        let stdin = io::stdin().lock();
+        let stdout = io::stdout().lock();
+        return batch(stdin, stdout, args.accept).context("eval --batch: I/O error");
+    }
+    let mnemonic = args.instr.as_deref().expect("clap requires INSTR without --batch");
+    let instr = Instr::parse(mnemonic, args.operands.len())?;
+    let ops = args
+        .operands
+        .iter()
+        .map(|t| parse_operand(instr.ty, t))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("bad operand for {instr}"))?;
+    let exp = interp::eval(&instr, &ops)?;
+    let mut line = render(&instr, &exp, args.accept);
+    if args.accept && instr.is_approximate() {
+        // The exact value the bounds are measured from (CORE-MATH, to f64 precision).
+        let exact: Vec<String> = (0..instr.ty.lanes())
+            .map(|l| ptx::approx::exact_value_lane(&instr, &ops, l).map_or("nan".into(), |v| v.to_string()))
+            .collect();
+        line.push_str(&format!("\texact {}", exact.join(" ; ")));
+    }
+    println!("{line}");
+    Ok(())
+}
+
+/// One line of single-instruction output: `HEX\tDECIMAL`, or the accept set and its decimals.
+fn render(instr: &Instr, exp: &Expectation, accept: bool) -> String {
+    if instr.dest_is_predicate() {
+        let v = exp.primary_bits();
+        return format!("{v}\t{}", v == 1);
+    }
+    if !accept {
+        let bits = exp.primary_bits();
+        return format!("{}\t{}", format_register_hex(instr.ty, bits), format_register_decimal(instr.ty, bits));
+    }
+    let scalar = instr.ty.scalar();
+    let decimals: Vec<String> = exp
+        .lanes
+        .iter()
+        .map(|lane| {
+            std::iter::once(lane.primary)
+                .chain(lane.alternatives.iter().map(|(o, _)| *o))
+                .map(|o| match o {
+                    Outcome::Bits(b) => format_decimal(scalar, b),
+                    Outcome::AnyNan => "nan".to_string(),
+                    Outcome::Range { lo, hi, .. } => {
+                        format!("{}..{}", format_decimal(scalar, lo), format_decimal(scalar, hi))
+                    }
+                    Outcome::Unbounded { reference, .. } => {
+                        format!("any (reference {})", format_decimal(scalar, reference))
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect();
+    format!("{exp}\t{}", decimals.join(" ; "))
+}
+
+/// The batch loop: parsed forms are cached per (mnemonic, operand count), operands in hex take
+/// a fast path, and output is buffered; a bad line gives `error: ...` and the loop goes on.
+pub fn batch(input: impl BufRead, output: impl Write, accept: bool) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 16, output);
+    let mut forms: HashMap<(String, usize), Result<Instr, String>> = HashMap::new();
+    let mut last: Option<(String, usize, Result<Instr, String>)> = None;
+    let mut ops: Vec<u64> = Vec::with_capacity(3);
+    let mut line = String::new();
+    let mut input = input;
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        let mut words = line.split_ascii_whitespace();
+        let Some(mnemonic) = words.next() else {
+            writeln!(out, "error: empty line: expected INSTR OPERAND...")?;
+            continue;
+        };
+        let operands: arrayvec::ArrayVec<&str, 4> = match words.try_fold(arrayvec::ArrayVec::new(), |mut v, w| {
+            v.try_push(w).ok().map(|_| v)
+        }) {
+            Some(v) => v,
+            None => {
+                writeln!(out, "error: {mnemonic}: too many operands (at most 3)")?;
+                continue;
+            }
+        };
+        let n = operands.len();
+        let form = match &last {
+            Some((m, k, f)) if m == mnemonic && *k == n => f.clone(),
+            _ => {
+                let f = forms
+                    .entry((mnemonic.to_string(), n))
+                    .or_insert_with(|| Instr::parse(mnemonic, n).map_err(|e| e.to_string()))
+                    .clone();
+                last = Some((mnemonic.to_string(), n, f.clone()));
+                f
+            }
+        };
+        let instr = match form {
+            Ok(i) => i,
+            Err(e) => {
+                writeln!(out, "error: {e}")?;
+                continue;
+            }
+        };
+        ops.clear();
+        let mut bad = None;
+        for t in &operands {
+            match fast_operand(instr.ty, t) {
+                Ok(v) => ops.push(v),
+                Err(e) => {
+                    bad = Some(e);
+                    break;
+                }
+            }
+        }
+        if let Some(e) = bad {
+            writeln!(out, "error: {e}")?;
+            continue;
+        }
+        match interp::eval(&instr, &ops) {
+            Ok(exp) if accept => writeln!(out, "{exp}")?,
+            Ok(exp) => write_hex(&mut out, &instr, exp.primary_bits())?,
+            Err(e) => writeln!(out, "error: {e}")?,
+        }
+    }
+    out.flush()
+}
+
+/// Hex operands without allocation; anything else through the general parser.
+fn fast_operand(ty: Type, text: &str) -> Result<u64, String> {
+    if let Some(h) = text.strip_prefix("0x") {
+        if let Some(v) = parse_hex(h) {
+            if ty.bits() == 64 || v >> ty.bits() == 0 {
+                return Ok(v);
+            }
+        }
+    }
+    parse_operand(ty, text).map_err(|e| e.to_string())
+}
+
+fn write_hex(out: &mut impl Write, instr: &Instr, bits: u64) -> io::Result<()> {
+    if instr.dest_is_predicate() {
+        return out.write_all(if bits == 1 { b"1\n" } else { b"0\n" });
+    }
+    let digits = (instr.ty.bits() / 4) as usize;
+    let mut buf = [0u8; 19];
+    buf[0] = b'0';
+    buf[1] = b'x';
+    for i in 0..digits {
+        let nib = (bits >> (4 * (digits - 1 - i))) & 0xf;
+        buf[2 + i] = b"0123456789abcdef"[nib as usize];
+    }
+    buf[2 + digits] = b'\n';
+    out.write_all(&buf[..3 + digits])
+}
+
+/// Used by tests: evaluate a whole batch text and return the output text.
+#[cfg(test)]
+fn batch_text(input: &str, accept: bool) -> String {
+    let mut out = Vec::new();
+    batch(input.as_bytes(), &mut out, accept).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_writes_one_line_per_input_line_and_goes_on_after_errors() {
+        let out = batch_text(
+            "add.rn.f32 0x3f800000 0x3f800000\n\nbogus.f32 1 2\nadd.rn.f32 1\nadd.rn.f64 1 2\ntestp.normal.f32 0\nadd.rn.f16 0x10000 1\n",
+            false,
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 7, "{out}");
+        assert_eq!(lines[0], "0x40000000");
+        assert!(lines[1].starts_with("error: empty line"));
+        assert!(lines[2].starts_with("error: "), "{}", lines[2]);
+        assert!(lines[3].starts_with("error: "), "{}", lines[3]);
+        assert_eq!(lines[4], "0x4008000000000000");
+        assert_eq!(lines[5], "1");
+        assert!(lines[6].starts_with("error: "), "{}", lines[6]);
+    }
+
+    #[test]
+    fn batch_accept_prints_the_allowed_set() {
+        let out = batch_text("add.rn.f32 inf -inf\n", true);
+        assert_eq!(out, "nan\n");
+    }
+
+    #[test]
+    fn single_output_is_hex_tab_decimal() {
+        let i = Instr::parse("add.rz.f32", 2).unwrap();
+        let e = interp::eval(&i, &[0x3f80_0000, 0x3380_0000]).unwrap();
+        assert_eq!(render(&i, &e, false), "0x3f800000\t1");
+        let t = Instr::parse("testp.subnormal.f64", 1).unwrap();
+        let e = interp::eval(&t, &[1]).unwrap();
+        assert_eq!(render(&t, &e, false), "1\ttrue");
+        let p = Instr::parse("add.rn.f16x2", 2).unwrap();
+        let e = interp::eval(&p, &[0x3c00_3c00, 0x3c00_4000]).unwrap();
+        assert_eq!(render(&p, &e, false), "0x40004200\t3,2");
+    }
+}

@@ -1,0 +1,14 @@
+//! The worker library: engines that run programs (`oracles`) and the comparison policy that
+//! judges their results (`compare`). The `ptxfuzz` binary (src/main.rs) is its command line;
+//! integration tests (worker/tests) use both.
+
+pub mod compare;
+pub mod oracles;
+
+// Minimization, reproducers and campaigns (issue 5: Minimization, Campaigns).
+pub mod campaign;
+pub mod mathcheck;
+pub mod minimize;
+pub mod repro;
+pub mod sweep;
+pub mod toolkit;

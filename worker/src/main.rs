@@ -1,0 +1,74 @@
+//! ptxfuzz: command-line entry point; each subcommand lives in its own module.
+
+mod bench;
+mod bench_compare;
+mod engines;
+mod eval;
+mod gen_cmd;
+mod genargs;
+mod math;
+
+// The library's modules, reachable as `crate::oracles` from the binary's modules.
+pub use worker::{compare, oracles, toolkit};
+use worker::{campaign, mathcheck, repro, sweep};
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Differential testing of PTX floating-point instructions against an exact reference.
+///
+/// ptxfuzz knows what the PTX ISA allows every floating-point instruction to return
+/// (bit-exact for IEEE-rounded forms, with every reading of an ambiguous rule named).
+#[derive(Parser)]
+#[command(name = "ptxfuzz", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Eval(eval::EvalArgs),
+    Bench(bench::BenchArgs),
+    Gen(gen_cmd::GenCmd),
+    Sass(gen_cmd::SassCmd),
+    Math(math::MathCmd),
+    Campaign(campaign::CampaignArgs),
+    Repro(repro::cli::ReproArgs),
+    Sweep(sweep::SweepArgs),
+    MathCheck(mathcheck::MathCheckArgs),
+    Engines(engines::EnginesArgs),
+    /// Answer the exec protocol with the reference interpreter (sample engine, docs/exec-protocol.md).
+    #[command(hide = true)]
+    ExecReference(engines::ExecReferenceArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result: Result<()> = match cli.command {
+        Command::Eval(args) => eval::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Gen(args) => gen_cmd::gen(args),
+        Command::Sass(args) => gen_cmd::sass(args),
+        Command::Math(args) => math::run(args),
+        Command::Campaign(args) => campaign::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::MathCheck(args) => mathcheck::run(args),
+        Command::Repro(args) => match repro::cli::run(args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
+        Command::Engines(args) => engines::run(args),
+        Command::ExecReference(args) => engines::exec_reference(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // The message chain only: a backtrace helps nobody who typed a wrong modifier.
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

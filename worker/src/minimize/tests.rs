@@ -1,0 +1,154 @@
+//! Minimization tests: a planted deviation evaluated in process, shrunk to its one instruction.
+
+use super::*;
+use ptx::interp;
+
+fn case(text: &str, inputs: &[u64]) -> Case {
+    Case { program: Program::parse(text).unwrap(), inputs: inputs.to_vec() }
+}
+
+/// A planted deviation evaluated in process: `add.rz.f32` computed as `add.rn.f32`.
+/// Fails when some output differs from the faithful interpreter's.
+fn rz_as_rn_fails(p: &Program, inputs: &[u64]) -> bool {
+    let faithful = p.run(inputs).unwrap();
+    let k = p.inputs().len();
+    let mut vals: Vec<u64> = inputs.to_vec();
+    for s in p.body() {
+        let mut i = s.instr;
+        if i.op == ptx::isa::Opcode::Add && i.precision == Precision::Rounded(Rounding::Rz) && i.ty == Type::F32 {
+            i.precision = Precision::Rounded(Rounding::Rn);
+        }
+        let ops: Vec<u64> = s.srcs().iter().map(|r| vals[r.0 as usize]).collect();
+        vals.push(interp::eval(&i, &ops).unwrap().primary_bits());
+    }
+    assert_eq!(vals.len(), k + p.body().len());
+    p.outputs().iter().zip(&faithful).any(|(r, e)| !e.accepts(vals[r.0 as usize]))
+}
+
+const LONG: &str = "// inputs: %f0:f32, %f1:f32, %f2:f32, %fd3:f64\n\
+    mul.rn.ftz.f32 %f4, %f0, %f1;\n\
+    add.rz.f32 %f5, %f4, %f2;\n\
+    sub.rn.sat.f32 %f6, %f5, %f0;\n\
+    add.rn.f64 %fd7, %fd3, %fd3;\n\
+    testp.finite.f32 %p8, %f6;\n\
+    // outputs: %p8, %f6, %fd7\n";
+
+fn long_inputs() -> Vec<u64> {
+    let f = |x: f32| x.to_bits() as u64;
+    // 0.25 * 3 = 0.75; adding 3.1e-8 (0.52 ulp of 0.75) rounds up to nearest, down toward
+    // zero; the difference survives the exact subtraction and the clamp.
+    vec![f(0.25), f(3.0), f(3.1e-8), 2.5f64.to_bits()]
+}
+
+#[test]
+fn planted_rounding_bug_shrinks_to_one_instruction() {
+    let c = case(LONG, &long_inputs());
+    assert!(rz_as_rn_fails(&c.program, &c.inputs), "the starting case must fail");
+    let m = minimize_each(c, &Limits::default(), rz_as_rn_fails);
+    let p = &m.case.program;
+    assert_eq!(p.body().len(), 1, "{p}");
+    assert_eq!(p.body()[0].instr.to_string(), "add.rz.f32");
+    assert!(rz_as_rn_fails(p, &m.case.inputs));
+    assert!(!m.exhausted && m.steps > 0 && m.probes >= m.steps);
+}
+
+#[test]
+fn every_accepted_step_still_fails_and_shrinks() {
+    let c = case(LONG, &long_inputs());
+    let mut last = Size::of(&c);
+    let m = minimize(c, &Limits::default(), |cands| {
+        cands
+            .iter()
+            .map(|c| {
+                assert!(Size::of(c) < last, "candidate not smaller");
+                rz_as_rn_fails(&c.program, &c.inputs)
+            })
+            .collect()
+    });
+    last = Size::of(&m.case);
+    assert_eq!(last.instructions, 1);
+    assert_eq!(last.modifiers, 1, "only the .rz the failure needs");
+}
+
+#[test]
+fn values_get_simpler_but_keep_failing() {
+    let c = case(LONG, &long_inputs());
+    let before = Size::of(&c).values;
+    let m = minimize_each(c, &Limits::default(), rz_as_rn_fails);
+    assert!(Size::of(&m.case).values < before);
+    // Fewer significant bits is the only way left: one operand keeps the bits that make
+    // the sum inexact; the rest is as plain as the failure allows.
+    for (&ty, &v) in m.case.program.inputs().iter().zip(&m.case.inputs) {
+        assert!(value_complexity(ty.scalar(), v) < 40, "{v:#x}");
+    }
+}
+
+#[test]
+fn probe_budget_is_respected() {
+    let c = case(LONG, &long_inputs());
+    let m = minimize_each(c, &Limits { max_probes: 5 }, rz_as_rn_fails);
+    assert!(m.probes <= 5);
+    assert!(m.exhausted);
+}
+
+#[test]
+fn case_that_never_fails_again_is_returned_unchanged() {
+    let c = case(LONG, &long_inputs());
+    let m = minimize_each(c.clone(), &Limits::default(), |_, _| false);
+    assert_eq!(m.case, c);
+    assert_eq!(m.steps, 0);
+    assert!(m.probes > 0);
+}
+
+#[test]
+fn dropping_an_instruction_feeds_its_reference_value() {
+    let c = case(
+        "// inputs: %f0:f32\nadd.rn.f32 %f1, %f0, %f0;\nadd.rz.f32 %f2, %f1, %f0;\n// outputs: %f2\n",
+        &[0x3f80_0001],
+    );
+    let ir = Ir::of(&c);
+    let refs = reference_values(&c).unwrap();
+    let cands: Vec<Case> = drop_instruction(&ir, Some(&refs)).iter().filter_map(Ir::to_case).collect();
+    let fed = cands.iter().find(|k| k.program.body().len() == 1 && k.inputs.len() == 2).unwrap();
+    assert_eq!(fed.program.to_string(), "// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f1, %f0;\n// outputs: %f2\n");
+    assert_eq!(fed.inputs, vec![0x3f80_0001, refs[0]]);
+}
+
+#[test]
+fn simpler_values_are_strictly_simpler_and_sorted() {
+    for (s, v) in [
+        (Scalar::F32, 0x3fc0_0001u64),
+        (Scalar::F64, 0xc00d_5555_5555_5555),
+        (Scalar::F16, 0x7e01),
+        (Scalar::BF16, 0x0001),
+        (Scalar::F32, 0xffff_ffff),
+    ] {
+        let here = value_complexity(s, v);
+        let c = simpler_values(s, v);
+        assert!(!c.is_empty(), "{v:#x}");
+        assert!(c.iter().all(|&x| value_complexity(s, x) < here && x <= s.mask()), "{v:#x}");
+        assert!(c.windows(2).all(|w| value_complexity(s, w[0]) <= value_complexity(s, w[1])));
+    }
+    assert!(simpler_values(Scalar::F32, 0).is_empty(), "+0 is the simplest value");
+}
+
+#[test]
+fn complexity_ranks_plain_values_first() {
+    let c = |v: u32| value_complexity(Scalar::F32, v as u64);
+    assert!(c(0) < c(0x8000_0000));
+    assert!(c(0x3f80_0000) < c(0x3fc0_0000), "1 before 1.5");
+    assert!(c(0x3fc0_0000) < c(0x3fc0_0001));
+    assert!(c(0x4000_0000) < c(0x4b00_0000), "2 before 2^23");
+    assert!(c(0x7fff_ffff) < c(0x7fc0_0001), "canonical NaN before a payload");
+    assert!(c(0x3f80_0000) < c(0x0000_0001), "normals before subnormals");
+}
+
+#[test]
+fn modifiers_that_make_illegal_forms_are_not_proposed() {
+    // 9.7.4: f16 add has .rn only; dropping .sat is fine, rounding cannot change.
+    let c = case("// inputs: %h0:f16\nadd.rn.sat.f16 %h1, %h0, %h0;\n// outputs: %h1\n", &[0x3c00]);
+    let cands: Vec<Case> =
+        simplify_modifiers(&Ir::of(&c), None).iter().filter_map(Ir::to_case).collect();
+    assert_eq!(cands.len(), 1);
+    assert_eq!(cands[0].program.body()[0].instr.to_string(), "add.rn.f16");
+}

@@ -1,0 +1,329 @@
+//! The `cuda` engine: programs on an NVIDIA GPU through cudarc (driver API, loaded at run time).
+//!
+//! - **No driver**: checked first (`driver::present`, cudarc's `is_culib_present`): without
+//!   libcuda cudarc would panic on first use; here `open` says "no NVIDIA driver found".
+//! - **One context per GPU** (`cuda:N`): the device's primary context, made current before
+//!   each batch (the engine may move between threads).
+//! - **Modules**: one module per batch and mode, an `.entry` per program (`ptx::kernel`, the
+//!   documented in/out layout), for the device's sm (or `EngineOptions::sm`). Cached by the
+//!   PTX text's hash, so re-running programs (minimization, reproducers) JITs nothing. A JIT
+//!   error is an [`EngineFault::Jit`] with the JIT's log; in a module of several programs,
+//!   the module is bisected until only the guilty programs fault.
+//! - **Launches**: every job of the batch is one launch over its cases (256 threads a block);
+//!   the batch's inputs and outputs each live in one device buffer (reused, grown as needed).
+//!   Callers batch at least 64K cases ([`Engine::preferred_cases`]).
+//! - **Faults**: a failed launch or wait resets the context (every module and buffer dropped,
+//!   `cuDevicePrimaryCtxReset`) and the batch's jobs get [`EngineFault::Launch`]; the next
+//!   batch runs on the fresh context. A batch longer than the timeout is a `Timeout` (context
+//!   reset too); a context that cannot be recreated is `LostContext`.
+//!
+//! THIS ENGINE HAS NOT RUN ON A GPU in this project's CI (there is none): what is tested here
+//! is its no-driver path, and that ptxas assembles exactly the modules it would load
+//! (`worker/tests/cuda_ptx.rs`). `scripts/gpu-check` is the check on real hardware.
+
+mod driver;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use ptx::isa::Target;
+use ptx::kernel::{self, Mode};
+use ptx::program::Program;
+
+use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Job, Output};
+use crate::compare::signature::fnv1a;
+
+/// The CUDA version cudarc is built against (its pinned `cuda-12080` feature).
+pub const CUDA_VERSION: &str = "12.8";
+
+/// Modules kept in the cache before it is emptied.
+const MODULE_CACHE: usize = 256;
+
+const NO_DRIVER: &str = "no NVIDIA driver found (libcuda.so cannot be loaded): run on a machine with an \
+NVIDIA GPU and its driver, or pick another engine: --target host (this CPU's FPU), interp, or exec:COMMAND";
+
+/// Whether the driver library is there (never panics).
+pub fn driver_present() -> bool {
+    driver::present()
+}
+
+/// GPUs the driver sees; `NoDevice` without a driver.
+pub fn device_count() -> Result<u32, EngineFault> {
+    if !driver::present() {
+        return Err(EngineFault::NoDevice { message: NO_DRIVER.into() });
+    }
+    guarded(driver::device_count).map_err(|message| EngineFault::NoDevice { message })
+}
+
+/// Run a driver call, turning a cudarc panic (a symbol missing from an old driver) into an error.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(format!("the CUDA driver lacks a function cudarc needs (CUDA {CUDA_VERSION} or later required)")))
+}
+
+/// The module the engine loads for `programs` in `mode` on `sm` (also what the ptxas test
+/// assembles: keep the two one function).
+pub fn module_for(programs: &[&Program], sm: u32, mode: Mode) -> Result<String, kernel::KernelError> {
+    kernel::module(programs, sm, mode)
+}
+
+/// An NVIDIA GPU.
+pub struct CudaEngine {
+    info: EngineInfo,
+    /// Compile target.
+    sm: u32,
+    timeout: Duration,
+    /// Dropped before `gpu` (fields drop in order): modules and buffers live in its context.
+    modules: HashMap<u64, (String, driver::Module)>,
+    input: Option<driver::Buffer>,
+    output: Option<driver::Buffer>,
+    gpu: driver::Gpu,
+}
+
+impl CudaEngine {
+    /// Open GPU `gpu` (`cuda:N`).
+    pub fn new(gpu: u32, opts: &EngineOptions) -> Result<CudaEngine, EngineFault> {
+        let count = device_count()?;
+        if gpu >= count {
+            return Err(EngineFault::NoDevice {
+                message: format!("no GPU {gpu}: the driver sees {count} GPU(s); use cuda:0..cuda:{}", count.max(1) - 1),
+            });
+        }
+        let no_device = |message: String| EngineFault::NoDevice { message };
+        let g = guarded(|| driver::Gpu::open(gpu)).map_err(no_device)?;
+        let device_sm = g.sm().map_err(no_device)?;
+        let sm = opts.sm.unwrap_or(device_sm);
+        if sm > device_sm || kernel::min_ptx_for_sm(sm).is_none() {
+            return Err(EngineFault::NoDevice {
+                message: format!("cannot compile for sm_{sm} on this sm_{device_sm} GPU: choose a known sm up to {device_sm}"),
+            });
+        }
+        let mut info = EngineInfo::new(format!("cuda:{gpu}"), g.name().map_err(no_device)?);
+        info.sm = Some(device_sm);
+        info.driver = driver::driver_version().ok();
+        info.runtime = Some(CUDA_VERSION.into());
+        if sm != device_sm {
+            info.notes.push(format!("modules compiled for sm_{sm}"));
+        }
+        Ok(CudaEngine {
+            info,
+            sm,
+            timeout: opts.timeout,
+            modules: HashMap::new(),
+            input: None,
+            output: None,
+            gpu: g,
+        })
+    }
+
+    fn target(&self) -> Target {
+        Target { sm: self.sm, ptx: kernel::min_ptx_for_sm(self.sm).expect("checked in new") }
+    }
+
+    /// The loaded module for this text (JIT on a cache miss).
+    fn module(&mut self, text: String) -> Result<&driver::Module, EngineFault> {
+        let key = fnv1a(text.as_bytes());
+        let hit = self.modules.get(&key).is_some_and(|(t, _)| *t == text);
+        if !hit {
+            if self.modules.len() >= MODULE_CACHE {
+                self.modules.clear();
+            }
+            let m = guarded(|| driver::Module::load(&text)).map_err(|log| EngineFault::Jit { log })?;
+            self.modules.insert(key, (text, m));
+        }
+        Ok(&self.modules[&key].1)
+    }
+
+    /// Entry functions for `programs` (one module; per-program modules if that fails to JIT).
+    fn functions(&mut self, programs: &[&Program], mode: Mode) -> Vec<Result<driver::Function, EngineFault>> {
+        let invalid = |e: kernel::KernelError| EngineFault::Unsupported { what: e.to_string() };
+        let whole = module_for(programs, self.sm, mode).map_err(invalid).and_then(|text| {
+            let m = self.module(text)?;
+            (0..programs.len())
+                .map(|k| m.function(&format!("p{k}")).map_err(|log| EngineFault::Jit { log }))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        match whole {
+            Ok(fs) => fs.into_iter().map(Ok).collect(),
+            Err(e) if programs.len() == 1 => vec![Err(e)],
+            // Bisect: a JIT error in one program of a thousand costs ~20 more JITs, not 1000.
+            Err(_) => {
+                let (a, b) = programs.split_at(programs.len() / 2);
+                let mut fs = self.functions(a, mode);
+                fs.extend(self.functions(b, mode));
+                fs
+            }
+        }
+    }
+
+    /// Drop everything in the context and recreate it.
+    fn reset(&mut self) -> Option<EngineFault> {
+        self.modules.clear();
+        self.input = None;
+        self.output = None;
+        guarded(|| self.gpu.reset()).err().map(|message| EngineFault::LostContext { message })
+    }
+
+    fn run_batch(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        let mut results: Vec<Option<Result<Output, EngineFault>>> = vec![None; jobs.len()];
+        if let Err(message) = guarded(|| self.gpu.bind()) {
+            let f = EngineFault::LostContext { message };
+            return jobs.iter().map(|_| Err(f.clone())).collect();
+        }
+        let target = self.target();
+        // Checks, then the entry function of every runnable job.
+        let mut runnable: Vec<(usize, driver::Function)> = Vec::new();
+        for mode in [Mode::Outputs, Mode::Trace] {
+            let mut idx = Vec::new();
+            for (k, job) in jobs.iter().enumerate() {
+                if job.mode() != mode || results[k].is_some() {
+                    continue;
+                }
+                let fault = job.check().err().or_else(|| {
+                    job.program.check_target(target).err().map(|e| EngineFault::Unsupported { what: e.to_string() })
+                });
+                match fault {
+                    Some(f) => results[k] = Some(Err(f)),
+                    None if job.n_cases() > u32::MAX as usize => {
+                        results[k] = Some(Err(EngineFault::Invalid { message: "more than 2^32-1 cases in one job".into() }))
+                    }
+                    None => idx.push(k),
+                }
+            }
+            if idx.is_empty() {
+                continue;
+            }
+            let programs: Vec<&Program> = idx.iter().map(|&k| jobs[k].program).collect();
+            for (k, f) in idx.into_iter().zip(self.functions(&programs, mode)) {
+                match f {
+                    Ok(f) => runnable.push((k, f)),
+                    Err(e) => results[k] = Some(Err(e)),
+                }
+            }
+        }
+        if !runnable.is_empty() {
+            if let Err(f) = self.launch_all(jobs, &runnable, &mut results) {
+                for (k, _) in &runnable {
+                    results[*k] = Some(Err(f.clone()));
+                }
+            }
+        }
+        results.into_iter().map(|r| r.expect("every job answered")).collect()
+    }
+
+    /// Upload, launch every job, wait, download. A failure resets the context.
+    fn launch_all(
+        &mut self,
+        jobs: &[Job],
+        runnable: &[(usize, driver::Function)],
+        results: &mut [Option<Result<Output, EngineFault>>],
+    ) -> Result<(), EngineFault> {
+        let mut inputs = Vec::new();
+        let mut offsets = Vec::with_capacity(runnable.len());
+        let mut out_len = 0;
+        for &(k, _) in runnable {
+            let job = &jobs[k];
+            offsets.push((inputs.len(), out_len));
+            inputs.extend_from_slice(job.cases);
+            out_len += job.n_cases() * job.per_case();
+        }
+        let launched = (|| -> Result<(), String> {
+            ensure(&mut self.input, inputs.len())?.upload(&inputs)?;
+            let out_ptr = ensure(&mut self.output, out_len)?.ptr();
+            let in_ptr = self.input.as_ref().expect("ensured").ptr();
+            for (&(k, f), &(i, o)) in runnable.iter().zip(&offsets) {
+                let n = jobs[k].n_cases() as u32;
+                driver::launch(f, in_ptr + 8 * i as u64, out_ptr + 8 * o as u64, n)?;
+            }
+            Ok(())
+        })();
+        let fault = match launched.map_err(Some).and_then(|()| self.gpu.wait(self.timeout).map_err(|w| match w {
+            driver::Wait::Timeout => None,
+            driver::Wait::Failed(m) => Some(m),
+        })) {
+            Ok(()) => None,
+            Err(Some(message)) => Some(EngineFault::Launch { message }),
+            Err(None) => Some(EngineFault::Timeout { seconds: self.timeout.as_secs() }),
+        };
+        if let Some(f) = fault {
+            return Err(self.reset().unwrap_or(f));
+        }
+        let mut all = vec![0u64; out_len];
+        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
+            let f = EngineFault::Launch { message };
+            return Err(self.reset().unwrap_or(f));
+        }
+        for (&(k, _), &(_, o)) in runnable.iter().zip(&offsets) {
+            let job = &jobs[k];
+            let per_case = job.per_case();
+            let values = all[o..o + job.n_cases() * per_case].to_vec();
+            results[k] = Some(Ok(Output { values, per_case }));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CudaEngine {
+    /// Modules and buffers (dropped after this) are freed in the engine's context: make it
+    /// current on the dropping thread first.
+    fn drop(&mut self) {
+        let _ = guarded(|| self.gpu.bind());
+    }
+}
+
+/// The buffer, at least `len` long (reallocated when too small).
+fn ensure(buf: &mut Option<driver::Buffer>, len: usize) -> Result<&mut driver::Buffer, String> {
+    if buf.as_ref().is_none_or(|b| b.len < len) {
+        *buf = None;
+        *buf = Some(driver::Buffer::alloc(len.max(1 << 16))?);
+    }
+    Ok(buf.as_mut().expect("just set"))
+}
+
+impl Engine for CudaEngine {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn supports(&self, p: &Program) -> bool {
+        p.check_target(self.target()).is_ok()
+    }
+
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        self.run_batch(jobs)
+    }
+
+    fn preferred_cases(&self) -> usize {
+        1 << 20
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This machine (and CI) has no GPU driver: the engine must say so, not panic.
+    #[test]
+    fn without_a_driver_opening_says_no_driver_found() {
+        if driver_present() {
+            eprintln!("SKIPPED: a CUDA driver is installed here");
+            return;
+        }
+        let e = CudaEngine::new(0, &EngineOptions::default()).err().expect("no engine without a driver");
+        assert_eq!(e.kind(), "no-device");
+        assert!(e.to_string().contains("no NVIDIA driver found"), "{e}");
+        assert!(e.to_string().contains("--target host"), "{e}");
+        assert_eq!(device_count().unwrap_err().kind(), "no-device");
+        let e = super::super::open("cuda:1", &EngineOptions::default()).err().unwrap();
+        assert!(e.to_string().contains("no NVIDIA driver found"), "{e}");
+        assert_eq!(super::super::engine::default_target().to_string(), "host");
+    }
+
+    #[test]
+    fn module_for_is_the_kernel_module() {
+        let p = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
+        let m = module_for(&[&p, &p], 90, Mode::Trace).unwrap();
+        assert_eq!(m, kernel::module(&[&p, &p], 90, Mode::Trace).unwrap());
+        assert!(m.contains(".entry p1("));
+    }
+}

@@ -1,0 +1,113 @@
+//! The `interp` engine: the reference interpreter's primary results, parallel over cores.
+//!
+//! Each instruction reads the primary bits of earlier results, exactly as `Program::run`
+//! evaluates (contraction alternatives aside: this engine is the unfused primary). Cases run
+//! in chunks, column by column: per instruction one `ptx::interp::Kernel` call over the whole
+//! chunk (one dispatch per chunk, not per case), chunks spread over the rayon pool.
+
+use ptx::interp::Kernel;
+use ptx::program::Program;
+use rayon::prelude::*;
+
+use super::columns::{self, ColumnOp, CHUNK};
+use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
+
+/// Cases per chunk: large enough to amortise the per-instruction dispatch, small enough that
+/// the chunk's registers stay in L2 (reg_count * CHUNK * 8 bytes).
+
+/// The reference interpreter as an engine.
+pub struct InterpEngine {
+    info: EngineInfo,
+}
+
+impl InterpEngine {
+    pub fn new() -> InterpEngine {
+        let mut info = EngineInfo::new("interp", "ptxfuzz reference interpreter (primary results)");
+        info.threads = Some(rayon::current_num_threads());
+        InterpEngine { info }
+    }
+}
+
+impl Default for InterpEngine {
+    fn default() -> InterpEngine {
+        InterpEngine::new()
+    }
+}
+
+impl Engine for InterpEngine {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn supports(&self, p: &Program) -> bool {
+        kernels(p).is_ok()
+    }
+
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        jobs.par_iter().map(run_job).collect()
+    }
+
+    fn preferred_cases(&self) -> usize {
+        CHUNK * 4 * rayon::current_num_threads()
+    }
+}
+
+/// One kernel per instruction; fails for forms the interpreter cannot evaluate.
+pub fn kernels(p: &Program) -> Result<Vec<Kernel>, EngineFault> {
+    p.body()
+        .iter()
+        .map(|s| Kernel::new(&s.instr).map_err(|e| EngineFault::Unsupported { what: e.to_string() }))
+        .collect()
+}
+
+/// Run one job on the rayon pool: the primary bits of every output (and traced instruction).
+pub fn run_job(job: &Job) -> Result<Output, EngineFault> {
+    job.check()?;
+    columns::run_job(job, &kernels(job.program)?)
+}
+
+impl ColumnOp for Kernel {
+    fn run(&self, ops: &[[u64; 3]], out: &mut [u64]) {
+        Kernel::run(self, ops, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(v: &[f32]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits() as u64).collect()
+    }
+
+    #[test]
+    fn results_are_the_primary_bits_of_program_run() {
+        let p = Program::parse(
+            "// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f0;\ntestp.finite.f32 %p4, %f3;\n// outputs: %f3, %p4, %f1\n",
+        )
+        .unwrap();
+        let mut cases = Vec::new();
+        for i in 0..5000u32 {
+            let a = f32::from_bits(i.wrapping_mul(2_654_435_761));
+            cases.extend(f32s(&[a, 1.0 + i as f32]));
+        }
+        let mut e = InterpEngine::new();
+        let out = e.run(&[Job::new(&p, &cases, true)]).pop().unwrap().unwrap();
+        assert_eq!(out.per_case, 3 + 3);
+        assert_eq!(out.n_cases(), 5000);
+        for i in 0..5000 {
+            let run = p.trace(&cases[2 * i..2 * i + 2]).unwrap();
+            let want: Vec<u64> =
+                run.outputs.iter().chain(&run.intermediates).map(|x| x.primary_bits()).collect();
+            assert_eq!(out.case(i), want.as_slice(), "case {i}");
+        }
+    }
+
+    #[test]
+    fn malformed_job_is_a_fault_not_a_panic() {
+        let p = Program::parse("// inputs: %h0:f16\nneg.f16 %h1, %h0;\n// outputs: %h1\n").unwrap();
+        let cases = [0x1_0000];
+        let r = InterpEngine::new().run(&[Job::new(&p, &cases, false)]);
+        assert_eq!(r[0].as_ref().unwrap_err().kind(), "invalid");
+    }
+}

@@ -1,0 +1,387 @@
+//! The engine interface: one trait for everything that runs programs (the reference
+//! interpreter, the host FPU, a GPU through CUDA, an external command), and `open` to get one.
+//!
+//! An engine takes a batch of [`Job`]s (a program and its cases) and returns, per job, the raw
+//! result bits ([`Output`]) or an [`EngineFault`]. Faults (JIT error, launch failure, timeout,
+//! lost context, an engine refusing an instruction) are results of their own, counted and
+//! shown, never mismatches: judging results is `crate::compare`'s job, not the engine's.
+//!
+//! # Layouts (stable: minimization, campaigns and reproducers rely on them)
+//!
+//! - Cases are flat: with `n_in = program.inputs().len()`, case `i`'s inputs are
+//!   `cases[i*n_in .. (i+1)*n_in]`, raw register bits (packed types lane 0 low, upper bits 0).
+//! - Results are flat: `per_case = outputs + (trace ? instructions : 0)` slots per case
+//!   (= `ptx::kernel::Layout::of(program, mode).outputs`); case `i` owns
+//!   `values[i*per_case .. (i+1)*per_case]`: first the program's outputs in order, then, in
+//!   trace mode, every instruction's destination in program order. A predicate is 0 or 1.
+//!
+//! # Engine specs (`open`)
+//!
+//! `interp` | `host` | `cuda` (GPU 0) | `cuda:N` | `exec:COMMAND` (run through `sh -c`).
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use ptx::kernel::{Layout, Mode};
+use ptx::program::Program;
+use serde::{Deserialize, Serialize};
+
+/// One program and its cases (see the module docs for the flat layout).
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'a> {
+    pub program: &'a Program,
+    /// `n_cases * program.inputs().len()` raw input bits.
+    pub cases: &'a [u64],
+    /// Also return every instruction's result (after the outputs).
+    pub trace: bool,
+}
+
+impl<'a> Job<'a> {
+    pub fn new(program: &'a Program, cases: &'a [u64], trace: bool) -> Job<'a> {
+        Job { program, cases, trace }
+    }
+
+    /// Inputs per case.
+    pub fn n_in(&self) -> usize {
+        self.program.inputs().len()
+    }
+
+    /// Number of cases (a program without inputs has none: give it at least one input).
+    pub fn n_cases(&self) -> usize {
+        self.cases.len().checked_div(self.n_in()).unwrap_or(0)
+    }
+
+    /// Case `i`'s inputs.
+    pub fn case(&self, i: usize) -> &'a [u64] {
+        let n = self.n_in();
+        &self.cases[i * n..(i + 1) * n]
+    }
+
+    pub fn mode(&self) -> Mode {
+        if self.trace {
+            Mode::Trace
+        } else {
+            Mode::Outputs
+        }
+    }
+
+    /// Result slots per case: outputs, then (trace) one per instruction.
+    pub fn per_case(&self) -> usize {
+        Layout::of(self.program, self.mode()).outputs
+    }
+
+    /// The job's own shape errors (cases not a multiple of the inputs, values wider than their
+    /// register), as the fault every engine returns for them.
+    pub fn check(&self) -> Result<(), EngineFault> {
+        let n = self.n_in();
+        if n == 0 || self.cases.len() % n != 0 {
+            return Err(EngineFault::Invalid {
+                message: format!(
+                    "{} input values is not a whole number of cases of {n} input(s)",
+                    self.cases.len()
+                ),
+            });
+        }
+        for (j, ty) in self.program.inputs().iter().enumerate() {
+            let bits = ty.bits();
+            if bits < 64 {
+                if let Some(i) = (0..self.n_cases()).find(|&i| self.cases[i * n + j] >> bits != 0) {
+                    return Err(EngineFault::Invalid {
+                        message: format!(
+                            "case {i}: input {j} (.{}) = 0x{:x} has more than {bits} bits",
+                            ty.name(),
+                            self.cases[i * n + j]
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Raw results of one job (see the module docs for the layout).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Output {
+    pub values: Vec<u64>,
+    /// Slots per case (outputs, then traced instructions).
+    pub per_case: usize,
+}
+
+impl Output {
+    pub fn n_cases(&self) -> usize {
+        self.values.len().checked_div(self.per_case).unwrap_or(0)
+    }
+
+    /// Case `i`'s slots.
+    pub fn case(&self, i: usize) -> &[u64] {
+        &self.values[i * self.per_case..(i + 1) * self.per_case]
+    }
+}
+
+/// Why an engine gave no result for a job. Never a finding: counted and shown apart.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "fault", rename_all = "kebab-case")]
+pub enum EngineFault {
+    /// The engine does not implement something the program uses.
+    #[error("unsupported: {what}")]
+    Unsupported { what: String },
+    /// The engine answered the batch with an error of its own (exec protocol `"error"`).
+    #[error("the engine refused the batch: {message}")]
+    Refused { message: String },
+    /// The JIT (or assembler) rejected the module; `log` is its error log.
+    #[error("JIT failed: {log}")]
+    Jit { log: String },
+    /// The kernel launch or its completion failed (the context was reset afterwards).
+    #[error("launch failed: {message}")]
+    Launch { message: String },
+    /// The batch took longer than the engine's timeout (the engine was restarted).
+    #[error("timed out after {seconds} s (raise --timeout if the engine is just slow)")]
+    Timeout { seconds: u64 },
+    /// The device context was lost and could not be recreated.
+    #[error("lost the device context: {message}")]
+    LostContext { message: String },
+    /// An external engine broke the protocol (bad JSON, wrong id, wrong number of values).
+    #[error("protocol error: {message} (see docs/exec-protocol.md)")]
+    Protocol { message: String },
+    /// Reading or writing the engine's pipes, or starting it, failed.
+    #[error("I/O: {message}")]
+    Io { message: String },
+    /// No GPU (driver library missing, or no such device).
+    #[error("{message}")]
+    NoDevice { message: String },
+    /// The job itself is malformed (a caller bug: wrong number of input values, too-wide values).
+    #[error("invalid job: {message}")]
+    Invalid { message: String },
+}
+
+impl EngineFault {
+    /// A short stable name for counting faults by kind (`jit`, `timeout`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EngineFault::Unsupported { .. } => "unsupported",
+            EngineFault::Refused { .. } => "refused",
+            EngineFault::Jit { .. } => "jit",
+            EngineFault::Launch { .. } => "launch",
+            EngineFault::Timeout { .. } => "timeout",
+            EngineFault::LostContext { .. } => "lost-context",
+            EngineFault::Protocol { .. } => "protocol",
+            EngineFault::Io { .. } => "io",
+            EngineFault::NoDevice { .. } => "no-device",
+            EngineFault::Invalid { .. } => "invalid",
+        }
+    }
+}
+
+impl From<std::io::Error> for EngineFault {
+    fn from(e: std::io::Error) -> EngineFault {
+        EngineFault::Io { message: e.to_string() }
+    }
+}
+
+/// What an engine is and runs on; recorded with every campaign and finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineInfo {
+    /// The spec that opened it (`interp`, `host`, `cuda:0`, `exec:COMMAND`).
+    pub name: String,
+    /// The hardware or program: GPU name, CPU model, the command.
+    pub device: String,
+    /// The GPU's compute capability as sm_XX (`90` for 9.0); `None` off a GPU.
+    pub sm: Option<u32>,
+    /// GPU driver version (`cuDriverGetVersion`, e.g. "12.8"), or `None`.
+    pub driver: Option<String>,
+    /// CUDA version the engine was built against (cudarc's pinned feature), or `None`.
+    pub runtime: Option<String>,
+    /// Threads the engine computes on (CPU engines), or `None`.
+    pub threads: Option<usize>,
+    /// Anything else worth recording (free text, one item per entry).
+    pub notes: Vec<String>,
+}
+
+impl EngineInfo {
+    pub fn new(name: impl Into<String>, device: impl Into<String>) -> EngineInfo {
+        EngineInfo {
+            name: name.into(),
+            device: device.into(),
+            sm: None,
+            driver: None,
+            runtime: None,
+            threads: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for EngineInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name, self.device)?;
+        if let Some(sm) = self.sm {
+            write!(f, ", sm_{sm}")?;
+        }
+        if let Some(d) = &self.driver {
+            write!(f, ", driver {d}")?;
+        }
+        if let Some(r) = &self.runtime {
+            write!(f, ", CUDA {r}")?;
+        }
+        if let Some(t) = self.threads {
+            write!(f, ", {t} threads")?;
+        }
+        for n in &self.notes {
+            write!(f, "; {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Something that runs programs on cases.
+pub trait Engine: Send {
+    fn info(&self) -> &EngineInfo;
+
+    /// Whether the engine can run every instruction of `p` (an unsupported job gets
+    /// [`EngineFault::Unsupported`] from `run`; callers filter first to waste no launches).
+    fn supports(&self, p: &Program) -> bool;
+
+    /// Run every job; one result per job, in order. A fault in one job does not spoil the
+    /// others where the engine can tell them apart (a GPU launch failure may fault the batch).
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>>;
+
+    /// Cases per job (or per batch of jobs) at which the engine works efficiently; callers
+    /// batch at least this many where they can. CPU engines: a few thousand; cuda: 64K+.
+    fn preferred_cases(&self) -> usize {
+        1 << 16
+    }
+}
+
+/// Which engine to open (the `--target` / `--engine` argument).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EngineSpec {
+    Interp,
+    Host,
+    Cuda { gpu: u32 },
+    Exec { command: String },
+}
+
+impl FromStr for EngineSpec {
+    type Err = EngineFault;
+
+    fn from_str(s: &str) -> Result<EngineSpec, EngineFault> {
+        let bad = |why: &str| EngineFault::Invalid {
+            message: format!("engine '{s}': {why}; use interp, host, cuda, cuda:N or exec:COMMAND"),
+        };
+        match s {
+            "interp" => Ok(EngineSpec::Interp),
+            "host" => Ok(EngineSpec::Host),
+            "cuda" => Ok(EngineSpec::Cuda { gpu: 0 }),
+            _ => {
+                if let Some(n) = s.strip_prefix("cuda:") {
+                    n.parse().map(|gpu| EngineSpec::Cuda { gpu }).map_err(|_| bad("N must be a GPU number"))
+                } else if let Some(c) = s.strip_prefix("exec:") {
+                    if c.trim().is_empty() {
+                        Err(bad("the command is empty"))
+                    } else {
+                        Ok(EngineSpec::Exec { command: c.to_string() })
+                    }
+                } else {
+                    Err(bad("unknown engine"))
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineSpec::Interp => f.write_str("interp"),
+            EngineSpec::Host => f.write_str("host"),
+            EngineSpec::Cuda { gpu } => write!(f, "cuda:{gpu}"),
+            EngineSpec::Exec { command } => write!(f, "exec:{command}"),
+        }
+    }
+}
+
+/// Options shared by the engines that need them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// Longest a batch may take (exec: per reply; cuda: per launch) before it is a
+    /// [`EngineFault::Timeout`] and the engine is restarted.
+    pub timeout: Duration,
+    /// cuda: compile for this sm instead of the device's own (must not exceed it).
+    pub sm: Option<u32>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions { timeout: Duration::from_secs(60), sm: None }
+    }
+}
+
+/// Open the engine `spec` names (see [`EngineSpec`]).
+pub fn open(spec: &str, opts: &EngineOptions) -> Result<Box<dyn Engine>, EngineFault> {
+    open_spec(&spec.parse()?, opts)
+}
+
+/// Open a parsed spec.
+pub fn open_spec(spec: &EngineSpec, opts: &EngineOptions) -> Result<Box<dyn Engine>, EngineFault> {
+    Ok(match spec {
+        EngineSpec::Interp => Box::new(super::diff_interp::InterpEngine::new()),
+        EngineSpec::Host => Box::new(super::diff_host::HostEngine::new()?),
+        EngineSpec::Cuda { gpu } => Box::new(super::diff_cuda::CudaEngine::new(*gpu, opts)?),
+        EngineSpec::Exec { command } => Box::new(super::diff_exec::ExecEngine::new(command, opts)?),
+    })
+}
+
+/// The target to test when none is given: the first GPU if a driver and a device are there,
+/// else the host FPU (real hardware that every machine has).
+pub fn default_target() -> EngineSpec {
+    if super::diff_cuda::device_count().unwrap_or(0) > 0 {
+        EngineSpec::Cuda { gpu: 0 }
+    } else {
+        EngineSpec::Host
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for s in ["interp", "host", "cuda:0", "cuda:3", "exec:my-emu --fast"] {
+            assert_eq!(s.parse::<EngineSpec>().unwrap().to_string(), s);
+        }
+        assert_eq!("cuda".parse::<EngineSpec>().unwrap(), EngineSpec::Cuda { gpu: 0 });
+        for s in ["gpu", "cuda:x", "exec:", "exec:  "] {
+            let e = s.parse::<EngineSpec>().unwrap_err();
+            assert!(e.to_string().contains("exec:COMMAND"), "{e}");
+        }
+    }
+
+    #[test]
+    fn job_layout_follows_the_kernel_layout() {
+        let p = Program::parse(
+            "// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f2;\n// outputs: %f3\n",
+        )
+        .unwrap();
+        let cases = [1, 2, 3, 4, 5, 6];
+        let j = Job::new(&p, &cases, false);
+        assert_eq!((j.n_in(), j.n_cases(), j.per_case()), (2, 3, 1));
+        assert_eq!(j.case(1), &[3, 4]);
+        assert_eq!(Job::new(&p, &cases, true).per_case(), 3);
+        assert!(j.check().is_ok());
+        let odd = [1, 2, 3];
+        assert_eq!(Job::new(&p, &odd, false).check().unwrap_err().kind(), "invalid");
+        let wide = [1, 1 << 32];
+        assert!(Job::new(&p, &wide, false).check().unwrap_err().to_string().contains("case 0: input 1"));
+    }
+
+    #[test]
+    fn faults_serialize_with_their_kind() {
+        let f = EngineFault::Jit { log: "ptxas: error".into() };
+        let j = serde_json::to_string(&f).unwrap();
+        assert_eq!(j, r#"{"fault":"jit","log":"ptxas: error"}"#);
+        assert_eq!(serde_json::from_str::<EngineFault>(&j).unwrap(), f);
+    }
+}

@@ -1,0 +1,338 @@
+//! Reproducers: one finding as files a person (or `ptxfuzz repro`) can re-run.
+//!
+//! A finding folder holds
+//! - `repro.json`: the [`Reproducer`] (program JSON, inputs, the expectation, the target's
+//!   bits, the target and signature; `ptxfuzz repro` reads it);
+//! - `repro.ptx`: the program as a `ptx::kernel` module (entry `p0`, layout in its header
+//!   comment) with the case to launch it on;
+//! - `repro.cu`: CUDA C++ running each instruction through inline asm, and the `.ptx` module
+//!   through the runtime's library API, then checking both results against the allowed set
+//!   (`nvcc -arch=sm_XX -o repro repro.cu && ./repro`; see [`cuda`]).
+//!
+//! Folders are written to a temporary name, fsync'ed and renamed into place ([`write_dir`]),
+//! so a crash leaves either a whole finding or none.
+
+pub mod cli;
+pub mod cuda;
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use ptx::interp::Expectation;
+use ptx::kernel::{self, Mode};
+use ptx::program::Program;
+use ptx::value::{format_register_decimal, format_register_hex, parse_hex};
+use serde::{Deserialize, Serialize};
+
+use crate::minimize::Case;
+
+/// Version of the `repro.json` layout.
+pub const FORMAT: u32 = 1;
+
+/// One finding, as stored in `repro.json`. Values are hex bit patterns of the register width.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reproducer {
+    /// Layout version ([`FORMAT`]).
+    pub ptxfuzz_repro: u32,
+    /// The signature the finding is grouped under, as text.
+    pub signature: String,
+    /// The mismatch class (`rounding`, `ftz`, `nan-vs-number`, ...).
+    pub class: String,
+    /// The engine spec that gave the bits (`host`, `cuda:0`, `exec:...`).
+    pub target: String,
+    /// What the engine ran on (GPU name, CPU, command).
+    pub device: String,
+    /// The sm the PTX files are written for.
+    pub sm: u32,
+    /// The canonical program JSON (`ptx::program::json`).
+    pub program: serde_json::Value,
+    /// The program as PTX text, for reading.
+    pub program_text: String,
+    /// One per program input.
+    pub inputs: Vec<String>,
+    /// The same inputs in decimal (packed lanes comma-separated).
+    pub inputs_decimal: Vec<String>,
+    /// The allowed results per output, as `ptxfuzz eval --accept` prints them.
+    pub expected: Vec<String>,
+    /// The target's bits per output.
+    pub actual: Vec<String>,
+    /// Which outputs the target got wrong.
+    pub failing_outputs: Vec<usize>,
+    /// Cases the campaign had compared when it met this finding (0 when unknown).
+    pub found_after_cases: u64,
+    /// The case as found, before minimization.
+    pub original: Option<OriginalCase>,
+    /// Minimization effort: candidates probed, steps accepted.
+    pub probes: usize,
+    pub steps: usize,
+}
+
+/// The case before minimization.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OriginalCase {
+    pub program_text: String,
+    pub inputs: Vec<String>,
+}
+
+/// Where a finding came from, besides its case.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    pub signature: String,
+    pub class: String,
+    pub target: String,
+    pub device: String,
+    pub sm: u32,
+    pub found_after_cases: u64,
+    pub original: Option<Case>,
+    pub probes: usize,
+    pub steps: usize,
+}
+
+impl Reproducer {
+    /// A reproducer for `case` on which the target returned `actual` (one value per output).
+    pub fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Reproducer> {
+        let p = &case.program;
+        let expected = p.run(&case.inputs).context("the reference cannot run the reproducer")?;
+        if actual.len() != expected.len() {
+            bail!("{} result(s) for a program with {} output(s)", actual.len(), expected.len());
+        }
+        let failing_outputs = (0..expected.len()).filter(|&k| !expected[k].accepts(actual[k])).collect();
+        let hex_inputs = |c: &Case| {
+            c.program.inputs().iter().zip(&c.inputs).map(|(&t, &v)| format_register_hex(t, v)).collect()
+        };
+        Ok(Reproducer {
+            ptxfuzz_repro: FORMAT,
+            signature: meta.signature,
+            class: meta.class,
+            target: meta.target,
+            device: meta.device,
+            sm: ptx_sm(p, meta.sm),
+            program: serde_json::from_str(&p.to_json()).expect("program JSON is JSON"),
+            program_text: p.to_string(),
+            inputs: hex_inputs(case),
+            inputs_decimal: p.inputs().iter().zip(&case.inputs).map(|(&t, &v)| format_register_decimal(t, v)).collect(),
+            expected: expected.iter().map(|e| e.to_string()).collect(),
+            actual: expected.iter().zip(actual).map(|(e, &v)| output_hex(e, v)).collect(),
+            failing_outputs,
+            found_after_cases: meta.found_after_cases,
+            original: meta.original.as_ref().map(|c| OriginalCase { program_text: c.program.to_string(), inputs: hex_inputs(c) }),
+            probes: meta.probes,
+            steps: meta.steps,
+        })
+    }
+
+    /// The program and inputs back from the stored form.
+    pub fn case(&self) -> Result<Case> {
+        let program = Program::from_json(&self.program.to_string()).context("repro.json: bad program")?;
+        if self.inputs.len() != program.inputs().len() {
+            bail!("repro.json: {} input(s) for a program taking {}", self.inputs.len(), program.inputs().len());
+        }
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|s| {
+                s.strip_prefix("0x")
+                    .and_then(parse_hex)
+                    .with_context(|| format!("repro.json: input '{s}' is not 0x-prefixed hex"))
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        Ok(Case { program, inputs })
+    }
+
+    /// The target's recorded bits per output.
+    pub fn actual_bits(&self) -> Result<Vec<u64>> {
+        self.actual
+            .iter()
+            .map(|s| s.strip_prefix("0x").and_then(parse_hex).with_context(|| format!("repro.json: bad value '{s}'")))
+            .collect()
+    }
+
+    /// Read `repro.json`, or `DIR/repro.json` when given a finding folder.
+    pub fn load(path: &Path) -> Result<Reproducer> {
+        let file = if path.is_dir() { path.join("repro.json") } else { path.to_path_buf() };
+        let text = fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+        let r: Reproducer =
+            serde_json::from_str(&text).with_context(|| format!("{} is not a ptxfuzz reproducer", file.display()))?;
+        if r.ptxfuzz_repro != FORMAT {
+            bail!("{}: reproducer format {} (this ptxfuzz reads {FORMAT})", file.display(), r.ptxfuzz_repro);
+        }
+        Ok(r)
+    }
+
+    /// The `.ptx` file: the kernel module with a header saying how to launch it.
+    pub fn ptx_file(&self) -> Result<String> {
+        let case = self.case()?;
+        let module = kernel::module(&[&case.program], self.sm, Mode::Outputs)?;
+        let mut s = String::new();
+        s.push_str(&format!("// ptxfuzz reproducer: {}\n// target {} ({})\n//\n", self.signature, self.target, self.device));
+        s.push_str("// Entry p0(.u64 in, .u64 out, .u32 n) runs the program once per thread on n cases\n");
+        s.push_str("// (ptx::kernel layout): case i reads its inputs from 64-bit slots in[K*i + j] (value in\n");
+        s.push_str("// the low bits) and writes output j, zero-extended, to out[M*i + j]. Launch it with\n");
+        s.push_str(&format!("// n = 1, K = {}, M = {} (repro.cu does, through cudaLibraryLoadData):\n", case.inputs.len(), self.expected.len()));
+        for (j, (h, d)) in self.inputs.iter().zip(&self.inputs_decimal).enumerate() {
+            s.push_str(&format!("//   in[{j}]  = {h}   ({d})\n"));
+        }
+        for (j, (e, a)) in self.expected.iter().zip(&self.actual).enumerate() {
+            s.push_str(&format!("//   out[{j}] allowed {e}; the target gave {a}\n"));
+        }
+        s.push_str("//\n");
+        for line in self.program_text.lines() {
+            s.push_str(&format!("// program: {line}\n"));
+        }
+        s.push('\n');
+        s.push_str(&module);
+        Ok(s)
+    }
+}
+
+/// An output value in hex at the expectation's width (a predicate as 0x0/0x1).
+fn output_hex(e: &Expectation, v: u64) -> String {
+    let digits = (e.width() as usize).div_ceil(4);
+    format!("0x{v:0digits$x}")
+}
+
+/// Targets in ascending order, as `ptx::kernel::min_ptx_for_sm` knows them.
+const KNOWN_SMS: [u32; 12] = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
+
+/// The sm to write PTX for: `preferred` when the program runs there, else the lowest known
+/// target that has every instruction.
+pub fn ptx_sm(p: &Program, preferred: u32) -> u32 {
+    let works = |sm: u32| kernel::module(&[p], sm, Mode::Outputs).is_ok();
+    if works(preferred) {
+        return preferred;
+    }
+    KNOWN_SMS.into_iter().find(|&sm| works(sm)).unwrap_or(preferred)
+}
+
+/// Write a finding folder `dir` with `repro.json`, `repro.ptx` and `repro.cu`, atomically:
+/// everything goes to a temporary sibling that is fsync'ed and renamed. Fails if `dir` exists.
+pub fn write_dir(dir: &Path, r: &Reproducer) -> Result<()> {
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    if dir.exists() {
+        bail!("{} already exists", dir.display());
+    }
+    let name = dir.file_name().context("a finding folder needs a name")?.to_string_lossy();
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let json = serde_json::to_string_pretty(r).expect("a reproducer serialises") + "\n";
+    write_synced(&tmp.join("repro.json"), json.as_bytes())?;
+    write_synced(&tmp.join("repro.ptx"), r.ptx_file()?.as_bytes())?;
+    write_synced(&tmp.join("repro.cu"), cuda::source(r)?.as_bytes())?;
+    sync_dir(&tmp);
+    fs::rename(&tmp, dir).with_context(|| format!("cannot rename {} to {}", tmp.display(), dir.display()))?;
+    sync_dir(parent);
+    Ok(())
+}
+
+/// Write `bytes` to `path` and fsync it.
+pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    f.write_all(bytes).and_then(|_| f.sync_all()).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Replace `path` atomically with `bytes` (temporary sibling, fsync, rename).
+pub fn replace_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    write_synced(&tmp, bytes)?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+    if let Some(parent) = path.parent() {
+        sync_dir(parent);
+    }
+    Ok(())
+}
+
+/// fsync a directory so that renames in it are durable (best effort: not every filesystem
+/// allows opening a directory).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> Reproducer {
+        let program = Program::parse(
+            "// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\ntestp.finite.f32 %p3, %f2;\n// outputs: %f2, %p3\n",
+        )
+        .unwrap();
+        let case = Case { program, inputs: vec![0x3f00_0000, 0x3304_0000] };
+        // add.rz(0.5, tiny) is 0.5; a target rounding to nearest would say 0x3f000001.
+        let meta = Provenance {
+            signature: "add.rz.f32~rounding~normal.normal~sm90".into(),
+            class: "rounding".into(),
+            target: "exec:planted rz-as-rn".into(),
+            device: "test".into(),
+            sm: 90,
+            found_after_cases: 1234,
+            original: Some(case.clone()),
+            probes: 10,
+            steps: 2,
+        };
+        Reproducer::new(&case, &[0x3f00_0001, 1], meta).unwrap()
+    }
+
+    #[test]
+    fn reproducer_records_expectation_and_failing_outputs() {
+        let r = sample();
+        assert_eq!(r.expected, ["0x3f000000", "1"]);
+        assert_eq!(r.actual, ["0x3f000001", "0x1"]);
+        assert_eq!(r.failing_outputs, [0]);
+        assert_eq!(r.inputs, ["0x3f000000", "0x33040000"]);
+        assert_eq!(r.inputs_decimal[0], "0.5");
+        assert_eq!(r.program["body"][0], "add.rz.f32 %f2, %f0, %f1;");
+    }
+
+    #[test]
+    fn json_round_trips_to_the_same_case() {
+        let r = sample();
+        let text = serde_json::to_string(&r).unwrap();
+        let back: Reproducer = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        let c = back.case().unwrap();
+        assert_eq!(c.inputs, vec![0x3f00_0000, 0x3304_0000]);
+        assert_eq!(c.program.to_string(), r.program_text);
+        assert_eq!(back.actual_bits().unwrap(), vec![0x3f00_0001, 1]);
+    }
+
+    #[test]
+    fn ptx_file_has_the_entry_and_the_case() {
+        let ptx = sample().ptx_file().unwrap();
+        assert!(ptx.contains(".target sm_90"), "{ptx}");
+        assert!(ptx.contains(".visible .entry p0("), "{ptx}");
+        assert!(ptx.contains("add.rz.f32 %f2, %f0, %f1;"), "{ptx}");
+        assert!(ptx.contains("//   in[1]  = 0x33040000"), "{ptx}");
+    }
+
+    #[test]
+    fn sm_is_raised_to_what_the_program_needs() {
+        let p = Program::parse("// inputs: %rd0:f32x2\nadd.rn.f32x2 %rd1, %rd0, %rd0;\n// outputs: %rd1\n").unwrap();
+        assert_eq!(ptx_sm(&p, 90), 100);
+        assert_eq!(ptx_sm(&p, 120), 120);
+    }
+
+    #[test]
+    fn folder_is_written_whole_and_never_overwritten() {
+        let base = std::env::temp_dir().join(format!("ptxfuzz-repro-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        let r = sample();
+        let dir = base.join("add.rz.f32~rounding~normal.normal~sm90");
+        write_dir(&dir, &r).unwrap();
+        for f in ["repro.json", "repro.ptx", "repro.cu"] {
+            assert!(dir.join(f).is_file(), "{f}");
+        }
+        assert_eq!(Reproducer::load(&dir).unwrap(), r);
+        assert!(write_dir(&dir, &r).is_err());
+        let leftovers: Vec<_> = fs::read_dir(&base).unwrap().filter_map(|e| e.ok()).collect();
+        assert_eq!(leftovers.len(), 1, "no temporary folder left behind");
+        fs::remove_dir_all(&base).unwrap();
+    }
+}

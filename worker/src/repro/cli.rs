@@ -1,0 +1,98 @@
+//! `ptxfuzz repro FILE`: re-run a finding on a target and print the verdict.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use ptx::value::format_register_decimal;
+
+use super::{cuda, write_synced, Reproducer};
+use crate::oracles::{open, EngineOptions, Job};
+
+/// Exit status when the finding reproduces.
+pub const REPRODUCED: u8 = 0;
+/// Exit status when the target now returns allowed results.
+pub const NOT_REPRODUCED: u8 = 3;
+
+/// Re-run a finding (a folder written by `ptxfuzz campaign`, or its repro.json) and say whether
+/// the target still disagrees with the reference.
+#[derive(Args, Debug)]
+#[command(after_help = "Exit status: 0 the finding reproduces (some output is not allowed), 3 the \
+target now returns allowed results, 1 an error (bad file, engine fault).\n\n\
+The allowed results are recomputed by this ptxfuzz's interpreter, so a reproducer also tells \
+whether a change of the reference model explains a finding away. The folder's repro.cu is \
+the same check as a standalone CUDA program (nvcc -arch=sm_XX -o repro repro.cu && ./repro).")]
+pub struct ReproArgs {
+    /// A finding folder, or its repro.json.
+    pub file: PathBuf,
+    /// Engine to run it on: interp, host, cuda, cuda:N or exec:COMMAND. Default: the target
+    /// recorded in the reproducer.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Seconds an engine may take to answer before it is a timeout fault.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// cuda: compile for sm_XX instead of the device's own.
+    #[arg(long)]
+    pub sm: Option<u32>,
+    /// Write repro.ptx and repro.cu again from repro.json (after editing it by hand).
+    #[arg(long)]
+    pub regenerate: bool,
+}
+
+pub fn run(args: ReproArgs) -> Result<ExitCode> {
+    let r = Reproducer::load(&args.file)?;
+    let case = r.case()?;
+    let p = &case.program;
+    if args.regenerate {
+        let dir = if args.file.is_dir() { args.file.clone() } else { args.file.parent().map(PathBuf::from).unwrap_or_default() };
+        write_synced(&dir.join("repro.ptx"), r.ptx_file()?.as_bytes())?;
+        write_synced(&dir.join("repro.cu"), cuda::source(&r)?.as_bytes())?;
+        println!("wrote {} and {}", dir.join("repro.ptx").display(), dir.join("repro.cu").display());
+    }
+    let spec = args.target.clone().unwrap_or_else(|| r.target.clone());
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let mut engine = open(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    let expected = p.run(&case.inputs).context("the reference cannot run this program")?;
+
+    println!("finding: {} [{}]", r.signature, r.class);
+    for line in r.program_text.lines().filter(|l| !l.starts_with("//")) {
+        println!("  {line}");
+    }
+    for (j, &v) in case.inputs.iter().enumerate() {
+        let ty = p.inputs()[j];
+        println!("input {}: 0x{v:0w$x} ({})", p.name(ptx::program::Reg(j as u16)), format_register_decimal(ty, v), w = (ty.bits() / 4) as usize);
+    }
+    println!("target: {}", engine.info());
+    if !engine.supports(p) {
+        bail!("target '{spec}' does not support this program; pick another with --target");
+    }
+    let out = engine
+        .run(&[Job::new(p, &case.inputs, false)])
+        .pop()
+        .context("the engine returned no result")?
+        .map_err(|f| anyhow::anyhow!("engine fault ({}): {f}", f.kind()))?;
+    let recorded = r.actual_bits().unwrap_or_default();
+    let mut bad = 0;
+    for (k, e) in expected.iter().enumerate() {
+        let got = out.case(0)[k];
+        let ok = e.accepts(got);
+        bad += !ok as usize;
+        let digits = (e.width() as usize).div_ceil(4);
+        let was = recorded.get(k).map_or(String::new(), |v| format!(" (recorded 0x{v:0digits$x})"));
+        println!(
+            "output {k} ({}): got 0x{got:0digits$x}{was}, allowed {e}: {}",
+            p.name(p.outputs()[k]),
+            if ok { "ok" } else { "NOT ALLOWED" }
+        );
+    }
+    if bad > 0 {
+        println!("verdict: REPRODUCED ({bad} output(s) not allowed)");
+        Ok(ExitCode::from(REPRODUCED))
+    } else {
+        println!("verdict: not reproduced (every output is allowed)");
+        Ok(ExitCode::from(NOT_REPRODUCED))
+    }
+}

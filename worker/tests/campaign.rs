@@ -1,0 +1,120 @@
+//! `ptxfuzz campaign` as a user runs it: the host FPU against the interpreter for 30 s with no
+//! finding, SIGINT ending a campaign with its summary, corpus replay, and findings of an
+//! earlier run kept (counted, never rewritten).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
+const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("campaign-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn summary(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+fn run(args: &[&str], out: &Path) -> String {
+    let o = Command::new(PTXFUZZ).arg("campaign").args(args).arg("--out").arg(out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    stdout
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn host_against_interp_for_30_seconds_gives_no_finding() {
+    let out = scratch("host");
+    let text = run(&["--target", "host", "--seconds", "30", "--quiet"], &out);
+    eprintln!("{text}");
+    let s = summary(&out);
+    assert_eq!(s["totals"]["mismatches"], 0, "{text}");
+    assert_eq!(s["totals"]["findings_new"], 0, "{text}");
+    assert_eq!(s["totals"]["faults"], serde_json::json!({}), "{text}");
+    assert!(s["totals"]["cases"].as_u64().unwrap() > 1_000_000, "{text}");
+    assert!(s["elapsed_s"].as_f64().unwrap() >= 30.0);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn sigint_finishes_the_batch_and_writes_the_summary() {
+    let out = scratch("sigint");
+    let child = Command::new(PTXFUZZ)
+        .args(["campaign", "--target", "interp", "--quiet", "--stats-every", "0.5", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("(interrupted)"), "{stdout}");
+    let s = summary(&out);
+    assert_eq!(s["interrupted"], true);
+    assert!(s["totals"]["cases"].as_u64().unwrap() > 0);
+    let stats = std::fs::read_to_string(out.join("stats.jsonl")).unwrap();
+    let lines: Vec<Value> = stats.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.len() >= 2, "a line per interval and one at the end: {stats}");
+    assert!(lines.iter().all(|l| l["cases"].is_u64() && l["rss_kb"].is_u64()));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn corpus_is_replayed_then_the_campaign_ends() {
+    let out = scratch("corpus");
+    let corpus = scratch("corpus-files");
+    std::fs::create_dir_all(&corpus).unwrap();
+    for i in 0..5u8 {
+        std::fs::write(corpus.join(format!("raw-{i}")), [i.wrapping_mul(37); 64]).unwrap();
+    }
+    std::fs::write(
+        corpus.join("program.json"),
+        r#"{"types":{"%f0":"f32","%f1":"f32"},"inputs":["%f0"],"body":["sqrt.rn.f32 %f1, %f0;"],"outputs":["%f1"]}"#,
+    )
+    .unwrap();
+    let text = run(&["--target", "interp", "--corpus", corpus.to_str().unwrap(), "--cases-per-program", "10", "--quiet"], &out);
+    assert!(text.contains("corpus: 6 file(s) replayed (0 undecodable)"), "{text}");
+    let s = summary(&out);
+    assert_eq!(s["totals"]["programs"], 6);
+    assert_eq!(s["totals"]["cases"], 60);
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&corpus);
+}
+
+#[test]
+fn findings_of_an_earlier_run_are_counted_not_rewritten() {
+    let out = scratch("known");
+    let target = format!("exec:{PLANTED} rz-as-rn");
+    let args = ["--target", &target, "--families", "add", "--types", "f32", "--cases", "30000", "--quiet"];
+    run(&args, &out);
+    let first = summary(&out);
+    let n = first["totals"]["findings_new"].as_u64().unwrap();
+    assert!(n > 0);
+    let folder = out.join(first["findings"][0]["key"].as_str().unwrap());
+    let before = std::fs::read_to_string(folder.join("repro.json")).unwrap();
+    let mut again: Vec<&str> = args.to_vec();
+    again.extend(["--seed", "2"]);
+    run(&again, &out);
+    let second = summary(&out);
+    assert!(second["totals"]["findings_known"].as_u64().unwrap() >= n);
+    assert_eq!(std::fs::read_to_string(folder.join("repro.json")).unwrap(), before);
+    let leftovers: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}

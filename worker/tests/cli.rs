@@ -1,0 +1,81 @@
+//! The `ptxfuzz` binary as a user runs it: output formats, exit codes, files written.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn ptxfuzz(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxfuzz")).args(args).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn eval_prints_hex_tab_decimal() {
+    assert_eq!(ptxfuzz(&["eval", "add.rz.f32", "1", "0x33800000"]).1, "0x3f800000\t1\n");
+    assert_eq!(ptxfuzz(&["eval", "fma.rn.f64", "0x3ff0000000000000", "2", "-1"]).1, "0x3ff0000000000000\t1\n");
+    assert_eq!(ptxfuzz(&["eval", "testp.normal.f32", "-0"]).1, "1\ttrue\n");
+    assert_eq!(ptxfuzz(&["eval", "min.NaN.f16x2", "0x7e003c00", "0x00004000"]).1, "0x7fff3c00\t1,nan\n");
+}
+
+#[test]
+fn eval_accept_lists_every_reading() {
+    let (_, out, _) = ptxfuzz(&["eval", "--accept", "mul.rn.ftz.f32", "0x20000000", "0x1fffffff"]);
+    assert_eq!(out, "0x00800000 | 0x00000000 (ftz-before-rounding)\t1.1754944e-38 | 0\n");
+    let (_, out, _) = ptxfuzz(&["eval", "--accept", "rcp.approx.f32", "3"]);
+    assert!(out.starts_with("0x3eaaaaaa..0x3eaaaaac\t"), "{out}");
+    assert!(out.contains("exact 0.333"), "{out}");
+}
+
+#[test]
+fn illegal_forms_and_bad_operands_exit_1_with_one_line() {
+    let (code, out, err) = ptxfuzz(&["eval", "fma.f32", "1", "2", "3"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert_eq!(err, "error: fma.f32: a rounding modifier (.rn/.rz/.rm/.rp) is required (PTX ISA 9.7.3.6)\n");
+    let (code, _, err) = ptxfuzz(&["eval", "add.rn.f16", "0x12345", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("16 bits"), "{err}");
+}
+
+#[test]
+fn batch_answers_every_line() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfuzz"))
+        .args(["eval", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"add.rn.f32 0x3f800000 0x3f800000\nnope\nsqrt.rn.f64 4\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0], "0x40000000");
+    assert!(lines[1].starts_with("error: "));
+    assert_eq!(lines[2], "0x4000000000000000");
+}
+
+#[test]
+fn gen_writes_ptx_and_json_per_program() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-gen-{}", std::process::id()));
+    let (code, _, err) = ptxfuzz(&["gen", "--seed", "7", "--count", "5", "--sm", "90", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names.len(), 10);
+    let json = std::fs::read_to_string(dir.join("s7_000000.json")).unwrap();
+    ptx::program::Program::from_json(&json).expect("valid program JSON");
+    let module = std::fs::read_to_string(dir.join("s7_000000.ptx")).unwrap();
+    assert!(module.contains(".target sm_90"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn math_eval_prints_reference_and_range() {
+    let (code, out, _) = ptxfuzz(&["math", "eval", "sinf", "0x3f800000"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("correctly rounded 0x3f576aa4"), "{out}");
+    assert!(out.contains("2 ulp"), "{out}");
+    let (code, _, err) = ptxfuzz(&["math", "eval", "nosuchfn", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: "), "{err}");
+}

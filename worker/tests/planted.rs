@@ -1,0 +1,270 @@
+//! End to end through `exec` engines with ONE planted semantic deviation each
+//! (`ptxfuzz-planted-engine`, worker/src/bin): a campaign must find each within a bounded
+//! number of cases and minimize it to a reproducer of at most 2 instructions, whose finding
+//! names the deviated instruction and class; a faithful engine must give no finding.
+//! The reproducers then re-run through `ptxfuzz repro`, and their `.cu` and `.ptx` files
+//! are compiled by nvcc and ptxas (no GPU needed to compile).
+//!
+//! nvcc is found through env `NVCC`, else the `nvidia` Python package (`pip install
+//! nvidia-cuda-nvcc`), else `PATH`; without it the compile step fails unless
+//! `PTXFUZZ_SKIP_NVCC=1`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
+const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
+
+/// A fresh folder under the target's tmp dir.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("planted-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Run `ptxfuzz campaign` against the planted engine; returns the finding folders' repro.json.
+fn campaign(deviation: &str, extra: &[&str], out: &Path) -> Vec<Value> {
+    let target = format!("exec:{PLANTED} {deviation}");
+    let o = Command::new(PTXFUZZ)
+        .args(["campaign", "--target", &target, "--seed", "1", "--quiet", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "campaign failed:\n{stdout}\n{stderr}");
+    eprintln!("{deviation}:\n{stdout}");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["totals"]["faults"], serde_json::json!({}), "engine faults: {stdout}");
+    findings(out)
+}
+
+fn findings(out: &Path) -> Vec<Value> {
+    let mut v: Vec<Value> = std::fs::read_dir(out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("repro.json"))
+        .filter(|p| p.is_file())
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect();
+    v.sort_by_key(|r| r["found_after_cases"].as_u64());
+    v
+}
+
+/// What each planted bug must produce.
+struct Planted {
+    deviation: &'static str,
+    /// Campaign options that aim it (families, types) and bound it (cases).
+    args: &'static [&'static str],
+    /// Every finding's signature starts with one of these (the deviated instruction).
+    instr_prefixes: &'static [&'static str],
+    /// Some finding has this class.
+    class: &'static str,
+    /// The first finding comes within this many cases.
+    within: u64,
+}
+
+const PLANTED_BUGS: &[Planted] = &[
+    Planted {
+        deviation: "ftz-result",
+        args: &["--families", "add,sub,mul,fma,div", "--types", "f32", "--cases", "100000"],
+        instr_prefixes: &["add.", "sub.", "mul.", "fma.", "div."],
+        class: "ftz",
+        within: 100_000,
+    },
+    Planted {
+        deviation: "rz-as-rn",
+        args: &["--families", "add", "--types", "f32", "--cases", "50000"],
+        instr_prefixes: &["add.rz.f32~", "add.rz.ftz.f32~", "add.rz.sat.f32~", "add.rz.ftz.sat.f32~"],
+        class: "rounding",
+        within: 50_000,
+    },
+    Planted {
+        deviation: "fma-split",
+        args: &["--families", "fma", "--types", "f32,f64", "--cases", "50000"],
+        instr_prefixes: &["fma."],
+        class: "rounding",
+        within: 50_000,
+    },
+    Planted {
+        deviation: "sat-nan",
+        args: &["--families", "add,sub,mul,fma", "--types", "f32,f16", "--cases", "100000"],
+        instr_prefixes: &["add.", "sub.", "mul.", "fma."],
+        class: "sat",
+        within: 100_000,
+    },
+    Planted {
+        deviation: "minmax-zeros",
+        args: &["--families", "min,max", "--cases", "100000"],
+        instr_prefixes: &["min.", "max."],
+        class: "signed-zero",
+        within: 100_000,
+    },
+    Planted {
+        deviation: "rcp-binade",
+        args: &["--families", "rcp", "--types", "f32", "--cases", "100000"],
+        instr_prefixes: &["rcp.approx."],
+        class: "bound-exceeded",
+        within: 100_000,
+    },
+];
+
+#[test]
+fn each_planted_deviation_is_found_and_minimized_to_at_most_two_instructions() {
+    let mut report = Vec::new();
+    for bug in PLANTED_BUGS {
+        let out = scratch(bug.deviation);
+        let found = campaign(bug.deviation, bug.args, &out);
+        assert!(!found.is_empty(), "{}: no finding", bug.deviation);
+        for r in &found {
+            let sig = r["signature"].as_str().unwrap();
+            let n = r["program"]["body"].as_array().unwrap().len();
+            assert!(n <= 2, "{}: {sig} has {n} instructions:\n{}", bug.deviation, r["program_text"]);
+            assert!(
+                bug.instr_prefixes.iter().any(|p| sig.starts_with(p)),
+                "{}: finding {sig} is not about the deviated instruction",
+                bug.deviation
+            );
+            assert!(!r["failing_outputs"].as_array().unwrap().is_empty(), "{sig}: the target's bits are allowed");
+        }
+        assert!(
+            found.iter().any(|r| r["class"] == bug.class),
+            "{}: no finding of class {}",
+            bug.deviation,
+            bug.class
+        );
+        let first = found[0]["found_after_cases"].as_u64().unwrap();
+        assert!(first <= bug.within, "{}: first found after {first} cases", bug.deviation);
+        let max_len = found.iter().map(|r| r["program"]["body"].as_array().unwrap().len()).max().unwrap();
+        report.push(format!(
+            "{:<13} first after {:>6} cases, {:>3} findings, reproducers <= {} instruction(s)",
+            bug.deviation,
+            first,
+            found.len(),
+            max_len
+        ));
+        check_reproducer(&out, &found[0], bug.deviation);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+/// `ptxfuzz repro` says REPRODUCED on the planted engine and not on the interpreter; the
+/// folder's .cu and .ptx compile.
+fn check_reproducer(out: &Path, r: &Value, deviation: &str) {
+    let folder = out.join(r["signature"].as_str().unwrap());
+    let run = |target: Option<&str>| {
+        let mut c = Command::new(PTXFUZZ);
+        c.arg("repro").arg(&folder);
+        if let Some(t) = target {
+            c.args(["--target", t]);
+        }
+        c.output().unwrap()
+    };
+    let again = run(None);
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{deviation}: repro on the recorded target:\n{text}");
+    assert!(text.contains("verdict: REPRODUCED"), "{text}");
+    let interp = run(Some("interp"));
+    assert_eq!(interp.status.code(), Some(3), "{deviation}: the interpreter agrees with itself");
+    compile(&folder, r["sm"].as_u64().unwrap());
+}
+
+fn nvidia_tool(env: &str, name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
+        return Some(PathBuf::from(p));
+    }
+    let py = Command::new("python3")
+        .args(["-c", "import nvidia\nfor p in nvidia.__path__: print(p)"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if let Some(o) = py {
+        for dir in String::from_utf8_lossy(&o.stdout).lines() {
+            for sub in ["cu13", "cuda_nvcc", "cu12"] {
+                let p = Path::new(dir).join(sub).join("bin").join(name);
+                if p.is_file() {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    std::env::var_os("PATH").iter().flat_map(std::env::split_paths).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// nvcc builds repro.cu (device code through ptxas, host code through the C++ compiler) with
+/// every warning an error; ptxas assembles repro.ptx.
+fn compile(folder: &Path, sm: u64) {
+    let Some(nvcc) = nvidia_tool("NVCC", "nvcc") else {
+        if std::env::var("PTXFUZZ_SKIP_NVCC").as_deref() == Ok("1") {
+            eprintln!("SKIPPED: nvcc not found and PTXFUZZ_SKIP_NVCC=1");
+            return;
+        }
+        panic!("nvcc not found: install it with `pip install nvidia-cuda-nvcc` (or set NVCC=/path/to/nvcc); set PTXFUZZ_SKIP_NVCC=1 to skip");
+    };
+    let exe = folder.join("repro-bin");
+    let o = Command::new(&nvcc)
+        .arg(format!("-arch=sm_{sm}"))
+        .args(["-Werror", "all-warnings", "-o"])
+        .arg(&exe)
+        .arg(folder.join("repro.cu"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "nvcc {}: {}", folder.display(), String::from_utf8_lossy(&o.stderr));
+    assert!(exe.is_file());
+    let ptxas = nvcc.with_file_name("ptxas");
+    let o = Command::new(&ptxas)
+        .arg(format!("-arch=sm_{sm}"))
+        .arg(folder.join("repro.ptx"))
+        .args(["-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ptxas {}: {}", folder.display(), String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn faithful_engine_gives_no_finding() {
+    for mode in [&[][..], &["--trace"][..]] {
+        let out = scratch(&format!("faithful{}", mode.len()));
+        let mut args = vec!["--cases", "200000"];
+        args.extend_from_slice(mode);
+        let found = campaign("faithful", &args, &out);
+        assert!(found.is_empty(), "findings against a faithful engine: {:?}", found.iter().map(|r| &r["signature"]).collect::<Vec<_>>());
+        let summary: Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["totals"]["cases"], 200000);
+        assert_eq!(summary["totals"]["mismatches"], 0);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+#[test]
+fn sweep_measures_the_planted_rcp_error_in_its_binade_only() {
+    let target = format!("exec:{PLANTED} rcp-binade");
+    let o = Command::new(PTXFUZZ)
+        .args(["sweep", "rcp.approx.f32", "--target", &target, "--limit", "200000", "--stride", "0x9e3779b1", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    eprintln!("{r}");
+    assert_eq!(r["inputs"], 200000);
+    let mismatches = r["mismatches"].as_u64().unwrap();
+    // [1, 2) and (-2, -1] are 2^24 of the 2^32 inputs: about 1/256 of an even sample.
+    assert!((500..=1100).contains(&mismatches), "{mismatches}");
+    assert_eq!(r["max_ulps"], 2);
+    assert_eq!(r["histogram"][2], mismatches, "every mismatch is the planted 2-ulp error");
+    for e in r["examples"].as_array().unwrap() {
+        let x = u32::from_str_radix(e["operands"][0].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+        assert_eq!((x >> 23) & 0xff, 127, "mismatch outside the planted binade: {e}");
+    }
+    let faithful = Command::new(PTXFUZZ)
+        .args(["sweep", "rcp.approx.f32", "--target", &format!("exec:{PLANTED} faithful"), "--limit", "50000", "--stride", "0x9e3779b1", "--json"])
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&faithful.stdout).unwrap();
+    assert_eq!(r["mismatches"], 0);
+    assert_eq!(r["max_ulps"], 0);
+}
