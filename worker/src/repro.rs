@@ -24,57 +24,10 @@ use ptx::interp::Expectation;
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 use ptx::value::{format_register_decimal, format_register_hex, parse_hex};
-use serde::{Deserialize, Serialize};
 
 use crate::minimize::Case;
 
-/// Version of the `repro.json` layout.
-pub const FORMAT: u32 = 1;
-
-/// One finding, as stored in `repro.json`. Values are hex bit patterns of the register width.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Reproducer {
-    /// Layout version ([`FORMAT`]).
-    pub ptxfuzz_repro: u32,
-    /// The signature the finding is grouped under, as text.
-    pub signature: String,
-    /// The mismatch class (`rounding`, `ftz`, `nan-vs-number`, ...).
-    pub class: String,
-    /// The engine spec that gave the bits (`host`, `cuda:0`, `exec:...`).
-    pub target: String,
-    /// What the engine ran on (GPU name, CPU, command).
-    pub device: String,
-    /// The sm the PTX files are written for.
-    pub sm: u32,
-    /// The canonical program JSON (`ptx::program::json`).
-    pub program: serde_json::Value,
-    /// The program as PTX text, for reading.
-    pub program_text: String,
-    /// One per program input.
-    pub inputs: Vec<String>,
-    /// The same inputs in decimal (packed lanes comma-separated).
-    pub inputs_decimal: Vec<String>,
-    /// The allowed results per output, as `ptxfuzz eval --accept` prints them.
-    pub expected: Vec<String>,
-    /// The target's bits per output.
-    pub actual: Vec<String>,
-    /// Which outputs the target got wrong.
-    pub failing_outputs: Vec<usize>,
-    /// Cases the campaign had compared when it met this finding (0 when unknown).
-    pub found_after_cases: u64,
-    /// The case as found, before minimization.
-    pub original: Option<OriginalCase>,
-    /// Minimization effort: candidates probed, steps accepted.
-    pub probes: usize,
-    pub steps: usize,
-}
-
-/// The case before minimization.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OriginalCase {
-    pub program_text: String,
-    pub inputs: Vec<String>,
-}
+pub use api::repro::{OriginalCase, Reproducer, FORMAT};
 
 /// Where a finding came from, besides its case.
 #[derive(Clone, Debug, Default)]
@@ -90,9 +43,23 @@ pub struct Provenance {
     pub steps: usize,
 }
 
-impl Reproducer {
+/// What the worker does with a [`Reproducer`] (the type is shared with the server, in `api`).
+pub trait ReproducerExt: Sized {
     /// A reproducer for `case` on which the target returned `actual` (one value per output).
-    pub fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Reproducer> {
+    fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Self>;
+    /// The program and inputs back from the stored form.
+    fn case(&self) -> Result<Case>;
+    /// The target's recorded bits per output.
+    fn actual_bits(&self) -> Result<Vec<u64>>;
+    /// Read `repro.json`, or `DIR/repro.json` when given a finding folder.
+    fn load(path: &Path) -> Result<Self>;
+    /// The `.ptx` file: the kernel module with a header saying how to launch it.
+    fn ptx_file(&self) -> Result<String>;
+}
+
+impl ReproducerExt for Reproducer {
+    /// A reproducer for `case` on which the target returned `actual` (one value per output).
+    fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Reproducer> {
         let p = &case.program;
         let expected = p.run(&case.inputs).context("the reference cannot run the reproducer")?;
         if actual.len() != expected.len() {
@@ -124,7 +91,7 @@ impl Reproducer {
     }
 
     /// The program and inputs back from the stored form.
-    pub fn case(&self) -> Result<Case> {
+    fn case(&self) -> Result<Case> {
         let program = Program::from_json(&self.program.to_string()).context("repro.json: bad program")?;
         if self.inputs.len() != program.inputs().len() {
             bail!("repro.json: {} input(s) for a program taking {}", self.inputs.len(), program.inputs().len());
@@ -142,7 +109,7 @@ impl Reproducer {
     }
 
     /// The target's recorded bits per output.
-    pub fn actual_bits(&self) -> Result<Vec<u64>> {
+    fn actual_bits(&self) -> Result<Vec<u64>> {
         self.actual
             .iter()
             .map(|s| s.strip_prefix("0x").and_then(parse_hex).with_context(|| format!("repro.json: bad value '{s}'")))
@@ -150,7 +117,7 @@ impl Reproducer {
     }
 
     /// Read `repro.json`, or `DIR/repro.json` when given a finding folder.
-    pub fn load(path: &Path) -> Result<Reproducer> {
+    fn load(path: &Path) -> Result<Reproducer> {
         let file = if path.is_dir() { path.join("repro.json") } else { path.to_path_buf() };
         let text = fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
         let r: Reproducer =
@@ -162,7 +129,7 @@ impl Reproducer {
     }
 
     /// The `.ptx` file: the kernel module with a header saying how to launch it.
-    pub fn ptx_file(&self) -> Result<String> {
+    fn ptx_file(&self) -> Result<String> {
         let case = self.case()?;
         let module = kernel::module(&[&case.program], self.sm, Mode::Outputs)?;
         let mut s = String::new();

@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::compare::{self, CompareOptions, Mismatch, Signature};
 use crate::minimize::{minimize, Case, Limits};
 use crate::oracles::{Engine, Job};
-use crate::repro::{self, Provenance, Reproducer};
+use crate::repro::{self, Provenance, Reproducer, ReproducerExt};
 
 /// One finding folder.
 #[derive(Clone, Debug, Serialize)]

@@ -16,7 +16,7 @@ use arbitrary::Unstructured;
 use ptx::gen::Generator;
 use ptx::program::Program;
 
-use crate::repro::Reproducer;
+use crate::repro::{Reproducer, ReproducerExt};
 
 /// Batches the source may run ahead of the engine (memory stays flat whatever the speeds).
 pub const QUEUE: usize = 2;

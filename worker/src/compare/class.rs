@@ -2,76 +2,12 @@
 //! seems to have broken. The rules are tried in the order of [`classify`]'s table, first match
 //! wins; each class names the most specific explanation that holds.
 
-use std::fmt;
-
 use ptx::format::{FpClass, Scalar};
 use ptx::interp::{self, Expectation, LaneExpectation, Outcome};
 use ptx::isa::{Clamp, Ftz, Instr, Precision};
 use ptx::Rounding;
-use serde::{Deserialize, Serialize};
 
-/// Why a result is not allowed. Stable names (they appear in signatures and folder names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MismatchClass {
-    /// A NaN where a number is required, or a number where only NaN is allowed.
-    NanVsNumber,
-    /// A NaN, but not one of the NaNs allowed (f64 payload rules, canonical NaNs).
-    NanPayload,
-    /// The right zero with the wrong sign.
-    SignedZero,
-    /// The result is what the instruction gives with `.ftz` toggled (flushed vs not).
-    Ftz,
-    /// The result is what the instruction gives without its `.sat`/`.relu`, or lies outside
-    /// the clamp's range.
-    Sat,
-    /// A number a few ulps off the exact result, or the result of another rounding mode.
-    Rounding,
-    /// An approximate result outside its documented error bound (by `excess` ulps).
-    BoundExceeded,
-    /// An approximate form whose special-case table fixes the result exactly, not followed.
-    SpecialCaseTable,
-    /// Anything else: a wrong number far from the right one, a wrong predicate.
-    Gross,
-}
-
-impl MismatchClass {
-    pub const ALL: [MismatchClass; 9] = [
-        MismatchClass::NanVsNumber,
-        MismatchClass::NanPayload,
-        MismatchClass::SignedZero,
-        MismatchClass::Ftz,
-        MismatchClass::Sat,
-        MismatchClass::Rounding,
-        MismatchClass::BoundExceeded,
-        MismatchClass::SpecialCaseTable,
-        MismatchClass::Gross,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MismatchClass::NanVsNumber => "nan-vs-number",
-            MismatchClass::NanPayload => "nan-payload",
-            MismatchClass::SignedZero => "signed-zero",
-            MismatchClass::Ftz => "ftz",
-            MismatchClass::Sat => "sat",
-            MismatchClass::Rounding => "rounding",
-            MismatchClass::BoundExceeded => "bound-exceeded",
-            MismatchClass::SpecialCaseTable => "special-case-table",
-            MismatchClass::Gross => "gross",
-        }
-    }
-
-    pub fn from_name(s: &str) -> Option<MismatchClass> {
-        MismatchClass::ALL.into_iter().find(|c| c.name() == s)
-    }
-}
-
-impl fmt::Display for MismatchClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use api::MismatchClass;
 
 /// Largest distance (in ulps, from the primary result) still called `rounding` for an exact
 /// (IEEE-rounded) form: a correctly rounded result is off by at most 1 ulp in another mode,

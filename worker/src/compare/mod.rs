@@ -27,7 +27,7 @@
 
 pub mod class;
 pub mod errors;
-pub mod signature;
+pub use api::signature;
 pub mod throughput;
 
 use std::collections::BTreeMap;

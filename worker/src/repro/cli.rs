@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::value::format_register_decimal;
 
-use super::{cuda, write_synced, Reproducer};
+use super::{cuda, write_synced, Reproducer, ReproducerExt};
 use crate::oracles::{open, EngineOptions, Job};
 
 /// Exit status when the finding reproduces.

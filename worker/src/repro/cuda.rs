@@ -21,7 +21,7 @@ use ptx::isa::Ftz;
 use ptx::program::{Program, Reg, RegClass};
 use ptx::Scalar;
 
-use super::Reproducer;
+use super::{Reproducer, ReproducerExt};
 use crate::minimize::Case;
 
 /// The `.cu` source for `r`.

@@ -1,0 +1,9 @@
+//! The types worker and server share: finding signatures, the reproducer file, and the bodies
+//! of the server's HTTP API (`/api/v1`, docs/service.md). One definition each, so that what a
+//! worker posts is what the server reads.
+
+pub mod repro;
+pub mod signature;
+
+pub use repro::{OriginalCase, Reproducer};
+pub use signature::{fnv1a, MismatchClass, OperandClass, Signature};
