@@ -2,6 +2,9 @@
 //! of the server's HTTP API (`/api/v1`, docs/service.md). One definition each, so that what a
 //! worker posts is what the server reads.
 
+pub mod campaigns;
+pub mod findings;
+pub mod regressions;
 pub mod repro;
 pub mod signature;
 

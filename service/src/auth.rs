@@ -1,0 +1,146 @@
+//! Bearer tokens and roles. A token is `ptxf_` + 32 random bytes in hex; the database keeps
+//! only its SHA-256. Roles: `worker` (ingest, lease, heartbeat), `triager` (triage, file
+//! regressions, known divergences), `admin` (everything). Reads are public unless the server
+//! runs with `--private`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::header::AUTHORIZATION;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+
+use crate::problem::Problem;
+use crate::state::AppState;
+
+/// What a token may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    Worker,
+    Triager,
+    Admin,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Worker => "worker",
+            Role::Triager => "triager",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// Whether this role may act as `needed` (admin may do everything).
+    pub fn allows(self, needed: Role) -> bool {
+        self == needed || self == Role::Admin
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Role {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Role, String> {
+        [Role::Worker, Role::Triager, Role::Admin]
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown role '{s}'; one of worker, triager, admin"))
+    }
+}
+
+/// The authenticated caller of a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    /// The token's name (recorded in triage history).
+    pub name: String,
+    pub role: Role,
+}
+
+impl Caller {
+    /// 403 unless the caller's role allows `needed`.
+    pub fn require(&self, needed: Role) -> Result<(), Problem> {
+        if self.role.allows(needed) {
+            Ok(())
+        } else {
+            Err(Problem::forbidden(format!(
+                "this needs a {needed} token; '{}' is a {} token (create one with `ptxfuzz-server token create --role {needed}`)",
+                self.name, self.role
+            )))
+        }
+    }
+}
+
+/// SHA-256 of a token secret, as stored.
+pub fn digest(secret: &str) -> Vec<u8> {
+    Sha256::digest(secret.as_bytes()).to_vec()
+}
+
+/// Create a token; returns the secret (shown once, never stored).
+pub async fn create_token(pool: &PgPool, name: &str, role: Role) -> Result<String, sqlx::Error> {
+    let mut bytes = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut bytes);
+    let secret = format!("ptxf_{}", hex::encode(bytes));
+    sqlx::query!(
+        "INSERT INTO api_tokens (name, role, secret_sha256) VALUES ($1, $2, $3)",
+        name,
+        role.name(),
+        digest(&secret)
+    )
+    .execute(pool)
+    .await?;
+    Ok(secret)
+}
+
+/// Look a secret up: the caller, or `None` for an unknown or revoked token.
+pub async fn lookup(pool: &PgPool, secret: &str) -> Result<Option<Caller>, sqlx::Error> {
+    let row = sqlx::query!(
+        "SELECT name, role FROM api_tokens WHERE secret_sha256 = $1 AND revoked_at IS NULL",
+        digest(secret)
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.and_then(|r| Some(Caller { name: r.name, role: r.role.parse().ok()? })))
+}
+
+fn bearer(parts: &Parts) -> Result<Option<&str>, Problem> {
+    let Some(h) = parts.headers.get(AUTHORIZATION) else { return Ok(None) };
+    let h = h.to_str().map_err(|_| Problem::unauthorized("the Authorization header is not ASCII"))?;
+    match h.strip_prefix("Bearer ") {
+        Some(t) if !t.trim().is_empty() => Ok(Some(t.trim())),
+        _ => Err(Problem::unauthorized("the Authorization header must be `Bearer TOKEN`")),
+    }
+}
+
+/// A request with a valid token (401 without one).
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, Problem> {
+        let Some(secret) = bearer(parts)? else {
+            return Err(Problem::unauthorized("this needs a bearer token (`Authorization: Bearer TOKEN`)"));
+        };
+        lookup(&state.pool, secret).await?.ok_or_else(|| Problem::unauthorized("unknown or revoked token"))
+    }
+}
+
+/// A reader: anyone, unless the server is `--private` (then any valid token).
+#[derive(Clone, Debug)]
+pub struct Reader(pub Option<Caller>);
+
+impl FromRequestParts<AppState> for Reader {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Reader, Problem> {
+        if !state.private && bearer(parts)?.is_none() {
+            return Ok(Reader(None));
+        }
+        Caller::from_request_parts(parts, state).await.map(|c| Reader(Some(c)))
+    }
+}

@@ -1,0 +1,34 @@
+//! Storage: the pool, migrations, and one module per table family. Queries are checked at
+//! compile time by sqlx (offline data in `.sqlx/` at the workspace root; regenerate with
+//! `scripts/sqlx-prepare` after changing a query or a migration).
+
+use std::time::Duration;
+
+use sqlx::postgres::PgPoolOptions;
+use sqlx::PgPool;
+
+/// Connect and apply pending migrations.
+pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
+    use anyhow::Context;
+    let pool = PgPoolOptions::new()
+        .max_connections(max_connections)
+        // A request waits this long for a connection, then gets a 503 (Problem::from).
+        .acquire_timeout(Duration::from_secs(10))
+        .connect(url)
+        .await
+        .with_context(|| format!("cannot connect to the database at {}; is PostgreSQL running and DATABASE_URL right?", redact(url)))?;
+    crate::MIGRATOR.run(&pool).await.context("applying migrations (migrations/) failed")?;
+    Ok(pool)
+}
+
+/// The URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            let user = creds.split(':').next().unwrap_or("");
+            format!("{}://{}@{}", &url[..s], user, &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}

@@ -1,0 +1,18 @@
+//! ptxfuzz-server: where the findings of every worker meet (docs/service.md).
+//!
+//! `db` is storage (one module per table family, SQL checked at compile time by sqlx against
+//! the committed `.sqlx` data); `http` is the API (one module per resource); `auth` the bearer
+//! tokens and roles; `problem` the one error type every handler returns.
+
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod http;
+pub mod problem;
+pub mod state;
+
+pub use config::Config;
+pub use state::AppState;
+
+/// Migrations of the top-level `migrations/` folder, applied at start.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
