@@ -12,3 +12,5 @@ pub mod minimize;
 pub mod repro;
 pub mod sweep;
 pub mod toolkit;
+// Findings, heartbeats and regressions through a ptxfuzz server (issue 6: Worker side).
+pub mod server;

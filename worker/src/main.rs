@@ -40,6 +40,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     MathCheck(mathcheck::MathCheckArgs),
     Engines(engines::EnginesArgs),
+    /// Send what a campaign left in --out/.spool to a ptxfuzz server.
+    Deliver(worker::server::DeliverArgs),
     /// Answer the exec protocol with the reference interpreter (sample engine, docs/exec-protocol.md).
     #[command(hide = true)]
     ExecReference(engines::ExecReferenceArgs),
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Engines(args) => engines::run(args),
+        Command::Deliver(args) => worker::server::deliver(args),
         Command::ExecReference(args) => engines::exec_reference(args),
     };
     match result {

@@ -31,6 +31,7 @@ use serde::Serialize;
 
 use crate::compare::{self, CompareOptions};
 use crate::minimize::Limits;
+use crate::server::Session;
 use crate::oracles::{engine, open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Job};
 use findings::{Findings, Handled, Record};
 use source::{Batch, SourceConfig};
@@ -46,7 +47,10 @@ Ctrl-C (SIGINT) or SIGTERM finish the batch in flight and write the summary; a s
 exits at once.\n\n\
 Examples:\n  ptxfuzz campaign --target host --seconds 30\n  \
 ptxfuzz campaign --target cuda --sm 90 --families add,fma,rcp --seconds 600\n  \
-ptxfuzz campaign --target 'exec:my-emulator --serve' --cases 1000000 --trace")]
+ptxfuzz campaign --target 'exec:my-emulator --serve' --cases 1000000 --trace\n  \
+ptxfuzz campaign --target cuda --server https://ptxfuzz.lan --token $TOKEN\n\n\
+With --server, findings, heartbeats and regression results wait in --out/.spool until the \
+server has them (`ptxfuzz deliver` sends what a campaign left there).")]
 pub struct CampaignArgs {
     /// Engine under test: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first
     /// GPU if a driver and a device are there, else the host FPU.
@@ -113,6 +117,8 @@ pub struct CampaignArgs {
     /// No progress line (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub server: crate::server::ServerArgs,
 }
 
 /// What `summary.json` holds.
@@ -136,6 +142,7 @@ pub fn run(args: CampaignArgs) -> Result<()> {
         None => engine::default_target(),
     };
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let client = args.server.client()?;
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let cfg = gen_config(&args, &spec, target.info())?;
     let gen = Generator::new(cfg.clone())?;
@@ -171,6 +178,10 @@ pub fn run(args: CampaignArgs) -> Result<()> {
         gen.forms().count(),
         args.out.display()
     );
+    let mut server = match client {
+        Some(c) => Some(Session::start(c, &args.server, &args.out, &spec.to_string(), target.info(), cfg.sm, args.seed)?),
+        None => None,
+    };
     let (rx, source) = source::spawn(gen, src_cfg, stop.clone());
     let deadline = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut totals = Totals { findings_known: findings.known_count(), ..Totals::default() };
@@ -189,17 +200,23 @@ pub fn run(args: CampaignArgs) -> Result<()> {
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        if let Err(e) = run_batch(&mut *target, &batch, &copts, args.trace, &mut findings, &mut totals) {
+        if let Err(e) = run_batch(&mut *target, &batch, &copts, args.trace, &mut findings, &mut totals, server.as_mut()) {
             result = Err(e);
             break;
         }
         totals.signatures = findings.signatures();
         totals.findings_new = findings.new_count();
+        if let Some(s) = server.as_mut() {
+            s.between_batches(&mut *target, crate::server::counters(&totals))?;
+        }
         log.tick(meter.elapsed(), &totals, false)?;
         if !args.quiet && last_progress.elapsed().as_secs_f64() >= progress_every {
             last_progress = Instant::now();
             let (c, p) = window.window(&totals);
-            let line = stats::progress_line(meter.elapsed(), &totals, c, p);
+            let mut line = stats::progress_line(meter.elapsed(), &totals, c, p);
+            if let Some(s) = &server {
+                line.push_str(&format!("  {}", s.progress()));
+            }
             if tty {
                 eprint!("\r{line}\x1b[K");
             } else {
@@ -233,6 +250,11 @@ pub fn run(args: CampaignArgs) -> Result<()> {
     let json = serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n";
     crate::repro::replace_synced(&args.out.join("summary.json"), json.as_bytes())?;
     print_summary(&summary, &args, report.corpus_files, report.corpus_undecodable);
+    if let Some(s) = server {
+        for line in s.finish(crate::server::counters(&totals), &args.out)? {
+            println!("  {line}");
+        }
+    }
     result
 }
 
@@ -244,6 +266,7 @@ fn run_batch(
     trace: bool,
     findings: &mut Findings,
     totals: &mut Totals,
+    mut server: Option<&mut Session>,
 ) -> Result<()> {
     let mut jobs = Vec::with_capacity(batch.items.len());
     for item in &batch.items {
@@ -278,6 +301,9 @@ fn run_batch(
                     Handled::Finding(None) => totals.mismatches += hits,
                     Handled::Finding(Some(rec)) => {
                         totals.mismatches += hits;
+                        if let Some(s) = server.as_deref_mut() {
+                            s.finding(&rec.folder, rec.hits)?;
+                        }
                         eprintln!(
                         "\nnew finding: {} ({} instruction(s), after {} cases) -> {}",
                         rec.key,
