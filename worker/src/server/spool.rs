@@ -115,14 +115,11 @@ fn parse_name(name: &str) -> Option<(u64, Option<Kind>)> {
     Some((num.parse().ok()?, kind))
 }
 
-/// Numbered files of `dir`, sorted; temporary files of a killed writer are removed.
+/// Numbered files of `dir`, sorted (temporary files being written are not numbered files).
 fn numbered(dir: &Path) -> Vec<(u64, Option<Kind>, PathBuf)> {
     let mut v = Vec::new();
     for e in fs::read_dir(dir).into_iter().flatten().filter_map(|e| e.ok()) {
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.contains(".tmp-") {
-            let _ = fs::remove_file(e.path());
-        } else if let Some((seq, kind)) = parse_name(&name) {
+        if let Some((seq, kind)) = parse_name(&e.file_name().to_string_lossy()) {
             v.push((seq, kind, e.path()));
         }
     }
@@ -130,11 +127,22 @@ fn numbered(dir: &Path) -> Vec<(u64, Option<Kind>, PathBuf)> {
     v
 }
 
+/// Remove temporary files a killed writer left in `dir` (only at open: later, a temporary
+/// file is one being written).
+fn remove_temporaries(dir: &Path) {
+    for e in fs::read_dir(dir).into_iter().flatten().filter_map(|e| e.ok()) {
+        if e.file_name().to_string_lossy().contains(".tmp-") {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 impl Spool {
     /// Open (or create) the spool in `dir`, sealing reports a dead campaign left staged.
     pub fn open(dir: &Path) -> Result<Spool> {
         for d in [dir.to_path_buf(), dir.join("staged"), dir.join("rejected")] {
             fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+            remove_temporaries(&d);
         }
         let last = ["", "staged", "rejected"]
             .iter()
