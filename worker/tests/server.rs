@@ -42,7 +42,8 @@ fn campaign(url: &str, out: &Path, extra: &[&str]) -> Output {
 /// Signatures of the finding folders in `out`.
 fn signatures_in(out: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(out)
-        .unwrap()
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok())
         .filter(|e| e.path().join("repro.json").is_file())
         .map(|e| e.file_name().to_string_lossy().to_string())
@@ -258,4 +259,39 @@ fn server_flags_are_checked_before_the_campaign_starts() {
     }
     let o = ptxfuzz(&["deliver", "--server", "http://127.0.0.1:9", "--out", "/nonexistent/x"]);
     assert!(!o.status.success() && text(&o).contains("nothing to deliver"), "{}", text(&o));
+}
+
+#[test]
+fn a_campaign_killed_with_sigkill_loses_no_finding() {
+    // Nothing listens: every message stays in the spool (findings staged or sealed).
+    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let out = scratch("kill9");
+    let target = format!("exec:{PLANTED} rz-as-rn");
+    let mut child = Command::new(PTXFUZZ)
+        .args(["campaign", "--target", &target, "--families", "add", "--types", "f32", "--seconds", "120", "--quiet"])
+        .args(["--lease-every", "0", "--server", &format!("http://{addr}"), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The planted bug gives several findings within a second.
+    let t0 = std::time::Instant::now();
+    while signatures_in(&out).len() < 3 && t0.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let found = signatures_in(&out);
+    assert!(found.len() >= 3, "{found:?}");
+
+    let server = FakeServer::start_at(addr);
+    let d = ptxfuzz(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "30"]);
+    assert!(d.status.success(), "{}", text(&d));
+    let reqs = server.requests();
+    assert!(reqs[0].method == "PUT" && reqs[0].path.starts_with("/api/v1/campaigns/"), "{:?}", reqs[0]);
+    // Findings written after the kill's snapshot cannot exist; every folder there arrived.
+    assert_eq!(signatures_delivered(&reqs), signatures_in(&out));
+    assert!(spooled(&out).is_empty() && std::fs::read_dir(out.join(".spool/staged")).unwrap().next().is_none());
+    let _ = std::fs::remove_dir_all(&out);
 }

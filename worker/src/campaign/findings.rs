@@ -89,6 +89,9 @@ pub struct Findings {
     trace: bool,
     /// The sm PTX files are written for.
     sm: u32,
+    /// With `--server`: each new finding is also spooled for the server, before its folder
+    /// is written (so a crash in between leaves the server with more, never with less).
+    stager: Option<crate::server::Stager>,
 }
 
 impl Findings {
@@ -118,7 +121,12 @@ impl Findings {
                 );
             }
         }
-        Ok(Findings { out: out.to_path_buf(), records, routes: HashMap::new(), limits, copts, trace, sm })
+        Ok(Findings { out: out.to_path_buf(), records, routes: HashMap::new(), limits, copts, trace, sm, stager: None })
+    }
+
+    /// Also report every new finding to a server (through its spool).
+    pub fn report_to(&mut self, stager: crate::server::Stager) {
+        self.stager = Some(stager);
     }
 
     pub fn records(&self) -> impl Iterator<Item = &Record> {
@@ -205,6 +213,9 @@ impl Findings {
         let folder = self.out.join(&key);
         let new = !folder.exists();
         if new {
+            if let Some(s) = &self.stager {
+                s.stage(&r, hits)?;
+            }
             repro::write_dir(&folder, &r)?;
         }
         let record = Record {

@@ -182,6 +182,9 @@ pub fn run(args: CampaignArgs) -> Result<()> {
         Some(c) => Some(Session::start(c, &args.server, &args.out, &spec.to_string(), target.info(), cfg.sm, args.seed)?),
         None => None,
     };
+    if let Some(s) = &server {
+        findings.report_to(s.stager());
+    }
     let (rx, source) = source::spawn(gen, src_cfg, stop.clone());
     let deadline = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut totals = Totals { findings_known: findings.known_count(), ..Totals::default() };
@@ -200,7 +203,7 @@ pub fn run(args: CampaignArgs) -> Result<()> {
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        if let Err(e) = run_batch(&mut *target, &batch, &copts, args.trace, &mut findings, &mut totals, server.as_mut()) {
+        if let Err(e) = run_batch(&mut *target, &batch, &copts, args.trace, &mut findings, &mut totals) {
             result = Err(e);
             break;
         }
@@ -266,7 +269,6 @@ fn run_batch(
     trace: bool,
     findings: &mut Findings,
     totals: &mut Totals,
-    mut server: Option<&mut Session>,
 ) -> Result<()> {
     let mut jobs = Vec::with_capacity(batch.items.len());
     for item in &batch.items {
@@ -301,9 +303,6 @@ fn run_batch(
                     Handled::Finding(None) => totals.mismatches += hits,
                     Handled::Finding(Some(rec)) => {
                         totals.mismatches += hits;
-                        if let Some(s) = server.as_deref_mut() {
-                            s.finding(&rec.folder, rec.hits)?;
-                        }
                         eprintln!(
                         "\nnew finding: {} ({} instruction(s), after {} cases) -> {}",
                         rec.key,

@@ -93,6 +93,20 @@ pub fn hostname() -> String {
         .unwrap_or_else(|| "unknown-host".into())
 }
 
+/// Spools new findings (durably, at once) for the next batch to the server.
+pub struct Stager {
+    spool: Arc<Spool>,
+    campaign_id: Uuid,
+}
+
+impl Stager {
+    /// Spool a report of `r`, with `hits` mismatches counted under its signature so far.
+    pub fn stage(&self, r: &Reproducer, hits: u64) -> Result<()> {
+        let report = FindingReport { reproducer: r.clone(), hits: hits.max(1), ptx: r.ptx_file().ok(), sass: None };
+        self.spool.stage(Some(self.campaign_id), &report)
+    }
+}
+
 /// A campaign's link to the server.
 pub struct Session {
     client: Client,
@@ -167,24 +181,20 @@ impl Session {
         self.campaign_id
     }
 
-    /// Report the finding written to `folder`, with `hits` mismatches so far. It is on disk in
-    /// the spool when this returns; it leaves in the next batch.
-    pub fn finding(&mut self, folder: &Path, hits: u64) -> Result<()> {
-        let r = Reproducer::load(folder)?;
-        let ptx = r.ptx_file().ok();
-        let report = FindingReport { reproducer: r, hits: hits.max(1), ptx, sass: None };
-        self.outbox.spool().stage(Some(self.campaign_id), &report)?;
-        self.staged_since.get_or_insert_with(Instant::now);
-        self.outbox.notify();
-        Ok(())
+    /// What the campaign's finding store reports new findings through.
+    pub fn stager(&self) -> Stager {
+        Stager { spool: self.outbox.spool_arc(), campaign_id: self.campaign_id }
     }
 
     /// Between two batches: seal staged findings that waited long enough (or fill a batch),
     /// send a heartbeat when due, and lease and run regressions when due.
     pub fn between_batches(&mut self, engine: &mut dyn Engine, counters: Counters) -> Result<()> {
-        let spool = self.outbox.spool();
-        if self.staged_since.is_some_and(|t| t.elapsed() >= SEAL_EVERY) || spool.staged_count() >= spool::BATCH {
-            self.seal()?;
+        let staged = self.outbox.spool().staged_count();
+        if staged > 0 {
+            let since = *self.staged_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= SEAL_EVERY || staged >= spool::BATCH {
+                self.seal()?;
+            }
         }
         if self.last_heartbeat.elapsed() >= HEARTBEAT_EVERY {
             self.heartbeat(counters, false)?;

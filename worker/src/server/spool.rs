@@ -376,6 +376,10 @@ impl Outbox {
         &self.spool
     }
 
+    pub fn spool_arc(&self) -> Arc<Spool> {
+        self.spool.clone()
+    }
+
     /// Write `m` to the spool and wake the delivery thread.
     pub fn push(&self, m: &Message) -> Result<()> {
         self.spool.push(m)?;
