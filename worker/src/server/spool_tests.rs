@@ -11,11 +11,14 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// Requests seen: path and body bytes.
+type Seen = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// Answers each request with the next scripted outcome (then `Ok`), and records it.
 #[derive(Clone, Default)]
 struct Script {
     answers: Arc<Mutex<Vec<Result<(), Failure>>>>,
-    seen: Arc<Mutex<Vec<(String, Vec<u8>)>>>,
+    seen: Seen,
 }
 
 impl Script {
