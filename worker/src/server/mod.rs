@@ -123,6 +123,7 @@ pub struct Session {
     /// Leasing failed this way last time (said once, not on every attempt).
     lease_error: Option<String>,
     pub regressions: Tally,
+    has_token: bool,
 }
 
 impl Session {
@@ -174,6 +175,7 @@ impl Session {
             lease_max: args.lease_max,
             lease_error: None,
             regressions: Tally::default(),
+            has_token: args.token.is_some(),
         })
     }
 
@@ -258,7 +260,7 @@ impl Session {
         let url = self.client.api().trim_end_matches("/api/v1").to_string();
         let status = self.outbox.finish(self.flush_wait);
         let mut lines = vec![format!("server: {status}")];
-        lines.extend(leftover_hint(&status, &url, out));
+        lines.extend(leftover_hint(&status, &url, self.has_token, out));
         if self.regressions.leased > 0 {
             lines.push(format!("regressions: {}", self.regressions));
         }
@@ -267,10 +269,12 @@ impl Session {
 }
 
 /// What to do about messages still in the spool.
-fn leftover_hint(s: &Status, url: &str, out: &Path) -> Option<String> {
+fn leftover_hint(s: &Status, url: &str, has_token: bool, out: &Path) -> Option<String> {
+    // The token itself is never printed.
+    let token = if has_token { " --token T" } else { "" };
     (s.pending > 0).then(|| {
         format!(
-            "  the next campaign with --out {} delivers them, or now: ptxfuzz deliver --server {url} --out {}",
+            "  the next campaign with --out {} delivers them, or now: ptxfuzz deliver --server {url}{token} --out {}",
             out.display(),
             out.display()
         )
