@@ -13,14 +13,12 @@ RUN apt-get update \
 WORKDIR /src
 # Every workspace member must be present for cargo to read the workspace, even those not built.
 COPY Cargo.toml Cargo.lock ./
-COPY .sqlx .sqlx
 COPY migrations migrations
 COPY api api
 COPY ptx ptx
 COPY mathlib mathlib
 COPY worker worker
 COPY service service
-ENV SQLX_OFFLINE=true
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked -p worker --bin ptxfuzz \
