@@ -58,7 +58,11 @@ pub fn parse_program(text: &str) -> Result<Program, Invalid> {
         ));
     }
     let parsed = if text.trim_start().starts_with('{') { Program::from_json(text) } else { Program::parse(text) };
-    let program = parsed.map_err(|e| invalid(format!("program: {e}")))?;
+    let program = parsed.map_err(|e| {
+        let e = e.to_string();
+        // JSON errors already start with "program JSON".
+        invalid(if e.starts_with("program") { e } else { format!("program: {e}") })
+    })?;
     if program.body().len() > MAX_INSTRUCTIONS {
         return Err(invalid(format!(
             "the program has {} instructions; at most {MAX_INSTRUCTIONS} are accepted: minimize it first",
@@ -98,8 +102,12 @@ pub fn parse_inputs(program: &Program, inputs: &[String]) -> Result<Vec<u64>, In
 fn parse_input(ty: Type, text: &str) -> Result<u64, String> {
     let t = text.trim();
     let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
-    if hex.is_empty() || hex.len() > 64 || !hex.bytes().all(|c| c.is_ascii_hexdigit() || c == b'_') {
+    if !hex.bytes().any(|c| c.is_ascii_hexdigit()) || !hex.bytes().all(|c| c.is_ascii_hexdigit() || c == b'_') {
         return Err(format!("'{}' is not hex bits (such as 0x3f800000)", clip(text)));
+    }
+    let significant = hex.trim_start_matches(['0', '_']).bytes().filter(|&c| c != b'_').count();
+    if significant > 16 {
+        return Err(format!("'{}' has more than {} bits: a .{} register holds {} bits", clip(text), ty.bits(), ty.name(), ty.bits()));
     }
     // parse_operand says "more than N bits" for a value too wide for the register.
     parse_operand(ty, &format!("0x{hex}")).map_err(|e| e.to_string())
@@ -262,6 +270,10 @@ mod tests {
         let e = check_raw(ADD, &s(&["0x0", "0x1ffffffff"]), None).unwrap_err();
         assert!(e.0.contains("more than 32 bits"), "{e}");
         let e = check_raw(ADD, &s(&["0x0", &"f".repeat(10_000)]), None).unwrap_err();
+        assert!(e.0.contains("more than 32 bits"), "{e}");
+        let c = check_raw(ADD, &s(&["0x0", &format!("{}3f80_0000", "0".repeat(1000))]), None).unwrap();
+        assert_eq!(c.inputs[1], "0x3f800000");
+        let e = check_raw(ADD, &s(&["0x0", "0x_"]), None).unwrap_err();
         assert!(e.0.contains("not hex"), "{e}");
         let e = check_raw(ADD, &s(&["0x0", "0x"]), None).unwrap_err();
         assert!(e.0.contains("not hex"), "{e}");
