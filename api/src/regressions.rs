@@ -112,3 +112,32 @@ pub struct RunResult {
     #[serde(default)]
     pub message: String,
 }
+
+/// A page of regressions, newest first; `next` is the cursor of the following page (`?after=`),
+/// absent at the end.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegressionPage {
+    pub items: Vec<Regression>,
+    pub next: Option<String>,
+}
+
+/// A stored run: the answer to a posted [`RunResult`] (the same run again for a retried post).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegressionRun {
+    pub id: i64,
+    pub regression_id: i64,
+    pub lease_id: Uuid,
+    pub at: DateTime<Utc>,
+    pub worker: String,
+    pub target: String,
+    pub gpu_name: String,
+    pub driver_version: String,
+    pub interpreter_commit: String,
+    /// The server's verdict (it re-checks `actual` with its interpreter).
+    pub passed: bool,
+    pub actual: Vec<String>,
+    /// The worker's remark, and a note where the server's verdict differs from the worker's.
+    pub message: String,
+}

@@ -10,6 +10,7 @@ pub mod db;
 pub mod http;
 pub mod problem;
 pub mod state;
+pub mod validate;
 
 pub use config::Config;
 pub use state::AppState;

@@ -2,6 +2,10 @@
 //! compile time by sqlx (offline data in `.sqlx/` at the workspace root; regenerate with
 //! `scripts/sqlx-prepare` after changing a query or a migration).
 
+pub mod known;
+pub mod leases;
+pub mod regressions;
+
 use std::time::Duration;
 
 use sqlx::postgres::PgPoolOptions;

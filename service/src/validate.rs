@@ -1,0 +1,312 @@
+//! Regression validation with the `ptx` crate: parse a filed program, check its inputs and the
+//! filer's expected values, and re-evaluate it with the interpreter; and judge a worker's
+//! result against the same evaluation. Everything here is pure (no database); every failure is
+//! an [`Invalid`] whose message says what is wrong and how to fix it (a 422 in the API).
+
+use ptx::interp::Expectation;
+use ptx::isa::{Target, Type};
+use ptx::kernel;
+use ptx::program::Program;
+use ptx::value::{format_register_hex, parse_operand};
+
+/// Largest program text accepted (bytes). Programs are straight-line and minimized; this keeps
+/// one request from occupying a core for long.
+pub const MAX_PROGRAM_BYTES: usize = 256 << 10;
+/// Most instructions in a filed program.
+pub const MAX_INSTRUCTIONS: usize = 4096;
+
+/// Targets in ascending order, as `ptx::kernel::min_ptx_for_sm` knows them (the same list the
+/// worker writes reproducers for).
+const KNOWN_SMS: [u32; 12] = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
+
+/// Why a filed regression or a posted result is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Invalid(pub String);
+
+fn invalid(msg: impl Into<String>) -> Invalid {
+    Invalid(msg.into())
+}
+
+/// A program the interpreter accepted, with everything a regression stores.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub program: Program,
+    /// Canonical program JSON (`ptx::program::json`).
+    pub program_json: serde_json::Value,
+    /// Canonical program text.
+    pub program_text: String,
+    /// Canonical hex, zero-padded to each register's width.
+    pub inputs: Vec<String>,
+    /// Per output, the interpreter's allowed results (`ptxfuzz eval --accept` form).
+    pub expected: Vec<String>,
+    /// The lowest target that has every instruction.
+    pub sm: u32,
+}
+
+/// Parse program text, or its JSON when the first non-space character is `{`.
+pub fn parse_program(text: &str) -> Result<Program, Invalid> {
+    if text.len() > MAX_PROGRAM_BYTES {
+        return Err(invalid(format!(
+            "the program is {} bytes; at most {MAX_PROGRAM_BYTES} are accepted: minimize it first (`ptxfuzz minimize`)",
+            text.len()
+        )));
+    }
+    if text.trim().is_empty() {
+        return Err(invalid(
+            "the program is empty: give PTX text (`// inputs: %f0:f32` header, one instruction per line, `// outputs: ...`) or its JSON",
+        ));
+    }
+    let parsed = if text.trim_start().starts_with('{') { Program::from_json(text) } else { Program::parse(text) };
+    let program = parsed.map_err(|e| {
+        let e = e.to_string();
+        // JSON errors already start with "program JSON".
+        invalid(if e.starts_with("program") { e } else { format!("program: {e}") })
+    })?;
+    if program.body().len() > MAX_INSTRUCTIONS {
+        return Err(invalid(format!(
+            "the program has {} instructions; at most {MAX_INSTRUCTIONS} are accepted: minimize it first",
+            program.body().len()
+        )));
+    }
+    Ok(program)
+}
+
+/// A hex value of a register `bits` wide (`0x` prefix optional).
+fn parse_bits(text: &str, bits: u32) -> Option<u64> {
+    let t = text.trim();
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    let v = ptx::value::parse_hex(hex)?;
+    (bits >= 64 || v >> bits == 0).then_some(v)
+}
+
+/// Parse one hex input per program input, each fitting its register.
+pub fn parse_inputs(program: &Program, inputs: &[String]) -> Result<Vec<u64>, Invalid> {
+    let types = program.inputs();
+    if inputs.len() != types.len() {
+        return Err(invalid(format!(
+            "the program takes {} input(s) ({}), got {}: give one hex value per input",
+            types.len(),
+            describe_inputs(program),
+            inputs.len()
+        )));
+    }
+    types
+        .iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(i, (&ty, text))| parse_input(ty, text).map_err(|e| invalid(format!("input {i}: {e}"))))
+        .collect()
+}
+
+fn parse_input(ty: Type, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    if !hex.bytes().any(|c| c.is_ascii_hexdigit()) || !hex.bytes().all(|c| c.is_ascii_hexdigit() || c == b'_') {
+        return Err(format!("'{}' is not hex bits (such as 0x3f800000)", clip(text)));
+    }
+    let significant = hex.trim_start_matches(['0', '_']).bytes().filter(|&c| c != b'_').count();
+    if significant > 16 {
+        return Err(format!("'{}' has more than {} bits: a .{} register holds {} bits", clip(text), ty.bits(), ty.name(), ty.bits()));
+    }
+    // parse_operand says "more than N bits" for a value too wide for the register.
+    parse_operand(ty, &format!("0x{hex}")).map_err(|e| e.to_string())
+}
+
+fn describe_inputs(p: &Program) -> String {
+    (0..p.inputs().len()).map(|i| format!("{}:{}", p.name(ptx::program::Reg(i as u16)), p.inputs()[i].name())).collect::<Vec<_>>().join(", ")
+}
+
+/// At most 40 characters of user text, for messages.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The lowest known sm whose PTX has every instruction of `p`.
+pub fn lowest_sm(p: &Program) -> Result<u32, Invalid> {
+    let need = p.requirement().0;
+    let mut last = None;
+    for sm in KNOWN_SMS.into_iter().filter(|&sm| sm >= need) {
+        let Ok(ptx) = kernel::module_version(&[p], sm) else { continue };
+        match p.check_target(Target { sm, ptx }) {
+            Ok(()) => return Ok(sm),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(invalid(match last {
+        Some(e) => format!("no target this server knows (sm_75 .. sm_121) runs the program: {e}"),
+        None => format!("the program needs sm_{need}, newer than any target this server knows (sm_75 .. sm_121)"),
+    }))
+}
+
+/// Run the interpreter; `Invalid` for inputs it refuses.
+fn evaluate(p: &Program, inputs: &[u64]) -> Result<Vec<Expectation>, Invalid> {
+    p.run(inputs).map_err(|e| invalid(format!("the interpreter cannot run the program on these inputs: {e}")))
+}
+
+/// Validate a raw regression: program, inputs, and (when given) the filer's expected values,
+/// each of which the interpreter must allow.
+pub fn check_raw(program: &str, inputs: &[String], expected: Option<&[String]>) -> Result<Checked, Invalid> {
+    let program = parse_program(program)?;
+    let values = parse_inputs(&program, inputs)?;
+    let sm = lowest_sm(&program)?;
+    let exp = evaluate(&program, &values)?;
+    if let Some(given) = expected {
+        if given.len() != exp.len() {
+            return Err(invalid(format!(
+                "expected has {} value(s), but the program has {} output(s): give one hex value per output, or leave expected out",
+                given.len(),
+                exp.len()
+            )));
+        }
+        for (k, (text, e)) in given.iter().zip(&exp).enumerate() {
+            let reg = program.name(program.outputs()[k]);
+            let bits = parse_bits(text, e.width()).ok_or_else(|| {
+                invalid(format!("expected[{k}] ({reg}): '{}' is not hex bits of a {}-bit register", clip(text), e.width()))
+            })?;
+            if !e.accepts(bits) {
+                return Err(invalid(format!(
+                    "expected[{k}] ({reg}): the interpreter does not allow {}; it allows {e}. If the interpreter is wrong, file the finding as interpreter-bug instead",
+                    clip(text)
+                )));
+            }
+        }
+    }
+    Ok(Checked {
+        program_json: serde_json::from_str(&program.to_json()).map_err(|e| invalid(format!("program JSON: {e}")))?,
+        program_text: program.to_string(),
+        inputs: program.inputs().iter().zip(&values).map(|(&t, &v)| format_register_hex(t, v)).collect(),
+        expected: exp.iter().map(|e| e.to_string()).collect(),
+        sm,
+        program,
+    })
+}
+
+/// Validate a stored reproducer (`api::Reproducer` JSON) as a regression.
+pub fn check_reproducer(reproducer: &serde_json::Value) -> Result<Checked, Invalid> {
+    let r: api::Reproducer = serde_json::from_value(reproducer.clone())
+        .map_err(|e| invalid(format!("the stored reproducer is not a ptxfuzz reproducer ({e}); file it as raw instead")))?;
+    check_raw(&r.program.to_string(), &r.inputs, None)
+}
+
+/// The server's judgement of a worker's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub passed: bool,
+    /// Why the server disagrees with the worker, or which outputs failed; empty when neither.
+    pub note: String,
+}
+
+/// Judge `actual` (hex per output) for a stored regression. An empty `actual` is a run that
+/// produced nothing (an engine fault): it fails. A malformed value is [`Invalid`].
+pub fn judge(program_json: &serde_json::Value, inputs: &[String], actual: &[String], claimed: bool) -> Result<Verdict, Invalid> {
+    let program = Program::from_json(&program_json.to_string()).map_err(|e| invalid(format!("stored program: {e}")))?;
+    let values = parse_inputs(&program, inputs)?;
+    let exp = evaluate(&program, &values)?;
+    let (passed, mut note) = if actual.is_empty() {
+        (false, "no results (engine fault)".to_string())
+    } else {
+        if actual.len() != exp.len() {
+            return Err(invalid(format!(
+                "actual has {} value(s), but the program has {} output(s): post one hex value per output (or none after an engine fault)",
+                actual.len(),
+                exp.len()
+            )));
+        }
+        let mut failing = Vec::new();
+        for (k, (text, e)) in actual.iter().zip(&exp).enumerate() {
+            let bits = parse_bits(text, e.width()).ok_or_else(|| {
+                invalid(format!("actual[{k}]: '{}' is not hex bits of a {}-bit register", clip(text), e.width()))
+            })?;
+            if !e.accepts(bits) {
+                failing.push(format!("output {k}: {} not in {e}", clip(text)));
+            }
+        }
+        (failing.is_empty(), failing.join("; "))
+    };
+    if passed != claimed {
+        let server = if passed { "passes" } else { "fails" };
+        let worker = if claimed { "passed" } else { "failed" };
+        let why = if note.is_empty() { String::new() } else { format!(" ({note})") };
+        note = format!("the worker said {worker}, the server's interpreter says the run {server}{why}; stored the server's verdict");
+    }
+    Ok(Verdict { passed, note })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ADD: &str = "// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\n// outputs: %f2\n";
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn raw_program_is_evaluated_and_canonicalized() {
+        let c = check_raw(ADD, &s(&["3f800000", "0x40000000"]), Some(&s(&["0x40400000"]))).unwrap();
+        assert_eq!(c.inputs, ["0x3f800000", "0x40000000"]);
+        assert_eq!(c.expected, ["0x40400000"]);
+        assert!(KNOWN_SMS.contains(&c.sm));
+    }
+
+    #[test]
+    fn json_program_is_accepted() {
+        let json = Program::parse(ADD).unwrap().to_json();
+        let c = check_raw(&format!("  {json}"), &s(&["0x0", "0x0"]), None).unwrap();
+        assert_eq!(c.program_text, Program::parse(ADD).unwrap().to_string());
+    }
+
+    #[test]
+    fn bad_inputs_are_refused_with_reasons() {
+        let e = check_raw(ADD, &s(&["0x0"]), None).unwrap_err();
+        assert!(e.0.contains("takes 2 input(s)"), "{e}");
+        let e = check_raw(ADD, &s(&["0x0", "zz"]), None).unwrap_err();
+        assert!(e.0.contains("input 1") && e.0.contains("not hex"), "{e}");
+        let e = check_raw(ADD, &s(&["0x0", "0x1ffffffff"]), None).unwrap_err();
+        assert!(e.0.contains("more than 32 bits"), "{e}");
+        let e = check_raw(ADD, &s(&["0x0", &"f".repeat(10_000)]), None).unwrap_err();
+        assert!(e.0.contains("more than 32 bits"), "{e}");
+        let c = check_raw(ADD, &s(&["0x0", &format!("{}3f80_0000", "0".repeat(1000))]), None).unwrap();
+        assert_eq!(c.inputs[1], "0x3f800000");
+        let e = check_raw(ADD, &s(&["0x0", "0x_"]), None).unwrap_err();
+        assert!(e.0.contains("not hex"), "{e}");
+        let e = check_raw(ADD, &s(&["0x0", "0x"]), None).unwrap_err();
+        assert!(e.0.contains("not hex"), "{e}");
+    }
+
+    #[test]
+    fn expected_value_the_interpreter_refuses_names_output_and_allowed_set() {
+        let e = check_raw(ADD, &s(&["0x3f800000", "0x40000000"]), Some(&s(&["0x40400001"]))).unwrap_err();
+        assert!(e.0.contains("expected[0] (%f2)") && e.0.contains("allows 0x40400000"), "{e}");
+        let e = check_raw(ADD, &s(&["0x0", "0x0"]), Some(&s(&[]))).unwrap_err();
+        assert!(e.0.contains("1 output(s)"), "{e}");
+    }
+
+    #[test]
+    fn empty_and_illegal_programs_are_refused() {
+        assert!(check_raw("  \n", &[], None).unwrap_err().0.contains("empty"));
+        let e = check_raw("// inputs: %fd0:f64\nadd.sat.f64 %fd1, %fd0, %fd0;\n// outputs: %fd1\n", &s(&["0x0"]), None)
+            .unwrap_err();
+        assert!(e.0.starts_with("program:"), "{e}");
+        let e = check_raw("{\"types\":1}", &[], None).unwrap_err();
+        assert!(e.0.contains("program JSON"), "{e}");
+    }
+
+    #[test]
+    fn judge_recomputes_the_verdict() {
+        let c = check_raw(ADD, &s(&["0x3f800000", "0x40000000"]), None).unwrap();
+        let ok = judge(&c.program_json, &c.inputs, &s(&["0x40400000"]), true).unwrap();
+        assert_eq!(ok, Verdict { passed: true, note: String::new() });
+        let lie = judge(&c.program_json, &c.inputs, &s(&["0x40400001"]), true).unwrap();
+        assert!(!lie.passed && lie.note.contains("the worker said passed"), "{lie:?}");
+        let fault = judge(&c.program_json, &c.inputs, &[], false).unwrap();
+        assert!(!fault.passed);
+        assert!(judge(&c.program_json, &c.inputs, &s(&["0x1_0000_0000"]), false).is_err());
+        assert!(judge(&c.program_json, &c.inputs, &s(&["0x0", "0x0"]), false).is_err());
+    }
+}
