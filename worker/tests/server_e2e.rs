@@ -1,0 +1,121 @@
+//! End to end against the real server: `ptxfuzz campaign --server` with a planted engine posts
+//! every finding it writes to --out to `ptxfuzz-server` (in process, on a fresh database of the
+//! local PostgreSQL, as in the service's own tests); a regression filed from one of them is
+//! leased by the next campaign, run on its target and judged, and the server's matrix shows it.
+//! Needs PostgreSQL (PTXFUZZ_TEST_DATABASE_URL, default the local server; scripts/test has it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use api::findings::FindingPage;
+use api::regressions::Regression;
+
+const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
+const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
+
+struct Server {
+    url: String,
+    worker: String,
+    triager: String,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn start_server() -> Server {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (url, worker, triager) = rt.block_on(async {
+        let base = std::env::var("PTXFUZZ_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let name = format!("ptxfuzz_t_{}", uuid::Uuid::new_v4().simple());
+        let admin = sqlx::PgPool::connect(&base).await.expect("PostgreSQL must run locally (scripts/test); set PTXFUZZ_TEST_DATABASE_URL");
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&admin).await.unwrap();
+        let db_url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
+        let pool = service::db::connect(&db_url, 8).await.unwrap();
+        let worker = service::auth::create_token(&pool, "e2e-worker", service::auth::Role::Worker).await.unwrap();
+        let triager = service::auth::create_token(&pool, "e2e-triager", service::auth::Role::Triager).await.unwrap();
+        let app = service::http::app(service::AppState::new(pool, false), 32 << 20);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        (url, worker, triager)
+    });
+    Server { url, worker, triager, _rt: rt }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run(args: &[&str], token: &str) -> Output {
+    let o = Command::new(PTXFUZZ).args(args).env("PTXFUZZ_TOKEN", token).env_remove("PTXFUZZ_SERVER").output().unwrap();
+    assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> T {
+    let mut r = ureq::get(url).call().unwrap();
+    r.body_mut().read_json().unwrap()
+}
+
+fn folders(out: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("repro.json").is_file())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn campaign_findings_reach_the_server_and_a_filed_regression_is_run_by_the_next_campaign() {
+    let s = start_server();
+    let planted = format!("exec:{PLANTED} rz-as-rn");
+    let out = scratch("campaign");
+    let common = ["--families", "add", "--types", "f32", "--quiet", "--server", &s.url];
+    let mut args = vec!["campaign", "--target", &planted, "--cases", "20000", "--lease-every", "0", "--out", out.to_str().unwrap()];
+    args.extend(common);
+    run(&args, &s.worker);
+
+    // Every folder the campaign wrote is a finding on the server, and nothing else is.
+    let written = folders(&out);
+    assert!(!written.is_empty(), "the planted rz-as-rn engine gives findings");
+    let page: FindingPage = get_json(&format!("{}/api/v1/findings?limit=500", s.url));
+    let mut on_server: Vec<String> = page.items.iter().map(|f| f.signature.clone()).collect();
+    on_server.sort();
+    assert_eq!(on_server, written);
+    assert!(std::fs::read_dir(out.join(".spool")).unwrap().filter_map(|e| e.ok()).all(|e| e.path().is_dir()), "spool drained");
+
+    // File a regression from the first finding (triager), then a campaign on the same planted
+    // engine leases it, runs it and posts a failing run.
+    let finding = &page.items[0];
+    let body = serde_json::json!({"title": "e2e", "source": {"from_finding": {"finding_id": finding.id, "reproducer_id": null}}});
+    let mut r = ureq::post(&format!("{}/api/v1/regressions", s.url))
+        .header("Authorization", &format!("Bearer {}", s.triager))
+        .send_json(&body)
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let filed: Regression = r.body_mut().read_json().unwrap();
+    assert!(filed.matrix.is_empty());
+
+    let out2 = scratch("lease");
+    let mut args = vec!["campaign", "--target", &planted, "--cases", "2000", "--lease-every", "60", "--out", out2.to_str().unwrap()];
+    args.extend(common);
+    run(&args, &s.worker);
+    let after: Regression = get_json(&format!("{}/api/v1/regressions/{}", s.url, filed.id));
+    assert_eq!(after.matrix.len(), 1, "{after:?}");
+    assert!(!after.matrix[0].passed, "the planted engine still fails it: {after:?}");
+
+    // The interpreter engine passes it: a new cell (another device), passing.
+    let out3 = scratch("lease-interp");
+    let mut args = vec!["campaign", "--target", "interp", "--cases", "2000", "--lease-every", "60", "--out", out3.to_str().unwrap()];
+    args.extend(common);
+    run(&args, &s.worker);
+    let after: Regression = get_json(&format!("{}/api/v1/regressions/{}", s.url, filed.id));
+    assert!(after.matrix.iter().any(|c| c.passed), "{after:?}");
+    for d in [out, out2, out3] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
