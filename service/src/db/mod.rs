@@ -2,6 +2,8 @@
 //! compile time by sqlx (offline data in `.sqlx/` at the workspace root; regenerate with
 //! `scripts/sqlx-prepare` after changing a query or a migration).
 
+pub mod campaigns;
+pub mod findings;
 pub mod known;
 pub mod leases;
 pub mod regressions;
