@@ -11,6 +11,7 @@ pub mod http;
 pub mod problem;
 pub mod state;
 pub mod validate;
+pub mod web;
 
 pub use config::Config;
 pub use state::AppState;

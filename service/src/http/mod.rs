@@ -74,6 +74,7 @@ pub fn app(state: AppState, max_body: usize) -> Router {
     let (api, doc) = api();
     let doc = std::sync::Arc::new(doc);
     api.merge(ops::routes(doc))
+        .merge(crate::web::routes())
         .fallback(|| async { Problem::not_found("no such endpoint; the API is described at /api/openapi.json") })
         .layer(axum::middleware::from_fn_with_state(state.clone(), ops::count))
         .layer(DefaultBodyLimit::max(max_body))

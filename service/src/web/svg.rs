@@ -1,0 +1,1 @@
+//! TODO(helper W2): SVG plots drawn on the server (bars, time series, histograms).
