@@ -65,3 +65,12 @@ pub struct Campaign {
     pub last_heartbeat_at: DateTime<Utc>,
     pub ended_at: Option<DateTime<Utc>>,
 }
+
+/// A page of campaigns (newest first); `next` is the cursor of the following page (`?after=`),
+/// absent at the end.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CampaignPage {
+    pub items: Vec<Campaign>,
+    pub next: Option<String>,
+}

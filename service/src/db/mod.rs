@@ -2,6 +2,9 @@
 //! compile time by sqlx (offline data in `.sqlx/` at the workspace root; regenerate with
 //! `scripts/sqlx-prepare` after changing a query or a migration).
 
+pub mod campaigns;
+pub mod findings;
+
 use std::time::Duration;
 
 use sqlx::postgres::PgPoolOptions;

@@ -1,9 +1,217 @@
-//! TODO(helper): /api/v1 findings routes.
+//! `/api/v1/findings`: workers post batches of reports (idempotent by content); readers list
+//! findings with filters and keyset pagination and read one with its reports and history;
+//! triagers change a finding's status.
+//!
+//! A report that is well-formed JSON but wrong in content (an unknown instruction in its
+//! signature, a class that disagrees with the signature, bad hex, an unknown campaign) is a 422;
+//! JSON that does not match the body's shape (syntax, unknown fields, wrong types) is a 400.
 
+use std::sync::atomic::Ordering::Relaxed;
+
+use api::findings::{FindingDetail, FindingPage, IngestBatch, IngestResult, Status, Triage, MAX_BATCH};
+use api::MismatchClass;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
+use crate::auth::{Caller, Reader, Role};
+use crate::db::findings::ingest::{self, Rejected};
+use crate::db::findings::list::{self, Cursor, Filter};
+use crate::db::findings::{self as db, Triaged};
+use crate::http::campaigns::{bad_path, no_nul, page_limit};
+use crate::http::Json;
+use crate::problem::Problem;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .routes(routes!(ingest_batch))
+        .routes(routes!(list_findings))
+        .routes(routes!(get_finding))
+        .routes(routes!(triage))
+}
+
+/// Store a batch of reports. Every report is validated before anything is written; a report
+/// the server already has (same content) is counted as a duplicate and changes nothing.
+#[utoipa::path(post, path = "/findings/batch", tag = "findings",
+    request_body = IngestBatch,
+    responses(
+        (status = 200, description = "Stored", body = IngestResult),
+        (status = 400, description = "Malformed JSON, unknown field, or an empty batch"),
+        (status = 413, description = "More reports than api::findings::MAX_BATCH, or a body over the size limit"),
+        (status = 422, description = "A report is invalid (the message names it), or the campaign is unknown"),
+    ),
+    security(("bearer" = [])))]
+async fn ingest_batch(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(batch): Json<IngestBatch>,
+) -> Result<Json<IngestResult>, Problem> {
+    caller.require(Role::Worker)?;
+    match ingest::ingest(&state.pool, batch).await? {
+        Ok(result) => {
+            state.counters.reports_ingested.fetch_add(result.inserted, Relaxed);
+            state.counters.reports_duplicate.fetch_add(result.duplicates, Relaxed);
+            Ok(Json(result))
+        }
+        Err(Rejected::Empty) => Err(Problem::bad_request("findings: the batch is empty; send at least one report")),
+        Err(Rejected::TooLarge(n)) => Err(Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too-large",
+            format!("findings: {n} reports; a batch holds at most {MAX_BATCH}, split it"),
+        )),
+        Err(Rejected::Invalid(why)) => Err(Problem::unprocessable(why)),
+        Err(Rejected::UnknownCampaign(id)) => Err(Problem::unprocessable(format!(
+            "campaign_id: unknown campaign {id}; register it first with PUT /api/v1/campaigns/{id}"
+        ))),
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct ListQuery {
+    /// The whole instruction (`add.rz.ftz.f32`, or `input`).
+    instruction: Option<String>,
+    /// The opcode (`add`).
+    opcode: Option<String>,
+    /// The type (`f32`).
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    ty: Option<String>,
+    /// A modifier the instruction has (`rz`, `ftz`).
+    modifier: Option<String>,
+    /// The mismatch class (`rounding`, `ftz`, `nan-vs-number`, ...).
+    class: Option<String>,
+    /// The triage status (`new`, `confirmed-hardware`, ...).
+    status: Option<String>,
+    /// The target's sm (`90`).
+    sm: Option<u32>,
+    /// A driver version some report of the finding came from.
+    driver: Option<String>,
+    /// Last seen at or after this time (RFC 3339).
+    since: Option<DateTime<Utc>>,
+    /// Last seen before this time (RFC 3339).
+    until: Option<DateTime<Utc>>,
+    /// Items per page (default 50, at most 500).
+    limit: Option<i64>,
+    /// The `next` cursor of the previous page.
+    after: Option<String>,
+}
+
+impl ListQuery {
+    fn filter(self) -> Result<(Filter, i64, Option<Cursor>), Problem> {
+        for (name, v) in [
+            ("instruction", &self.instruction),
+            ("opcode", &self.opcode),
+            ("type", &self.ty),
+            ("modifier", &self.modifier),
+            ("driver", &self.driver),
+        ] {
+            if v.as_deref().is_some_and(|v| v.contains('\0')) {
+                return Err(Problem::bad_request(format!("{name}: contains a NUL character")));
+            }
+        }
+        let class = match self.class.as_deref() {
+            None => None,
+            Some(c) => Some(MismatchClass::from_name(c).ok_or_else(|| {
+                let names: Vec<_> = MismatchClass::ALL.iter().map(|c| c.name()).collect();
+                Problem::bad_request(format!("class: unknown class '{c}'; one of {}", names.join(", ")))
+            })?),
+        };
+        let status = match self.status.as_deref() {
+            None => None,
+            Some(s) => Some(s.parse::<Status>().map_err(|e| Problem::bad_request(format!("status: {e}")))?),
+        };
+        let sm = match self.sm {
+            None => None,
+            Some(sm) => Some(i32::try_from(sm).map_err(|_| Problem::bad_request(format!("sm={sm} is out of range")))?),
+        };
+        let after = match self.after.as_deref() {
+            None => None,
+            Some(s) => Some(Cursor::decode(s).ok_or_else(|| {
+                Problem::bad_request(format!("after='{s}' is not a cursor; pass the `next` value of the previous page"))
+            })?),
+        };
+        let filter = Filter {
+            instruction: self.instruction,
+            opcode: self.opcode,
+            ty: self.ty,
+            modifier: self.modifier,
+            class,
+            status,
+            sm,
+            driver: self.driver,
+            since: self.since,
+            until: self.until,
+        };
+        Ok((filter, page_limit(self.limit)?, after))
+    }
+}
+
+/// Findings, most recently seen first, with filters; page on with `after=<next>`.
+#[utoipa::path(get, path = "/findings", tag = "findings", params(ListQuery),
+    responses(
+        (status = 200, body = FindingPage),
+        (status = 400, description = "An unknown status or class, a bad limit or cursor"),
+    ))]
+async fn list_findings(
+    State(state): State<AppState>,
+    _reader: Reader,
+    q: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Json<FindingPage>, Problem> {
+    let Query(q) = q?;
+    let (filter, limit, after) = q.filter()?;
+    let (items, next) = list::list(&state.pool, &filter, limit, after).await?;
+    Ok(Json(FindingPage { items, next: next.map(|c| c.encode()) }))
+}
+
+fn no_finding(id: i64) -> Problem {
+    Problem::not_found(format!("no finding {id}; list them with GET /api/v1/findings"))
+}
+
+/// One finding with its newest reports (at most 100) and its triage history.
+#[utoipa::path(get, path = "/findings/{id}", tag = "findings",
+    params(("id" = i64, Path, description = "Finding id")),
+    responses((status = 200, body = FindingDetail), (status = 404, description = "No such finding")))]
+async fn get_finding(
+    State(state): State<AppState>,
+    _reader: Reader,
+    id: Result<Path<i64>, PathRejection>,
+) -> Result<Json<FindingDetail>, Problem> {
+    let Path(id) = id.map_err(bad_path)?;
+    db::detail(&state.pool, id).await?.map(Json).ok_or_else(|| no_finding(id))
+}
+
+/// Triage a finding: set its status (with `duplicate_of` for `duplicate`) and a note; the
+/// change is recorded in its history with the token's name.
+#[utoipa::path(post, path = "/findings/{id}/triage", tag = "findings",
+    params(("id" = i64, Path, description = "Finding id")),
+    request_body = Triage,
+    responses(
+        (status = 200, description = "The finding after the change", body = FindingDetail),
+        (status = 404, description = "No such finding"),
+        (status = 422, description = "A bad duplicate_of"),
+    ),
+    security(("bearer" = [])))]
+async fn triage(
+    State(state): State<AppState>,
+    caller: Caller,
+    id: Result<Path<i64>, PathRejection>,
+    Json(t): Json<Triage>,
+) -> Result<Json<FindingDetail>, Problem> {
+    caller.require(Role::Triager)?;
+    let Path(id) = id.map_err(bad_path)?;
+    no_nul("note", &t.note)?;
+    match db::triage(&state.pool, id, &t, &caller.name).await? {
+        Triaged::Done => {}
+        Triaged::NotFound => return Err(no_finding(id)),
+        Triaged::Invalid(why) => return Err(Problem::unprocessable(why)),
+    }
+    db::detail(&state.pool, id).await?.map(Json).ok_or_else(|| no_finding(id))
 }

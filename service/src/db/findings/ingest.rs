@@ -1,0 +1,300 @@
+//! Ingest: a batch of reports is validated whole (nothing is written when one report is bad),
+//! then stored in one transaction of set-based statements: upsert the batch's findings (sorted
+//! by signature, so that concurrent batches lock them in one order and cannot deadlock), insert
+//! the reports keyed by their content hash (a retried report inserts nothing), and add only the
+//! new reports to their findings' counters.
+
+use std::collections::{BTreeMap, HashMap};
+
+use api::findings::{FindingReport, IngestBatch, IngestResult, MAX_BATCH};
+use api::repro::FORMAT;
+use api::Signature;
+use ptx::program::Program;
+use ptx::value::parse_hex;
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Hits one report may add (keeps the BIGINT sums far from overflow).
+pub const MAX_HITS: u64 = 1 << 40;
+
+/// Why a batch was refused; nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejected {
+    /// No reports.
+    Empty,
+    /// More than [`MAX_BATCH`] reports.
+    TooLarge(usize),
+    /// A report is malformed; the message names it (`findings[3].reproducer.signature: ...`).
+    Invalid(String),
+    /// The batch names a campaign the server does not know.
+    UnknownCampaign(Uuid),
+}
+
+/// The columns of one finding, from its parsed signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingKey {
+    pub signature: String,
+    pub instruction: String,
+    pub opcode: String,
+    pub ty: String,
+    pub modifiers: Vec<String>,
+    pub class: String,
+    pub operand_classes: String,
+    pub sm: Option<i32>,
+}
+
+impl FindingKey {
+    pub fn of(sig: &Signature) -> FindingKey {
+        let (instruction, opcode, ty, modifiers) = match &sig.instr {
+            None => ("input".to_string(), "input".to_string(), String::new(), Vec::new()),
+            Some(i) => {
+                // The printed form is `opcode[.modifier...].type` (ptx::isa::text), the
+                // modifiers in canonical order; `.xorsign.abs` counts as its two words.
+                let text = i.to_string();
+                let parts: Vec<&str> = text.split('.').collect();
+                let modifiers = parts[1..parts.len().saturating_sub(1)].iter().map(|m| m.to_string()).collect();
+                (text.clone(), i.op.name().to_string(), i.ty.name().to_string(), modifiers)
+            }
+        };
+        FindingKey {
+            signature: sig.key(),
+            instruction,
+            opcode,
+            ty,
+            modifiers,
+            class: sig.class.name().to_string(),
+            operand_classes: sig.operands.iter().map(|o| o.name()).collect::<Vec<_>>().join("."),
+            sm: sig.sm.map(|s| s as i32),
+        }
+    }
+}
+
+/// One validated report, ready to store.
+struct Row {
+    key: FindingKey,
+    sha: Vec<u8>,
+    hits: i64,
+    target: String,
+    device: String,
+    program_text: String,
+    reproducer: String,
+    ptx: Option<String>,
+    sass: Option<String>,
+}
+
+/// Whether canonical JSON text holds a `\u0000` escape (a NUL, which PostgreSQL's text and
+/// jsonb refuse), telling `\\u0000` (an escaped backslash, then text) apart.
+fn has_nul_escape(json: &[u8]) -> bool {
+    let pat = b"\\u0000";
+    let mut i = 0;
+    while let Some(off) = json[i..].windows(pat.len()).position(|w| w == pat) {
+        let at = i + off;
+        let backslashes = json[..=at].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 1 {
+            return true;
+        }
+        i = at + 1;
+    }
+    false
+}
+
+fn check_hex(field: &str, values: &[String]) -> Result<(), String> {
+    for (k, v) in values.iter().enumerate() {
+        if v.strip_prefix("0x").and_then(parse_hex).is_none() {
+            return Err(format!("{field}[{k}]: '{v}' is not a 0x-prefixed hex value of at most 64 bits"));
+        }
+    }
+    Ok(())
+}
+
+/// Validate one report; errors are relative to the report (`reproducer.signature: ...`).
+fn prepare(report: &FindingReport) -> Result<Row, String> {
+    let r = &report.reproducer;
+    if r.ptxfuzz_repro != FORMAT {
+        return Err(format!("reproducer.ptxfuzz_repro: format {} is not the one this server reads ({FORMAT}); upgrade the worker or the server", r.ptxfuzz_repro));
+    }
+    let sig: Signature = r.signature.parse().map_err(|e| format!("reproducer.signature: {e}"))?;
+    if r.class != sig.class.name() {
+        return Err(format!("reproducer.class: '{}' differs from the signature's class '{}'", r.class, sig.class.name()));
+    }
+    if sig.sm.is_some_and(|s| i32::try_from(s).is_err()) {
+        return Err("reproducer.signature: the sm is out of range".into());
+    }
+    check_hex("reproducer.inputs", &r.inputs)?;
+    check_hex("reproducer.actual", &r.actual)?;
+    if let Some(o) = &r.original {
+        check_hex("reproducer.original.inputs", &o.inputs)?;
+    }
+    let program = Program::from_json(&r.program.to_string()).map_err(|e| format!("reproducer.program: {e}"))?;
+    if program.inputs().len() != r.inputs.len() {
+        return Err(format!(
+            "reproducer.inputs: {} value(s) for a program taking {}",
+            r.inputs.len(),
+            program.inputs().len()
+        ));
+    }
+    if report.hits > MAX_HITS {
+        return Err(format!("hits: {} is out of range (at most {MAX_HITS})", report.hits));
+    }
+    // serde_json writes struct fields in declaration order and maps sorted: the same report
+    // always gives the same bytes, hence the same hash.
+    let canonical = serde_json::to_vec(report).map_err(|e| format!("cannot serialise: {e}"))?;
+    if has_nul_escape(&canonical) {
+        return Err("contains a NUL character (\\u0000), which cannot be stored; remove it".into());
+    }
+    Ok(Row {
+        key: FindingKey::of(&sig),
+        sha: Sha256::digest(&canonical).to_vec(),
+        hits: report.hits as i64,
+        target: r.target.clone(),
+        device: r.device.clone(),
+        program_text: r.program_text.clone(),
+        reproducer: serde_json::to_string(r).map_err(|e| format!("cannot serialise: {e}"))?,
+        ptx: report.ptx.clone(),
+        sass: report.sass.clone(),
+    })
+}
+
+/// Validate a whole batch (CPU work: run it off the async threads).
+fn prepare_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
+    match batch.findings.len() {
+        0 => return Err(Rejected::Empty),
+        n if n > MAX_BATCH => return Err(Rejected::TooLarge(n)),
+        _ => {}
+    }
+    batch
+        .findings
+        .iter()
+        .enumerate()
+        .map(|(k, r)| prepare(r).map_err(|e| Rejected::Invalid(format!("findings[{k}].{e}"))))
+        .collect()
+}
+
+/// Store a batch; `Ok(Err(_))` when it was refused (nothing written).
+pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestResult, Rejected>, sqlx::Error> {
+    let campaign_id = batch.campaign_id;
+    let rows = match tokio::task::spawn_blocking(move || prepare_batch(&batch)).await {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(rejected)) => return Ok(Err(rejected)),
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    };
+    let mut tx = pool.begin().await?;
+    let driver = match campaign_id {
+        None => None,
+        Some(id) => match super::super::campaigns::driver_version(&mut tx, id).await? {
+            Some(d) => d,
+            None => return Ok(Err(Rejected::UnknownCampaign(id))),
+        },
+    };
+
+    // 1. The batch's findings, one row per signature, in signature order.
+    let mut keys: BTreeMap<&str, &FindingKey> = BTreeMap::new();
+    for r in &rows {
+        keys.entry(r.key.signature.as_str()).or_insert(&r.key);
+    }
+    let keys: Vec<&FindingKey> = keys.into_values().collect();
+    let col = |f: fn(&FindingKey) -> String| keys.iter().map(|k| f(k)).collect::<Vec<String>>();
+    let ids = sqlx::query!(
+        r#"INSERT INTO findings AS f (signature, instruction, opcode, type, modifiers, class, operand_classes, sm)
+           SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm
+           FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[])
+                AS u(s, i, o, t, m, c, oc, sm)
+           ORDER BY s
+           ON CONFLICT (signature) DO UPDATE SET occurrences = f.occurrences
+           RETURNING id, signature"#,
+        &col(|k| k.signature.clone()),
+        &col(|k| k.instruction.clone()),
+        &col(|k| k.opcode.clone()),
+        &col(|k| k.ty.clone()),
+        &col(|k| k.modifiers.join(".")),
+        &col(|k| k.class.clone()),
+        &col(|k| k.operand_classes.clone()),
+        &keys.iter().map(|k| k.sm).collect::<Vec<Option<i32>>>() as &[Option<i32>],
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    let id_of: HashMap<String, i64> = ids.into_iter().map(|r| (r.signature, r.id)).collect();
+    let finding_ids: Vec<i64> = rows.iter().map(|r| id_of[&r.key.signature]).collect();
+
+    // 2. The reports, in hash order; a hash already stored inserts nothing.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| rows[a].sha.cmp(&rows[b].sha));
+    let inserted = sqlx::query!(
+        r#"INSERT INTO reproducers (finding_id, campaign_id, content_sha256, target, device, driver_version, hits,
+                                    program_text, reproducer, ptx, sass)
+           SELECT f, $1, h, t, d, $2, n, p, r::jsonb, x, y
+           FROM UNNEST($3::int8[], $4::bytea[], $5::text[], $6::text[], $7::int8[], $8::text[], $9::text[],
+                       $10::text[], $11::text[]) AS u(f, h, t, d, n, p, r, x, y)
+           ON CONFLICT (content_sha256) DO NOTHING
+           RETURNING finding_id, hits"#,
+        campaign_id,
+        driver,
+        &order.iter().map(|&k| finding_ids[k]).collect::<Vec<i64>>(),
+        &order.iter().map(|&k| rows[k].sha.clone()).collect::<Vec<Vec<u8>>>(),
+        &order.iter().map(|&k| rows[k].target.clone()).collect::<Vec<String>>(),
+        &order.iter().map(|&k| rows[k].device.clone()).collect::<Vec<String>>(),
+        &order.iter().map(|&k| rows[k].hits).collect::<Vec<i64>>(),
+        &order.iter().map(|&k| rows[k].program_text.clone()).collect::<Vec<String>>(),
+        &order.iter().map(|&k| rows[k].reproducer.clone()).collect::<Vec<String>>(),
+        &order.iter().map(|&k| rows[k].ptx.clone()).collect::<Vec<Option<String>>>() as &[Option<String>],
+        &order.iter().map(|&k| rows[k].sass.clone()).collect::<Vec<Option<String>>>() as &[Option<String>],
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+
+    // 3. Only new reports count.
+    let mut sums: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for r in &inserted {
+        let e = sums.entry(r.finding_id).or_default();
+        e.0 += r.hits;
+        e.1 += 1;
+    }
+    if !sums.is_empty() {
+        let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
+        sqlx::query!(
+            r#"UPDATE findings f
+               SET occurrences = f.occurrences + u.h, reproducers = f.reproducers + u.n,
+                   last_seen = GREATEST(f.last_seen, now())
+               FROM UNNEST($1::int8[], $2::int8[], $3::int8[]) AS u(id, h, n)
+               WHERE f.id = u.id"#,
+            &ids,
+            &hits,
+            &counts
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    let received = rows.len() as u64;
+    let new = inserted.len() as u64;
+    Ok(Ok(IngestResult { received, inserted: new, duplicates: received - new, finding_ids }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nul_escapes_are_found_but_escaped_backslashes_are_not() {
+        assert!(has_nul_escape(br#"{"a":"x\u0000"}"#));
+        assert!(!has_nul_escape(br#"{"a":"x\\u0000"}"#));
+        assert!(has_nul_escape(br#"{"a":"x\\\u0000"}"#));
+        assert!(!has_nul_escape(br#"{"a":"u0000"}"#));
+    }
+
+    #[test]
+    fn finding_key_splits_the_instruction() {
+        let sig: Signature = "add.rz.ftz.f32~rounding~normal.subnormal~sm90".parse().unwrap();
+        let k = FindingKey::of(&sig);
+        assert_eq!((k.opcode.as_str(), k.ty.as_str()), ("add", "f32"));
+        assert_eq!(k.modifiers, ["rz", "ftz"]);
+        assert_eq!(k.instruction, "add.rz.ftz.f32");
+        assert_eq!(k.operand_classes, "normal.subnormal");
+        assert_eq!(k.sm, Some(90));
+        let input: Signature = "input~gross~~sm-".parse().unwrap();
+        let k = FindingKey::of(&input);
+        assert_eq!((k.opcode.as_str(), k.ty.as_str(), k.sm), ("input", "", None));
+        assert!(k.modifiers.is_empty());
+    }
+}

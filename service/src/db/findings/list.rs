@@ -1,0 +1,106 @@
+//! The findings list: filters and keyset pagination ordered by (last_seen DESC, id DESC).
+//!
+//! One static query with `($n IS NULL OR ...)` conditions. It runs with
+//! `plan_cache_mode = force_custom_plan` so that PostgreSQL plans every call with its actual
+//! values: a generic plan cannot drop the absent filters and would scan the whole
+//! `findings_last_seen` index for a selective one (a rare opcode) at a million findings.
+
+use api::findings::{FindingSummary, Status};
+use api::MismatchClass;
+use chrono::{DateTime, Utc};
+use sqlx::PgPool;
+
+use super::SummaryRow;
+
+/// What to list; every field narrows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    pub instruction: Option<String>,
+    pub opcode: Option<String>,
+    pub ty: Option<String>,
+    /// The finding's modifiers contain this one.
+    pub modifier: Option<String>,
+    pub class: Option<MismatchClass>,
+    pub status: Option<Status>,
+    pub sm: Option<i32>,
+    /// Some report of the finding came from a campaign with this driver version.
+    pub driver: Option<String>,
+    /// last_seen >= since.
+    pub since: Option<DateTime<Utc>>,
+    /// last_seen < until.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// Where a page starts: strictly after this (last_seen, id) in list order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    pub last_seen: DateTime<Utc>,
+    pub id: i64,
+}
+
+impl Cursor {
+    /// `<micros since the epoch>_<id>`: opaque to clients.
+    pub fn encode(&self) -> String {
+        format!("{}_{}", self.last_seen.timestamp_micros(), self.id)
+    }
+
+    pub fn decode(s: &str) -> Option<Cursor> {
+        let (micros, id) = s.split_once('_')?;
+        Some(Cursor { last_seen: DateTime::from_timestamp_micros(micros.parse().ok()?)?, id: id.parse().ok()? })
+    }
+}
+
+/// Up to `limit` findings after `after`, and the cursor of the next page when there is one.
+pub async fn list(
+    pool: &PgPool,
+    filter: &Filter,
+    limit: i64,
+    after: Option<Cursor>,
+) -> Result<(Vec<FindingSummary>, Option<Cursor>), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET LOCAL plan_cache_mode = force_custom_plan").execute(&mut *tx).await?;
+    let rows = sqlx::query_as!(
+        SummaryRow,
+        r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
+                  duplicate_of, first_seen, last_seen, occurrences, reproducers
+           FROM findings f
+           WHERE ($1::text IS NULL OR f.instruction = $1)
+             AND ($2::text IS NULL OR f.opcode = $2)
+             AND ($3::text IS NULL OR f.type = $3)
+             AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
+             AND ($5::text IS NULL OR f.class = $5)
+             AND ($6::text IS NULL OR f.status = $6)
+             AND ($7::int4 IS NULL OR f.sm = $7)
+             AND ($8::text IS NULL OR EXISTS
+                   (SELECT 1 FROM reproducers r WHERE r.finding_id = f.id AND r.driver_version = $8))
+             AND ($9::timestamptz IS NULL OR f.last_seen >= $9)
+             AND ($10::timestamptz IS NULL OR f.last_seen < $10)
+             AND ($11::timestamptz IS NULL OR (f.last_seen, f.id) < ($11, $12::int8))
+           ORDER BY f.last_seen DESC, f.id DESC
+           LIMIT $13"#,
+        filter.instruction,
+        filter.opcode,
+        filter.ty,
+        filter.modifier,
+        filter.class.map(|c| c.name()),
+        filter.status.map(|s| s.name()),
+        filter.sm,
+        filter.driver,
+        filter.since,
+        filter.until,
+        after.map(|c| c.last_seen),
+        after.map(|c| c.id),
+        limit + 1,
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    let mut items = rows.into_iter().map(FindingSummary::try_from).collect::<Result<Vec<_>, _>>()?;
+    let next = if items.len() as i64 > limit {
+        items.truncate(limit as usize);
+        items.last().map(|f| Cursor { last_seen: f.last_seen, id: f.id })
+    } else {
+        None
+    };
+    Ok((items, next))
+}
