@@ -134,33 +134,36 @@ async fn ingest(reports: &[FindingReport], clients: usize) -> String {
 async fn copy(reports: &[FindingReport]) -> String {
     let url = common::fresh_database().await;
     let pool = service::db::connect(&url, 4).await.unwrap();
-    let mut ids: HashMap<String, i64> = HashMap::new();
+    // The findings, by one set-based INSERT (the API's ingest upserts them the same way).
+    let mut keys: Vec<(&str, i32)> = reports.iter().map(|r| (r.reproducer.signature.as_str(), r.reproducer.sm as i32)).collect();
+    keys.sort();
+    keys.dedup();
     let t = Instant::now();
-    for r in reports {
-        if ids.contains_key(&r.reproducer.signature) {
-            continue;
-        }
-        let key = &r.reproducer.signature;
-        let parts: Vec<&str> = key.split('~').collect();
-        let words: Vec<&str> = parts[0].split('.').collect();
-        let modifiers: Vec<String> = words[1..words.len() - 1].iter().map(|m| m.to_string()).collect();
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-        )
-        .bind(key)
-        .bind(parts[0])
-        .bind(words[0])
-        .bind(words[words.len() - 1])
-        .bind(&modifiers)
-        .bind(parts[1])
-        .bind(parts[2])
-        .bind(r.reproducer.sm as i32)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-        ids.insert(key.clone(), id);
-    }
+    let column = |f: &dyn Fn(&str) -> String| keys.iter().map(|(k, _)| f(k)).collect::<Vec<String>>();
+    let field = |k: &str, n: usize| k.split('~').nth(n).unwrap().to_string();
+    let words = |k: &str| field(k, 0).split('.').map(str::to_string).collect::<Vec<_>>();
+    let rows: Vec<(i64, String)> = sqlx::query_as(
+        "INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm)
+         SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm
+         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[])
+              AS u(s, i, o, t, m, c, oc, sm)
+         RETURNING id, signature",
+    )
+    .bind(column(&|k| k.to_string()))
+    .bind(column(&|k| field(k, 0)))
+    .bind(column(&|k| words(k)[0].clone()))
+    .bind(column(&|k| words(k).last().unwrap().clone()))
+    .bind(column(&|k| {
+        let w = words(k);
+        w[1..w.len() - 1].join(".")
+    }))
+    .bind(column(&|k| field(k, 1)))
+    .bind(column(&|k| field(k, 2)))
+    .bind(keys.iter().map(|&(_, sm)| sm).collect::<Vec<i32>>())
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let ids: HashMap<String, i64> = rows.into_iter().map(|(id, s)| (s, id)).collect();
     let findings_secs = t.elapsed().as_secs_f64();
 
     let t = Instant::now();

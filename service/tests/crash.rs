@@ -168,6 +168,10 @@ async fn kill_9_during_ingest_then_retry_loses_nothing_and_duplicates_nothing() 
         assert!(Instant::now() < deadline, "fewer than {} batches acknowledged in 120 s", BATCHES / 5);
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    // A varying moment inside the next requests, so that over runs the kill lands before,
+    // during and after a batch's commit.
+    let jitter = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() % 300;
+    tokio::time::sleep(Duration::from_millis(jitter as u64)).await;
     killed.store(true, Ordering::SeqCst);
     server.kill9();
     for t in tasks {
