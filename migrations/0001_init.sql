@@ -58,6 +58,7 @@ CREATE TABLE findings (
     CHECK ((status = 'duplicate') = (duplicate_of IS NOT NULL))
 );
 CREATE INDEX findings_last_seen ON findings (last_seen DESC, id DESC);
+CREATE INDEX findings_instruction ON findings (instruction, last_seen DESC, id DESC);
 CREATE INDEX findings_opcode ON findings (opcode, last_seen DESC, id DESC);
 CREATE INDEX findings_type ON findings (type, last_seen DESC, id DESC);
 CREATE INDEX findings_class ON findings (class, last_seen DESC, id DESC);

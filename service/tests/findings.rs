@@ -346,3 +346,29 @@ async fn bad_list_queries_are_400_problems_naming_what_is_allowed() {
         expect_problem(s.get(&format!("/api/v1/findings?{q}")).send().await.unwrap(), 400).await;
     }
 }
+
+#[tokio::test]
+async fn openapi_documents_the_findings_and_campaign_routes() {
+    let s = TestServer::start().await;
+    let doc: serde_json::Value = s.get("/api/openapi.json").send().await.unwrap().json().await.unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, method) in [
+        ("/api/v1/findings/batch", "post"),
+        ("/api/v1/findings", "get"),
+        ("/api/v1/findings/{id}", "get"),
+        ("/api/v1/findings/{id}/triage", "post"),
+        ("/api/v1/campaigns", "get"),
+        ("/api/v1/campaigns/{id}", "put"),
+        ("/api/v1/campaigns/{id}", "get"),
+        ("/api/v1/campaigns/{id}/heartbeat", "post"),
+    ] {
+        assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing");
+    }
+    let params: Vec<&str> = doc["paths"]["/api/v1/findings"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(params.contains(&"type") && params.contains(&"after"), "{params:?}");
+}

@@ -1,8 +1,8 @@
 //! The findings list: filters and keyset pagination ordered by (last_seen DESC, id DESC).
 //!
-//! One static query with `($n IS NULL OR ...)` conditions. It runs with
-//! `plan_cache_mode = force_custom_plan` so that PostgreSQL plans every call with its actual
-//! values: a generic plan cannot drop the absent filters and would scan the whole
+//! Static queries with `($n IS NULL OR ...)` conditions (one with the driver filter, one
+//! without). They run with `plan_cache_mode = force_custom_plan` so that PostgreSQL plans
+//! every call with its actual values: a generic plan cannot drop the absent filters and would scan the whole
 //! `findings_last_seen` index for a selective one (a rare opcode) at a million findings.
 
 use api::findings::{FindingSummary, Status};
@@ -59,41 +59,77 @@ pub async fn list(
 ) -> Result<(Vec<FindingSummary>, Option<Cursor>), sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query("SET LOCAL plan_cache_mode = force_custom_plan").execute(&mut *tx).await?;
-    let rows = sqlx::query_as!(
-        SummaryRow,
-        r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
-                  duplicate_of, first_seen, last_seen, occurrences, reproducers
-           FROM findings f
-           WHERE ($1::text IS NULL OR f.instruction = $1)
-             AND ($2::text IS NULL OR f.opcode = $2)
-             AND ($3::text IS NULL OR f.type = $3)
-             AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
-             AND ($5::text IS NULL OR f.class = $5)
-             AND ($6::text IS NULL OR f.status = $6)
-             AND ($7::int4 IS NULL OR f.sm = $7)
-             AND ($8::text IS NULL OR EXISTS
-                   (SELECT 1 FROM reproducers r WHERE r.finding_id = f.id AND r.driver_version = $8))
-             AND ($9::timestamptz IS NULL OR f.last_seen >= $9)
-             AND ($10::timestamptz IS NULL OR f.last_seen < $10)
-             AND ($11::timestamptz IS NULL OR (f.last_seen, f.id) < ($11, $12::int8))
-           ORDER BY f.last_seen DESC, f.id DESC
-           LIMIT $13"#,
-        filter.instruction,
-        filter.opcode,
-        filter.ty,
-        filter.modifier,
-        filter.class.map(|c| c.name()),
-        filter.status.map(|s| s.name()),
-        filter.sm,
-        filter.driver,
-        filter.since,
-        filter.until,
-        after.map(|c| c.last_seen),
-        after.map(|c| c.id),
-        limit + 1,
-    )
-    .fetch_all(&mut *tx)
-    .await?;
+    // The driver filter is a semi-join, which PostgreSQL can start from `reproducers_driver`
+    // (a rare driver) or probe per finding (a common one); under `$n IS NULL OR ...` it could
+    // not be pulled up into a join and would scan every finding. Hence two statements.
+    let rows = match &filter.driver {
+        None => sqlx::query_as!(
+            SummaryRow,
+            r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
+                      duplicate_of, first_seen, last_seen, occurrences, reproducers
+               FROM findings f
+               WHERE ($1::text IS NULL OR f.instruction = $1)
+                 AND ($2::text IS NULL OR f.opcode = $2)
+                 AND ($3::text IS NULL OR f.type = $3)
+                 AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
+                 AND ($5::text IS NULL OR f.class = $5)
+                 AND ($6::text IS NULL OR f.status = $6)
+                 AND ($7::int4 IS NULL OR f.sm = $7)
+                 AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
+                 AND ($9::timestamptz IS NULL OR f.last_seen < $9)
+                 AND ($10::timestamptz IS NULL OR (f.last_seen, f.id) < ($10, $11::int8))
+               ORDER BY f.last_seen DESC, f.id DESC
+               LIMIT $12"#,
+            filter.instruction,
+            filter.opcode,
+            filter.ty,
+            filter.modifier,
+            filter.class.map(|c| c.name()),
+            filter.status.map(|s| s.name()),
+            filter.sm,
+            filter.since,
+            filter.until,
+            after.map(|c| c.last_seen),
+            after.map(|c| c.id),
+            limit + 1,
+        )
+        .fetch_all(&mut *tx)
+        .await?,
+        Some(driver) => sqlx::query_as!(
+            SummaryRow,
+            r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
+                      duplicate_of, first_seen, last_seen, occurrences, reproducers
+               FROM findings f
+               WHERE f.id IN (SELECT r.finding_id FROM reproducers r WHERE r.driver_version = $8)
+                 AND ($1::text IS NULL OR f.instruction = $1)
+                 AND ($2::text IS NULL OR f.opcode = $2)
+                 AND ($3::text IS NULL OR f.type = $3)
+                 AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
+                 AND ($5::text IS NULL OR f.class = $5)
+                 AND ($6::text IS NULL OR f.status = $6)
+                 AND ($7::int4 IS NULL OR f.sm = $7)
+                 AND ($9::timestamptz IS NULL OR f.last_seen >= $9)
+                 AND ($10::timestamptz IS NULL OR f.last_seen < $10)
+                 AND ($11::timestamptz IS NULL OR (f.last_seen, f.id) < ($11, $12::int8))
+               ORDER BY f.last_seen DESC, f.id DESC
+               LIMIT $13"#,
+            filter.instruction,
+            filter.opcode,
+            filter.ty,
+            filter.modifier,
+            filter.class.map(|c| c.name()),
+            filter.status.map(|s| s.name()),
+            filter.sm,
+            driver,
+            filter.since,
+            filter.until,
+            after.map(|c| c.last_seen),
+            after.map(|c| c.id),
+            limit + 1,
+        )
+        .fetch_all(&mut *tx)
+        .await?,
+    };
     tx.commit().await?;
     let mut items = rows.into_iter().map(FindingSummary::try_from).collect::<Result<Vec<_>, _>>()?;
     let next = if items.len() as i64 > limit {
