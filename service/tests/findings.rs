@@ -316,6 +316,9 @@ async fn bad_batches_are_4xx_problems_and_write_nothing() {
         (with(&|r| r.reproducer.inputs[1] = "0xZZ".into()), "findings[1].reproducer.inputs[1]"),
         (with(&|r| r.reproducer.actual[0] = "12".into()), "findings[1].reproducer.actual[0]"),
         (with(&|r| r.reproducer.program = json!({"types": {}, "inputs": [], "body": ["nop;"], "outputs": []})), "findings[1].reproducer.program"),
+        (with(&|r| r.reproducer.actual.push("0x0".into())), "findings[1].reproducer.actual: 2 value(s)"),
+        (with(&|r| r.reproducer.failing_outputs = vec![3]), "findings[1].reproducer.failing_outputs"),
+        (with(&|r| { r.reproducer.inputs.pop(); }), "findings[1].reproducer.inputs: 1 value(s)"),
         (with(&|r| r.reproducer.device = "nul\0byte".into()), "NUL"),
         (with(&|r| r.hits = u64::MAX), "findings[1].hits"),
     ];

@@ -134,6 +134,15 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
             program.inputs().len()
         ));
     }
+    let outputs = program.outputs().len();
+    for (field, n) in [("expected", r.expected.len()), ("actual", r.actual.len())] {
+        if n != outputs {
+            return Err(format!("reproducer.{field}: {n} value(s) for a program with {outputs} output(s)"));
+        }
+    }
+    if let Some(&k) = r.failing_outputs.iter().find(|&&k| k >= outputs) {
+        return Err(format!("reproducer.failing_outputs: output {k} does not exist (the program has {outputs})"));
+    }
     if report.hits > MAX_HITS {
         return Err(format!("hits: {} is out of range (at most {MAX_HITS})", report.hits));
     }
