@@ -6,6 +6,8 @@
 //! one token per role and serves the app on an ephemeral port of 127.0.0.1.
 #![allow(dead_code)]
 
+pub mod reports;
+
 use service::auth::{create_token, Role};
 use service::{db, http, AppState};
 use sqlx::PgPool;
