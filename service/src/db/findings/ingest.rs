@@ -1,8 +1,8 @@
 //! Ingest: a batch of reports is validated whole (nothing is written when one report is bad),
-//! then stored in one transaction of set-based statements: upsert the batch's findings (sorted
-//! by signature, so that concurrent batches lock them in one order and cannot deadlock), insert
-//! the reports keyed by their content hash (a retried report inserts nothing), and add only the
-//! new reports to their findings' counters.
+//! then stored in one transaction of set-based statements: insert the batch's new findings
+//! (sorted by signature), insert the reports keyed by their content hash (a retried report
+//! inserts nothing), then lock the findings in id order and add only the new reports to their
+//! counters. Locking last keeps concurrent batches from queueing behind each other.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -204,15 +204,19 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     }
     let keys: Vec<&FindingKey> = keys.into_values().collect();
     let col = |f: fn(&FindingKey) -> String| keys.iter().map(|k| f(k)).collect::<Vec<String>>();
-    let ids = sqlx::query!(
-        r#"INSERT INTO findings AS f (signature, instruction, opcode, type, modifiers, class, operand_classes, sm)
+    // New signatures are inserted without touching existing rows: an existing finding is only
+    // locked at the end (step 3), so concurrent batches sharing findings overlap for the whole
+    // report insert instead of queueing behind each other's row locks.
+    let signatures = col(|k| k.signature.clone());
+    let mut ids: Vec<(i64, String)> = sqlx::query!(
+        r#"INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm)
            SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm
            FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[])
                 AS u(s, i, o, t, m, c, oc, sm)
            ORDER BY s
-           ON CONFLICT (signature) DO UPDATE SET occurrences = f.occurrences
+           ON CONFLICT (signature) DO NOTHING
            RETURNING id, signature"#,
-        &col(|k| k.signature.clone()),
+        &signatures,
         &col(|k| k.instruction.clone()),
         &col(|k| k.opcode.clone()),
         &col(|k| k.ty.clone()),
@@ -222,8 +226,18 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         &keys.iter().map(|k| k.sm).collect::<Vec<Option<i32>>>() as &[Option<i32>],
     )
     .fetch_all(&mut *tx)
-    .await?;
-    let id_of: HashMap<String, i64> = ids.into_iter().map(|r| (r.signature, r.id)).collect();
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.signature))
+    .collect();
+    if ids.len() < signatures.len() {
+        // The others existed already (or a concurrent batch committed them meanwhile).
+        let existing = sqlx::query!("SELECT id, signature FROM findings WHERE signature = ANY($1)", &signatures)
+            .fetch_all(&mut *tx)
+            .await?;
+        ids.extend(existing.into_iter().map(|r| (r.id, r.signature)));
+    }
+    let id_of: HashMap<String, i64> = ids.into_iter().map(|(id, sig)| (sig, id)).collect();
     let finding_ids: Vec<i64> = rows.iter().map(|r| id_of[&r.key.signature]).collect();
 
     // 2. The reports, in hash order; a hash already stored inserts nothing.
@@ -252,7 +266,10 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     .fetch_all(&mut *tx)
     .await?;
 
-    // 3. Only new reports count.
+    // 3. Only new reports count. The findings are locked in id order first, so that two batches
+    // updating the same findings cannot deadlock; NO KEY UPDATE (what the UPDATE takes anyway)
+    // does not conflict with the KEY SHARE locks other batches' reports take through their
+    // foreign key, where FOR UPDATE would, and deadlock with them.
     let mut sums: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
     for r in &inserted {
         let e = sums.entry(r.finding_id).or_default();
@@ -261,6 +278,9 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     }
     if !sums.is_empty() {
         let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
+        sqlx::query!("SELECT id FROM findings WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE", &ids)
+            .fetch_all(&mut *tx)
+            .await?;
         sqlx::query!(
             r#"UPDATE findings f
                SET occurrences = f.occurrences + u.h, reproducers = f.reproducers + u.n,
