@@ -6,6 +6,7 @@ pub mod campaigns;
 pub mod findings;
 pub mod known;
 pub mod leases;
+pub mod matrix;
 pub mod overview;
 pub mod regressions;
 pub mod sweeps;
