@@ -1,5 +1,5 @@
 //! The overview's numbers. Finding counts come from `finding_counts` (status x opcode x day of
-//! first_seen, kept by triggers on `findings`, migrations/0005): grouping 1 M findings takes
+//! first_seen, kept by triggers on `findings`, migrations/0004_sweeps.sql): grouping 1 M findings takes
 //! 250-550 ms per query, this table a few ms, so the page stays fast at any size. Live
 //! campaigns and the regression summary read bounded slices through their own indexes.
 
