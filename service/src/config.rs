@@ -35,4 +35,8 @@ pub struct Config {
     /// reads; PostgreSQL's default limit is 100.
     #[arg(long, env = "PTXFUZZ_DB_CONNECTIONS", default_value_t = 16)]
     pub db_connections: u32,
+    /// Mark the dashboard's session cookie `Secure` (sent over https only). Off by default
+    /// for a server on loopback; turn it on behind a TLS proxy.
+    #[arg(long, env = "PTXFUZZ_SECURE_COOKIES")]
+    pub secure_cookies: bool,
 }

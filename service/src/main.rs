@@ -72,7 +72,7 @@ async fn serve(cfg: Config) -> Result<()> {
         LogFormat::Json => tracing_subscriber::fmt().json().with_env_filter(filter).init(),
     }
     let pool = db::connect(&cfg.database_url, cfg.db_connections).await?;
-    let app = http::app(AppState::new(pool, cfg.private), cfg.max_body);
+    let app = http::app(AppState::new(pool, cfg.private).with_secure_cookies(cfg.secure_cookies), cfg.max_body);
     let listener = tokio::net::TcpListener::bind(cfg.bind).await.with_context(|| format!("cannot listen on {}", cfg.bind))?;
     tracing::info!(addr = %listener.local_addr()?, "ptxfuzz-server listening");
     axum::serve(listener, app).with_graceful_shutdown(shutdown()).await?;

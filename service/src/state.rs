@@ -12,6 +12,8 @@ pub struct AppState {
     pub pool: PgPool,
     /// Reads need a token too.
     pub private: bool,
+    /// The dashboard's session cookie carries `Secure` (`--secure-cookies`).
+    pub secure_cookies: bool,
     pub counters: Arc<Counters>,
 }
 
@@ -27,6 +29,11 @@ pub struct Counters {
 
 impl AppState {
     pub fn new(pool: PgPool, private: bool) -> AppState {
-        AppState { pool, private, counters: Arc::new(Counters::default()) }
+        AppState { pool, private, secure_cookies: false, counters: Arc::new(Counters::default()) }
+    }
+
+    /// The same state, with the session cookie marked `Secure` or not.
+    pub fn with_secure_cookies(self, secure: bool) -> AppState {
+        AppState { secure_cookies: secure, ..self }
     }
 }

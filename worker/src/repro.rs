@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use ptx::interp::Expectation;
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
-use ptx::value::{format_register_decimal, format_register_hex, parse_hex};
+use ptx::value::{format_register_decimal, format_register_hex};
 
 use crate::minimize::Case;
 
@@ -92,28 +92,13 @@ impl ReproducerExt for Reproducer {
 
     /// The program and inputs back from the stored form.
     fn case(&self) -> Result<Case> {
-        let program = Program::from_json(&self.program.to_string()).context("repro.json: bad program")?;
-        if self.inputs.len() != program.inputs().len() {
-            bail!("repro.json: {} input(s) for a program taking {}", self.inputs.len(), program.inputs().len());
-        }
-        let inputs = self
-            .inputs
-            .iter()
-            .map(|s| {
-                s.strip_prefix("0x")
-                    .and_then(parse_hex)
-                    .with_context(|| format!("repro.json: input '{s}' is not 0x-prefixed hex"))
-            })
-            .collect::<Result<Vec<u64>>>()?;
+        let (program, inputs) = api::repro::files::case(self)?;
         Ok(Case { program, inputs })
     }
 
     /// The target's recorded bits per output.
     fn actual_bits(&self) -> Result<Vec<u64>> {
-        self.actual
-            .iter()
-            .map(|s| s.strip_prefix("0x").and_then(parse_hex).with_context(|| format!("repro.json: bad value '{s}'")))
-            .collect()
+        Ok(api::repro::files::actual_bits(self)?)
     }
 
     /// Read `repro.json`, or `DIR/repro.json` when given a finding folder.
@@ -130,27 +115,7 @@ impl ReproducerExt for Reproducer {
 
     /// The `.ptx` file: the kernel module with a header saying how to launch it.
     fn ptx_file(&self) -> Result<String> {
-        let case = self.case()?;
-        let module = kernel::module(&[&case.program], self.sm, Mode::Outputs)?;
-        let mut s = String::new();
-        s.push_str(&format!("// ptxfuzz reproducer: {}\n// target {} ({})\n//\n", self.signature, self.target, self.device));
-        s.push_str("// Entry p0(.u64 in, .u64 out, .u32 n) runs the program once per thread on n cases\n");
-        s.push_str("// (ptx::kernel layout): case i reads its inputs from 64-bit slots in[K*i + j] (value in\n");
-        s.push_str("// the low bits) and writes output j, zero-extended, to out[M*i + j]. Launch it with\n");
-        s.push_str(&format!("// n = 1, K = {}, M = {} (repro.cu does, through cudaLibraryLoadData):\n", case.inputs.len(), self.expected.len()));
-        for (j, (h, d)) in self.inputs.iter().zip(&self.inputs_decimal).enumerate() {
-            s.push_str(&format!("//   in[{j}]  = {h}   ({d})\n"));
-        }
-        for (j, (e, a)) in self.expected.iter().zip(&self.actual).enumerate() {
-            s.push_str(&format!("//   out[{j}] allowed {e}; the target gave {a}\n"));
-        }
-        s.push_str("//\n");
-        for line in self.program_text.lines() {
-            s.push_str(&format!("// program: {line}\n"));
-        }
-        s.push('\n');
-        s.push_str(&module);
-        Ok(s)
+        Ok(api::repro::files::ptx_file(self)?)
     }
 }
 

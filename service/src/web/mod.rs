@@ -10,10 +10,12 @@ pub mod finding;
 pub mod findings;
 pub mod layout;
 pub mod overview;
+pub mod ptx_html;
 pub mod regressions;
 pub mod session;
 pub mod sweeps;
 pub mod svg;
+pub mod values;
 
 use axum::http::header;
 use axum::routing::get;

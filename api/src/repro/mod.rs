@@ -1,5 +1,13 @@
 //! The reproducer file (`repro.json`): one minimized finding, as the worker writes it to disk
 //! and posts it to the server. Values are hex bit patterns of the register width.
+//!
+//! The files made from it live here too, so that worker and server write the same ones:
+//! [`files`] (the case back, `repro.ptx`) and [`cuda`] (`repro.cu`).
+
+pub mod cuda;
+pub mod files;
+
+pub use files::ReproError;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,117 @@
+//! Register values as the finding page shows them: hex bits at the register's width, decimal
+//! (per lane for packed types, through `ptx::value`), and the distance in ulps between the
+//! interpreter's reference and the target's bits.
+
+use maud::{html, Markup};
+use ptx::program::ValType;
+use ptx::value::{format_decimal, format_register_decimal, format_register_hex};
+use ptx::Scalar;
+
+/// One register value, ready to print.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    pub hex: String,
+    pub decimal: String,
+    /// Per lane (lane 0 first) hex and decimal, for packed types only.
+    pub lanes: Vec<(String, String)>,
+}
+
+/// How a value of type `ty` with these bits reads.
+pub fn show(ty: ValType, bits: u64) -> Shown {
+    match ty {
+        ValType::Pred => Shown {
+            hex: format!("0x{:x}", bits & 1),
+            decimal: if bits & 1 == 1 { "true".into() } else { "false".into() },
+            lanes: Vec::new(),
+        },
+        ValType::Float(t) => {
+            let s = t.scalar();
+            let lanes = if t.lanes() > 1 {
+                (0..t.lanes())
+                    .map(|i| {
+                        let lane = (bits >> (i * s.bits())) & s.mask();
+                        (format!("0x{lane:0w$x}", w = (s.bits() / 4) as usize), format_decimal(s, lane))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Shown { hex: format_register_hex(t, bits), decimal: format_register_decimal(t, bits), lanes }
+        }
+    }
+}
+
+/// Distance in ulps between two lane values: the steps between adjacent values of the format,
+/// both zeros one value; `None` when either is a NaN.
+pub fn ulps(s: Scalar, a: u64, b: u64) -> Option<u64> {
+    if s.is_nan(a) || s.is_nan(b) {
+        return None;
+    }
+    let key = |v: u64| {
+        let sign = 1u64 << (s.bits() - 1);
+        let mag = (v & (sign - 1)) as i128;
+        if v & sign != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    Some((key(a) - key(b)).unsigned_abs() as u64)
+}
+
+/// The ulp distance of a whole register, lane by lane (`3`, `0 ; 12`), "n/a" where a lane is
+/// a NaN or the register is a predicate.
+pub fn register_ulps(ty: ValType, reference: u64, actual: u64) -> String {
+    let ValType::Float(t) = ty else { return "n/a".into() };
+    let s = t.scalar();
+    (0..t.lanes())
+        .map(|i| {
+            let (x, y) = ((reference >> (i * s.bits())) & s.mask(), (actual >> (i * s.bits())) & s.mask());
+            ulps(s, x, y).map_or("n/a".to_string(), |d| d.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(" ; ")
+}
+
+/// A value cell: hex, decimal, and each lane of a packed type.
+pub fn cell(ty: ValType, bits: u64) -> Markup {
+    let v = show(ty, bits);
+    html! {
+        code class="hex" { (v.hex) }
+        " "
+        span class="dec" { (v.decimal) }
+        @if !v.lanes.is_empty() {
+            ul class="lanes" {
+                @for (i, (h, d)) in v.lanes.iter().enumerate() {
+                    li class="lane" { "lane" (i) ": " code { (h) } " " span class="dec" { (d) } }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx::isa::Type;
+
+    #[test]
+    fn packed_values_show_every_lane() {
+        let v = show(ValType::Float(Type::F16x2), 0x4000_3c00);
+        assert_eq!(v.hex, "0x40003c00");
+        assert_eq!(v.decimal, "1,2");
+        assert_eq!(v.lanes, [("0x3c00".to_string(), "1".to_string()), ("0x4000".to_string(), "2".to_string())]);
+        assert!(show(ValType::Float(Type::F32), 0x3f80_0000).lanes.is_empty());
+        assert_eq!(show(ValType::Pred, 1).decimal, "true");
+    }
+
+    #[test]
+    fn ulps_count_steps_with_one_zero_and_no_nan() {
+        assert_eq!(ulps(Scalar::F32, 0x3f80_0000, 0x3f80_0001), Some(1));
+        assert_eq!(ulps(Scalar::F32, 0x8000_0000, 0), Some(0));
+        assert_eq!(ulps(Scalar::F32, 0x8000_0001, 0x0000_0001), Some(2));
+        assert_eq!(ulps(Scalar::F32, 0x7fc0_0000, 0), None);
+        assert_eq!(register_ulps(ValType::Float(Type::F16x2), 0x3c00_3c00, 0x7e00_3c01), "1 ; n/a");
+        assert_eq!(register_ulps(ValType::Pred, 1, 0), "n/a");
+    }
+}
