@@ -135,7 +135,7 @@ fn next_link(html: &str) -> Option<String> {
 /// seen over 30 days, each column drawn independently), one reproducer each; a sample with real
 /// reproducer JSON, a few with hundreds of occurrences; regressions with runs.
 async fn seed(pool: &PgPool, count: i64) {
-    let template = reports::report("fma.rn.f64~rounding~normal.normal~sm90", 0, 1);
+    let template = reports::report("add.rz.f32~rounding~normal.normal~sm90", 0, 1);
     let repro_json = serde_json::to_value(&template.reproducer).unwrap();
     let program_text = template.reproducer.program_text.clone();
     // Each statement with the parameters it takes, in order ($1, $2, ...).

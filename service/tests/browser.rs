@@ -31,8 +31,8 @@ const SIGNATURES: &[(&str, u64)] = &[
     ("add.rz.f32~rounding~normal.subnormal~sm90", 7),
     ("add.rz.f32~rounding~normal.normal~sm90", 3),
     ("add.rn.ftz.f32~ftz~subnormal.normal~sm90", 2),
-    ("fma.rn.f64~rounding~normal.normal~sm90", 5),
-    ("fma.rn.f32~signed-zero~zero.normal~sm90", 1),
+    ("fma.rn.f64~rounding~normal.normal.normal~sm90", 5),
+    ("fma.rn.f32~signed-zero~zero.normal.normal~sm90", 1),
     ("mul.rn.f32~nan-payload~nan.normal~sm90", 4),
     ("sqrt.approx.f32~bound-exceeded~normal~sm90", 9),
 ];
@@ -62,7 +62,7 @@ async fn seed(s: &TestServer) -> Seeded {
 
     let reports = SIGNATURES.iter().enumerate().map(|(k, &(sig, hits))| report(sig, k as u64, hits)).collect();
     let r = s.post("/api/v1/findings/batch", &s.worker).json(&batch(Some(cid), reports)).send().await.unwrap();
-    assert!(r.status().is_success(), "ingest: {}", r.status());
+    assert!(r.status().is_success(), "ingest: {} {}", r.status(), r.text().await.unwrap_or_default());
     let ids = r.json::<IngestResult>().await.unwrap().finding_ids;
     assert_eq!(ids.len(), SIGNATURES.len());
 
@@ -82,14 +82,14 @@ async fn seed(s: &TestServer) -> Seeded {
         .send()
         .await
         .unwrap();
-    assert!(r.status().is_success(), "regression: {}", r.status());
+    assert!(r.status().is_success(), "regression: {} {}", r.status(), r.text().await.unwrap_or_default());
     let r = s.post("/api/v1/leases", &s.worker).json(&json!({"worker": "gpu-box-1", "max": 10, "lease_seconds": 600})).send().await.unwrap();
     let leased: Vec<api::regressions::Leased> = r.json().await.unwrap();
     assert_eq!(leased.len(), 1, "the one regression is leased");
     let result = json!({"worker": "gpu-box-1", "target": "cuda:0", "gpu_name": "NVIDIA H100 80GB HBM3", "driver_version": "550.54.15",
                         "interpreter_commit": "ptxfuzz 0.1.0 (abc1234)", "passed": false, "actual": ["0x3f000001"]});
     let r = s.post(&format!("/api/v1/leases/{}/result", leased[0].lease_id), &s.worker).json(&result).send().await.unwrap();
-    assert!(r.status().is_success(), "run result: {}", r.status());
+    assert!(r.status().is_success(), "run result: {} {}", r.status(), r.text().await.unwrap_or_default());
     Seeded { ids, regression_finding }
 }
 
@@ -158,8 +158,8 @@ async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser()
     assert_eq!(known.len(), 1, "only the mul finding matches the known divergence");
     shots.take(&b, "findings").await;
 
-    b.fill("form#filters input[name=opcode]", "add").await;
-    b.fill("form#filters input[name=class]", "rounding").await;
+    b.set("form#filters [name=opcode]", "add").await;
+    b.set("form#filters [name=class]", "rounding").await;
     b.click(&b.find("form#filters button[type=submit]").await).await;
     b.wait_for_url("filtered by opcode and class", |u| u.contains("opcode=add") && u.contains("class=rounding")).await;
     b.wait_for("table#findings").await;
@@ -199,9 +199,13 @@ async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser()
     assert!(!b.exists("form#file-regression").await, "no regression form without a session");
     shots.take(&b, "finding-anonymous").await;
 
-    // A POST without a session changes nothing.
-    let r = s.http.post(format!("{}/findings/{id}/triage", s.url)).form(&[("status", "wont-fix"), ("note", "x")]).send().await.unwrap();
-    assert!(r.status().is_client_error(), "triage without a session: {}", r.status());
+    // A POST without a session changes nothing: it is sent to log in.
+    let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let triage_url = format!("{}/findings/{id}/triage", s.url);
+    let r = plain.post(&triage_url).form(&[("status", "wont-fix"), ("note", "x"), ("csrf", "")]).send().await.unwrap();
+    assert_eq!(r.status(), 303, "triage without a session");
+    let to = r.headers()["location"].to_str().unwrap().to_string();
+    assert!(to.starts_with("/login"), "triage without a session goes to /login, not {to}");
     assert_eq!(finding_status(&s, id).await, "new");
 
     // Log in from the finding page; the session cookie is HttpOnly.
@@ -217,6 +221,11 @@ async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser()
     let cookies = b.cookies().await;
     assert!(!cookies.is_empty(), "a session cookie is set");
     assert!(cookies.iter().all(|c| c["httpOnly"] == true), "session cookies are HttpOnly: {cookies:?}");
+    // The session's cookies with a forged CSRF field: refused, nothing changes.
+    let jar: Vec<String> = cookies.iter().map(|c| format!("{}={}", c["name"].as_str().unwrap(), c["value"].as_str().unwrap())).collect();
+    let r = plain.post(&triage_url).header("cookie", jar.join("; ")).form(&[("status", "wont-fix"), ("note", "x"), ("csrf", "forged")]).send().await.unwrap();
+    assert_eq!(r.status(), 403, "a forged CSRF token is refused");
+    assert_eq!(finding_status(&s, id).await, "new");
     if !b.current_url().await.ends_with(&format!("/findings/{id}")) {
         b.goto(&format!("{}/findings/{id}", s.url)).await;
     }

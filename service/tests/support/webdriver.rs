@@ -238,14 +238,42 @@ impl Browser {
         std::fs::write(path, png).unwrap();
     }
 
-    /// A PNG of the whole page, not only the viewport: the window grows to the document's
-    /// height for the shot (headless Chromium renders it at that size), then shrinks back.
+    /// A PNG of the whole page, not only the viewport (Chromium's DevTools screenshot beyond
+    /// the viewport, through chromedriver's `goog/cdp/execute`), written to `path`.
     pub async fn full_screenshot(&self, path: &Path) {
-        let h = self.post("/execute/sync", json!({"script": "return document.documentElement.scrollHeight", "args": []})).await;
-        let height = h.as_u64().unwrap_or(1000).clamp(1000, 8000);
-        self.post("/window/rect", json!({"width": 1400, "height": height})).await;
-        self.screenshot(path).await;
-        self.post("/window/rect", json!({"width": 1400, "height": 1000})).await;
+        let size = self
+            .post("/execute/sync", json!({"script": "const e = document.documentElement; return [e.scrollWidth, e.scrollHeight]", "args": []}))
+            .await;
+        let (w, h) = (size[0].as_f64().unwrap_or(1400.0), size[1].as_f64().unwrap_or(1000.0).min(10_000.0));
+        let shot = self
+            .post(
+                "/goog/cdp/execute",
+                json!({"cmd": "Page.captureScreenshot", "params": {
+                    "format": "png", "captureBeyondViewport": true,
+                    "clip": {"x": 0, "y": 0, "width": w, "height": h, "scale": 1}
+                }}),
+            )
+            .await;
+        let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().expect("a PNG")).expect("screenshot is base64");
+        assert!(png.starts_with(b"\x89PNG"), "screenshot is a PNG");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+
+    /// The element's tag name, lower case.
+    pub async fn tag(&self, e: &Element) -> String {
+        self.get(&format!("/element/{}/name", e.0)).await.as_str().unwrap_or_default().to_lowercase()
+    }
+
+    /// Sets the form field matching `css`: picks `value` in a `<select>`, types it otherwise.
+    pub async fn set(&self, css: &str, value: &str) {
+        let e = self.find(css).await;
+        if self.tag(&e).await == "select" {
+            self.select(css, value).await;
+        } else {
+            self.clear(&e).await;
+            self.type_into(&e, value).await;
+        }
     }
 
     /// The cookies of the current page, as WebDriver describes them (`name`, `httpOnly`, ...).
