@@ -7,6 +7,7 @@ pub mod findings;
 pub mod regressions;
 pub mod repro;
 pub mod signature;
+pub mod sweeps;
 
 pub use repro::{OriginalCase, Reproducer};
 pub use signature::{fnv1a, MismatchClass, OperandClass, Signature};

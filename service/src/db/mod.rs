@@ -6,7 +6,10 @@ pub mod campaigns;
 pub mod findings;
 pub mod known;
 pub mod leases;
+pub mod matrix;
+pub mod overview;
 pub mod regressions;
+pub mod sweeps;
 
 use std::time::Duration;
 

@@ -8,6 +8,7 @@ pub mod findings;
 pub mod known;
 pub mod ops;
 pub mod regressions;
+pub mod sweeps;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
@@ -65,7 +66,8 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(campaigns::routes())
         .merge(findings::routes())
         .merge(known::routes())
-        .merge(regressions::routes());
+        .merge(regressions::routes())
+        .merge(sweeps::routes());
     OpenApiRouter::with_openapi(ApiDoc::openapi()).nest("/api/v1", v1).split_for_parts()
 }
 

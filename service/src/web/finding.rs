@@ -46,10 +46,24 @@ fn unavailable(e: sqlx::Error, session: Option<&Session>) -> Response {
     error_page(StatusCode::SERVICE_UNAVAILABLE, "Unavailable", "The database is unavailable; try again later.", session)
 }
 
-async fn load(state: &AppState, id: i64) -> Result<Option<FindingDetail>, sqlx::Error> {
+/// Regressions filed from one finding shown on its page (the newest).
+const SHOWN_REGRESSIONS: i64 = 20;
+
+/// The finding, and the regressions filed from it (id, title).
+async fn load(state: &AppState, id: i64) -> Result<Option<(FindingDetail, Vec<(i64, String)>)>, sqlx::Error> {
     let Some(mut d) = db::findings::detail(&state.pool, id).await? else { return Ok(None) };
     db::known::matching(&state.pool, std::slice::from_mut(&mut d.finding)).await?;
-    Ok(Some(d))
+    let filed = sqlx::query!(
+        "SELECT id, title FROM regressions WHERE finding_id = $1 ORDER BY id DESC LIMIT $2",
+        id,
+        SHOWN_REGRESSIONS
+    )
+    .fetch_all(&state.pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.title))
+    .collect();
+    Ok(Some((d, filed)))
 }
 
 /// What the interpreter says about the newest reproducer.
@@ -210,8 +224,8 @@ fn forms(id: i64, current: Status, session: Option<&Session>) -> Markup {
 async fn finding_page(State(state): State<AppState>, session: MaybeSession, Path(raw): Path<String>) -> Response {
     let session = session.get();
     let Ok(id) = raw.parse::<i64>() else { return not_found(&raw, session) };
-    let d = match load(&state, id).await {
-        Ok(Some(d)) => d,
+    let (d, filed) = match load(&state, id).await {
+        Ok(Some(x)) => x,
         Ok(None) => return not_found(&raw, session),
         Err(e) => return unavailable(e, session),
     };
@@ -260,6 +274,10 @@ async fn finding_page(State(state): State<AppState>, session: MaybeSession, Path
                 tr { td { (e.at.format("%Y-%m-%d %H:%M:%S")) } td { (e.actor) } td { (e.from) } td { (e.to)
                     @if let Some(x) = e.duplicate_of { " of #" (x) } } td class="note" { (e.note) } }
             } }
+        }
+        @if !filed.is_empty() {
+            h2 { "Regressions filed from it" }
+            ul id="filed" { @for (rid, title) in &filed { li { a href=(format!("/regressions#r{rid}")) { "#" (rid) } " " (title) } } }
         }
         (forms(id, f.status, session))
     };

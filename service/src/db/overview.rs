@@ -1,0 +1,130 @@
+//! The overview's numbers. Finding counts come from `finding_counts` (status x opcode x day of
+//! first_seen, kept by triggers on `findings`, migrations/0005): grouping 1 M findings takes
+//! 250-550 ms per query, this table a few ms, so the page stays fast at any size. Live
+//! campaigns and the regression summary read bounded slices through their own indexes.
+
+use api::campaigns::Campaign;
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::PgPool;
+
+/// How recent a heartbeat keeps a campaign live.
+pub const LIVE_WITHIN_MINUTES: i32 = 5;
+/// Most live campaigns shown.
+pub const MAX_LIVE: i64 = 50;
+/// Days of the "new findings" plot, today included.
+pub const DAYS: i32 = 30;
+
+/// Finding counts by status, by opcode, and new per day.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FindingCounts {
+    pub total: i64,
+    /// Status name and count, largest first.
+    pub by_status: Vec<(String, i64)>,
+    /// Opcode (instruction family) and count, largest first.
+    pub by_opcode: Vec<(String, i64)>,
+    /// New findings per day of the last [`DAYS`] days (UTC), only days with some.
+    pub per_day: Vec<(NaiveDate, i64)>,
+    /// The first and last day of the plot.
+    pub first_day: NaiveDate,
+    pub today: NaiveDate,
+}
+
+pub async fn finding_counts(pool: &PgPool) -> Result<FindingCounts, sqlx::Error> {
+    let by_status = sqlx::query!(
+        r#"SELECT status, sum(n)::int8 AS "n!" FROM finding_counts GROUP BY status HAVING sum(n) > 0 ORDER BY 2 DESC, 1"#
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.status, r.n))
+    .collect::<Vec<_>>();
+    let by_opcode = sqlx::query!(
+        r#"SELECT opcode, sum(n)::int8 AS "n!" FROM finding_counts GROUP BY opcode HAVING sum(n) > 0 ORDER BY 2 DESC, 1"#
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.opcode, r.n))
+    .collect();
+    let days = sqlx::query!(
+        r#"SELECT (now() AT TIME ZONE 'UTC')::date AS "today!", ((now() AT TIME ZONE 'UTC')::date - ($1::int4 - 1)) AS "first!""#,
+        DAYS
+    )
+    .fetch_one(pool)
+    .await?;
+    let per_day = sqlx::query!(
+        r#"SELECT day, sum(n)::int8 AS "n!" FROM finding_counts WHERE day >= $1 GROUP BY day HAVING sum(n) > 0 ORDER BY day"#,
+        days.first
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.day, r.n))
+    .collect();
+    let total = by_status.iter().map(|s| s.1).sum();
+    Ok(FindingCounts { total, by_status, by_opcode, per_day, first_day: days.first, today: days.today })
+}
+
+/// A live campaign and its rate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Live {
+    pub campaign: Campaign,
+    /// Seconds from its start to its last heartbeat.
+    pub seconds: f64,
+}
+
+impl Live {
+    /// Cases per second since the start (0 before the first second).
+    pub fn cases_per_second(&self) -> f64 {
+        if self.seconds < 1.0 {
+            0.0
+        } else {
+            self.campaign.counters.cases as f64 / self.seconds
+        }
+    }
+}
+
+/// Campaigns not ended whose last heartbeat is recent, newest heartbeat first.
+pub async fn live_campaigns(pool: &PgPool) -> Result<Vec<Live>, sqlx::Error> {
+    let ids = sqlx::query_scalar!(
+        "SELECT id FROM campaigns
+         WHERE ended_at IS NULL AND last_heartbeat_at > now() - make_interval(mins => $1)
+         ORDER BY last_heartbeat_at DESC LIMIT $2",
+        LIVE_WITHIN_MINUTES,
+        MAX_LIVE
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(c) = super::campaigns::get(pool, id).await? {
+            let seconds = (c.last_heartbeat_at - c.start.started_at).num_milliseconds().max(0) as f64 / 1000.0;
+            out.push(Live { campaign: c, seconds });
+        }
+    }
+    Ok(out)
+}
+
+/// Regressions at a glance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegressionSummary {
+    pub regressions: i64,
+    /// Runs of the last 7 days.
+    pub runs_passed: i64,
+    pub runs_failed: i64,
+    pub last_run: Option<DateTime<Utc>>,
+}
+
+pub async fn regression_summary(pool: &PgPool) -> Result<RegressionSummary, sqlx::Error> {
+    // Regressions are filed by hand (thousands at most): counting them is cheap. Runs are read
+    // through regression_runs_at, only the last week's.
+    let regressions = sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM regressions"#).fetch_one(pool).await?;
+    let r = sqlx::query!(
+        r#"SELECT count(*) FILTER (WHERE passed) AS "passed!", count(*) FILTER (WHERE NOT passed) AS "failed!",
+                  max(at) AS last
+           FROM regression_runs WHERE at > now() - interval '7 days'"#
+    )
+    .fetch_one(pool)
+    .await?;
+    Ok(RegressionSummary { regressions, runs_passed: r.passed, runs_failed: r.failed, last_run: r.last })
+}

@@ -1,0 +1,212 @@
+//! Dashboard sessions: login through the form (HttpOnly, SameSite=Strict cookie), bad tokens,
+//! logout, and the writing forms' guards (session, role, CSRF) on triage and filing.
+
+mod common;
+#[path = "support/reports.rs"]
+mod reports;
+#[path = "support/web.rs"]
+mod web;
+
+use common::*;
+use reports::*;
+use reqwest::header::COOKIE;
+use web::*;
+
+const A: &str = "add.rz.f32~rounding~normal.normal~sm90";
+
+/// One finding, seeded through the API; its id.
+async fn seed(s: &TestServer) -> i64 {
+    let r = s.post("/api/v1/findings/batch", &s.worker).json(&batch(None, vec![report(A, 1, 1)])).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let res: api::findings::IngestResult = r.json().await.unwrap();
+    res.finding_ids[0]
+}
+
+async fn status_of(s: &TestServer, id: i64) -> String {
+    sqlx::query_scalar::<_, String>("SELECT status FROM findings WHERE id = $1").bind(id).fetch_one(&s.pool).await.unwrap()
+}
+
+async fn history_len(s: &TestServer, id: i64) -> i64 {
+    sqlx::query_scalar::<_, i64>("SELECT count(*) FROM triage_events WHERE finding_id = $1").bind(id).fetch_one(&s.pool).await.unwrap()
+}
+
+/// POST a form with a cookie (or none).
+async fn post_form(s: &TestServer, path: &str, cookie: Option<&str>, form: &[(&str, &str)]) -> reqwest::Response {
+    let mut rq = browser().post(format!("{}{path}", s.url)).form(form);
+    if let Some(k) = cookie {
+        rq = rq.header(COOKIE, k);
+    }
+    rq.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn login_sets_an_http_only_strict_cookie_and_shows_the_name() {
+    let s = TestServer::start().await;
+    let c = browser();
+    let r = login_response(&s, &c, &s.triager).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/findings");
+    let set = set_cookies(&r).into_iter().find(|c| c.starts_with("ptxfuzz_session=")).expect("session cookie");
+    assert!(set.contains("HttpOnly"), "{set}");
+    assert!(set.contains("SameSite=Strict"), "{set}");
+    assert!(set.contains("Path=/"), "{set}");
+    assert!(!set.contains("Secure"), "loopback default is not Secure: {set}");
+    let cookie = login(&s, &c, &s.triager).await;
+    let (status, html) = page(&s, &c, "/findings", Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("test-triager (triager)"), "{html}");
+    assert!(html.contains("action=\"/logout\""));
+    assert!(!html.contains(&s.triager), "the token is never echoed");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM web_sessions").fetch_one(&s.pool).await.unwrap();
+    assert_eq!(stored, 2);
+}
+
+#[tokio::test]
+async fn bad_token_is_401_sets_no_session_and_is_not_echoed() {
+    let s = TestServer::start().await;
+    let c = browser();
+    let r = login_response(&s, &c, "ptxf_not_a_token_<b>").await;
+    assert_eq!(r.status(), 401);
+    assert!(cookie_value(&r, "ptxfuzz_session").is_none());
+    let html = r.text().await.unwrap();
+    assert!(html.contains("id=\"login\""), "the form again");
+    assert!(html.contains("Unknown or revoked token"));
+    assert!(!html.contains("ptxf_not_a_token"), "the token is never echoed");
+}
+
+#[tokio::test]
+async fn login_without_the_double_submit_cookie_is_refused() {
+    let s = TestServer::start().await;
+    let r = post_form(&s, "/login", None, &[("token", &s.triager), ("csrf", "abc"), ("next", "/")]).await;
+    assert_eq!(r.status(), 403);
+    assert!(cookie_value(&r, "ptxfuzz_session").is_none());
+}
+
+#[tokio::test]
+async fn logout_deletes_the_session_and_clears_the_cookie() {
+    let s = TestServer::start().await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.admin).await;
+    let (_, html) = page(&s, &c, "/findings", Some(&cookie)).await;
+    let csrf = csrf_of(&html);
+    let r = post_form(&s, "/logout", Some(&cookie), &[("csrf", &csrf)]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(cookie_value(&r, "ptxfuzz_session").as_deref(), Some(""));
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM web_sessions").fetch_one(&s.pool).await.unwrap();
+    assert_eq!(left, 0);
+    let (_, html) = page(&s, &c, "/findings", Some(&cookie)).await;
+    assert!(!html.contains("test-admin"), "the old cookie no longer logs in");
+}
+
+#[tokio::test]
+async fn revoked_token_ends_its_session() {
+    let s = TestServer::start().await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.triager).await;
+    sqlx::query("UPDATE api_tokens SET revoked_at = now() WHERE name = 'test-triager'").execute(&s.pool).await.unwrap();
+    let (_, html) = page(&s, &c, "/findings", Some(&cookie)).await;
+    assert!(!html.contains("test-triager"));
+}
+
+#[tokio::test]
+async fn triage_form_with_session_and_csrf_changes_the_finding_and_records_history() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.triager).await;
+    let (_, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    assert!(html.contains("id=\"triage\""), "triager sees the form");
+    let csrf = csrf_of(&html);
+    let r = post_form(&s, &format!("/findings/{id}/triage"), Some(&cookie), &[
+        ("csrf", &csrf), ("status", "confirmed-hardware"), ("note", "seen on H100"), ("duplicate_of", ""),
+    ])
+    .await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], format!("/findings/{id}"));
+    assert_eq!(status_of(&s, id).await, "confirmed-hardware");
+    let actor: String = sqlx::query_scalar("SELECT actor FROM triage_events WHERE finding_id = $1").bind(id).fetch_one(&s.pool).await.unwrap();
+    assert_eq!(actor, "test-triager");
+    let (_, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    assert!(html.contains("seen on H100"));
+}
+
+#[tokio::test]
+async fn wrong_or_missing_csrf_is_403_and_changes_nothing() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.triager).await;
+    for form in [vec![("csrf", "0000"), ("status", "fixed")], vec![("status", "fixed")]] {
+        let r = post_form(&s, &format!("/findings/{id}/triage"), Some(&cookie), &form).await;
+        assert_eq!(r.status(), 403);
+    }
+    let r = post_form(&s, &format!("/findings/{id}/regression"), Some(&cookie), &[("csrf", "x"), ("title", "t")]).await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(status_of(&s, id).await, "new");
+    assert_eq!(history_len(&s, id).await, 0);
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM regressions").fetch_one(&s.pool).await.unwrap();
+    assert_eq!(n, 0);
+}
+
+#[tokio::test]
+async fn no_session_redirects_to_login() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let r = post_form(&s, &format!("/findings/{id}/triage"), None, &[("csrf", ""), ("status", "fixed")]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], format!("/login?next=/findings/{id}"));
+    assert_eq!(status_of(&s, id).await, "new");
+    let (_, html) = page(&s, &browser(), &format!("/findings/{id}"), None).await;
+    assert!(!html.contains("id=\"triage\""), "no form without a session");
+    assert!(html.contains(&format!("/login?next=/findings/{id}")));
+}
+
+#[tokio::test]
+async fn worker_session_can_read_but_not_triage() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.worker).await;
+    let (status, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(!html.contains("id=\"triage\""));
+    let csrf = csrf_of(&html);
+    let r = post_form(&s, &format!("/findings/{id}/triage"), Some(&cookie), &[("csrf", &csrf), ("status", "fixed")]).await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(status_of(&s, id).await, "new");
+}
+
+#[tokio::test]
+async fn file_as_regression_form_files_it_and_redirects_to_the_matrix() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.triager).await;
+    let (_, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    let csrf = csrf_of(&html);
+    let title = "<script>alert(1)</script>";
+    let r = post_form(&s, &format!("/findings/{id}/regression"), Some(&cookie), &[("csrf", &csrf), ("title", title)]).await;
+    assert_eq!(r.status(), 303);
+    let (rid, stored, by): (i64, String, String) =
+        sqlx::query_as("SELECT id, title, created_by FROM regressions WHERE finding_id = $1").bind(id).fetch_one(&s.pool).await.unwrap();
+    assert_eq!(r.headers()["location"], format!("/regressions#r{rid}"));
+    assert_eq!((stored.as_str(), by.as_str()), (title, "test-triager"));
+}
+
+#[tokio::test]
+async fn note_and_title_with_markup_render_escaped() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let c = browser();
+    let cookie = login(&s, &c, &s.triager).await;
+    let (_, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    let csrf = csrf_of(&html);
+    let evil = "<script>alert(1)</script>";
+    let r = post_form(&s, &format!("/findings/{id}/triage"), Some(&cookie), &[("csrf", &csrf), ("status", "wont-fix"), ("note", evil)]).await;
+    assert_eq!(r.status(), 303);
+    let r = post_form(&s, &format!("/findings/{id}/regression"), Some(&cookie), &[("csrf", &csrf), ("title", evil)]).await;
+    assert_eq!(r.status(), 303);
+    let (_, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    assert!(!html.contains(evil), "raw markup on the page");
+    assert_eq!(html.matches("&lt;script&gt;alert(1)&lt;/script&gt;").count(), 2, "note and title, escaped");
+}
