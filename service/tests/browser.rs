@@ -90,6 +90,17 @@ async fn seed(s: &TestServer) -> Seeded {
                         "interpreter_commit": "ptxfuzz 0.1.0 (abc1234)", "passed": false, "actual": ["0x3f000001"]});
     let r = s.post(&format!("/api/v1/leases/{}/result", leased[0].lease_id), &s.worker).json(&result).send().await.unwrap();
     assert!(r.status().is_success(), "run result: {} {}", r.status(), r.text().await.unwrap_or_default());
+
+    // A sweep of an approximate instruction within its bound, a math check beyond it.
+    for (kind, name, max_ulps, bound) in [("sweep", "ex2.approx.f32", 2u64, 2u64), ("math-check", "sinf", 4, 2)] {
+        let histogram: Vec<_> = (0..=max_ulps).map(|u| json!({"label": format!("{u} ulp"), "lo": u, "count": 1000 >> u})).collect();
+        let body = json!({"kind": kind, "name": name, "target": "cuda:0", "gpu_name": "NVIDIA H100 80GB HBM3",
+                          "driver_version": "550.54.15", "interpreter_commit": "ptxfuzz 0.1.0 (abc1234)", "inputs": 1u64 << 32,
+                          "exhaustive": true, "mismatches": 0, "max_ulps": max_ulps, "histogram": histogram,
+                          "bound_text": [format!("maximum relative error {bound} ulp")], "bound_ulps": bound, "at": chrono::Utc::now()});
+        let r = s.post("/api/v1/sweeps", &s.worker).json(&body).send().await.unwrap();
+        assert!(r.status().is_success(), "sweep {name}: {} {}", r.status(), r.text().await.unwrap_or_default());
+    }
     Seeded { ids, regression_finding }
 }
 
@@ -283,7 +294,16 @@ async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser()
 
     // Sweeps: one histogram per instruction or function.
     b.goto(&format!("{}/sweeps", s.url)).await;
-    b.find("section.sweep svg").await;
+    let sweeps = b.find_all("section.sweep").await;
+    assert_eq!(sweeps.len(), 2, "one section per instruction or function");
+    let mut shown = BTreeSet::new();
+    for section in &sweeps {
+        assert!(!b.find_in(section, "svg").await.is_empty(), "a histogram in each section");
+        let text = b.text(section).await;
+        assert!(text.contains("2 ulp"), "the documented bound is shown: {text}");
+        shown.extend(["ex2.approx.f32", "sinf"].into_iter().filter(|n| text.contains(n)));
+    }
+    assert_eq!(shown.len(), 2, "both the sweep and the math check are shown");
     shots.take(&b, "sweeps").await;
 
     b.quit().await;
