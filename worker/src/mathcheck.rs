@@ -75,6 +75,8 @@ pub struct MathCheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub post: crate::sweep::post::PostArgs,
 }
 
 /// The C type of an argument or result.
@@ -382,6 +384,7 @@ fn flags_text(f: &Flags) -> String {
 
 pub fn run(args: MathCheckArgs) -> Result<()> {
     let row = mathlib::reference::row(&args.func)?;
+    let client = args.post.client()?;
     let src = kernel_source(row, "check", args.dim);
     if args.print_source {
         print!("{src}");
@@ -420,6 +423,9 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
         if r.mismatches > 0 {
             bail!("{} correctly rounded result(s) outside their own allowed set: a bug in mathlib's bounds", r.mismatches);
         }
+        if let Some(c) = client {
+            crate::sweep::post::post(&c, &server::server_report(&r, "reference", None, &flags))?;
+        }
         return Ok(());
     }
     // cudarc panics on first use without the libraries: check them first.
@@ -452,7 +458,11 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     r.flags = flags_text(&flags);
     r.exhaustive = args.exhaustive;
     r.seconds = t0.elapsed().as_secs_f64();
-    print_report(&r, args.json)
+    print_report(&r, args.json)?;
+    match client {
+        Some(c) => crate::sweep::post::post(&c, &server::server_report(&r, &format!("cuda:{}", args.gpu), Some(&gpu.name), &flags)),
+        None => Ok(()),
+    }
 }
 
 fn merge(mut a: Report, b: Report, keep: usize) -> Report {
@@ -485,6 +495,7 @@ fn print_report(r: &Report, json: bool) -> Result<()> {
 }
 
 mod gpu;
+pub mod server;
 
 #[cfg(test)]
 mod tests {

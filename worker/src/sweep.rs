@@ -67,7 +67,11 @@ pub struct SweepArgs {
     /// Also write the JSON report to this file.
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub post: post::PostArgs,
 }
+
+pub mod post;
 
 fn parse_u64(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -430,6 +434,7 @@ impl Report {
 pub fn run(args: SweepArgs) -> Result<()> {
     let instr = Instr::parse_default(&args.instr)?;
     let bits = space_bits(&instr)?;
+    let client = args.post.client()?;
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => engine::default_target(),
@@ -457,7 +462,49 @@ pub fn run(args: SweepArgs) -> Result<()> {
         let json = serde_json::to_string_pretty(&report)? + "\n";
         crate::repro::replace_synced(path, json.as_bytes())?;
     }
-    Ok(())
+    match client {
+        Some(c) => post::post(&c, &server_report(&report, &instr, engine.info())),
+        None => Ok(()),
+    }
+}
+
+/// The report as the server takes it (`POST /api/v1/sweeps`).
+pub fn server_report(r: &Report, instr: &Instr, info: &crate::oracles::EngineInfo) -> api::sweeps::SweepReport {
+    api::sweeps::SweepReport {
+        kind: api::sweeps::SweepKind::Sweep,
+        name: r.instr.clone(),
+        target: info.name.clone(),
+        device: info.device.clone(),
+        gpu_name: info.sm.map(|_| info.device.clone()),
+        driver_version: info.driver.clone(),
+        interpreter_commit: crate::server::interpreter_commit(),
+        flags: String::new(),
+        inputs: u64::try_from(r.inputs).unwrap_or(u64::MAX),
+        exhaustive: r.exhaustive,
+        mismatches: r.mismatches,
+        max_ulps: r.max_ulps,
+        histogram: post::buckets(&r.histogram),
+        bound_text: r.bounds.clone(),
+        bound_ulps: bound_ulps(instr),
+        at: chrono::Utc::now(),
+    }
+}
+
+/// The documented bound in ulps: 0 for the correctly rounded forms, the largest ulp row of an
+/// approximate form, `None` where its bounds are absolute, relative or undocumented.
+pub fn bound_ulps(instr: &Instr) -> Option<u64> {
+    use ptx::approx::bounds::BoundKind;
+    match ptx::approx::Form::of(instr) {
+        Some(f) => ptx::approx::bounds::rows_for(f.func, f.scalar)
+            .iter()
+            .filter_map(|b| match b.kind {
+                BoundKind::Ulps(n) => Some(n as u64),
+                _ => None,
+            })
+            .max(),
+        None if instr.is_approximate() => None,
+        None => Some(0),
+    }
 }
 
 #[cfg(test)]

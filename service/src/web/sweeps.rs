@@ -57,7 +57,7 @@ fn section(s: &StoredSweep) -> Markup {
             (svg::histogram(&format!("{} error histogram", r.name), &buckets, marker(r).as_ref()))
             table.facts {
                 tr { th { "Max error" } td { (r.max_ulps) " ulp" @if let Some(b) = r.bound_ulps { " (bound " (b) " ulp)" } } }
-                tr { th { "Documented bound" } td { @for b in &r.bound_text { div.bound { (b) } } @if r.bound_text.is_empty() { "—" } } }
+                tr { th { "Documented bound" } td { @for b in &r.bound_text { div.bound-text { (b) } } @if r.bound_text.is_empty() { "—" } } }
                 tr { th { "Mismatches" } td { (r.mismatches) " of " (r.inputs) " inputs" @if r.exhaustive { " (all inputs)" } } }
                 tr { th { "Device" } td { (r.device) @if let Some(g) = &r.gpu_name { " · " (g) } @if let Some(d) = &r.driver_version { " · driver " (d) } } }
                 @if !r.flags.is_empty() { tr { th { "Flags" } td { code { (r.flags) } } } }
