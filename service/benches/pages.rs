@@ -3,7 +3,7 @@
 //! reproducer JSON and hundreds of occurrences), regressions with runs on several GPUs and
 //! drivers; then each page is fetched as a browser would (HTML, no session) and timed:
 //! `/`, `/findings` unfiltered and filtered, pages 1..20 through the `a#next-page` links,
-//! `/findings/{id}`, `/regressions`, `/sweeps`. Target: list pages under 100 ms.
+//! `/findings/{id}`, `/regressions`, `/sweeps` (3,600 reports, 120 latest). Target: list pages under 100 ms.
 //!
 //! Environment: `BENCH_FINDINGS` (1000000), `BENCH_REQUESTS` per page (30), `BENCH_KEEP=1`
 //! keeps the database (its URL is printed) for EXPLAIN ANALYZE.
@@ -59,7 +59,7 @@ async fn main() {
         ("/findings?instruction=fma.rn.f64&sm=90&status=new".into(), "/findings?instruction=fma.rn.f64&sm=90&status=new".into()),
         (format!("/findings/{{id}} ({} reproducers)", 1 + EXTRA_OCCURRENCES), format!("/findings/{heavy_id}")),
         ("/regressions".into(), "/regressions".into()),
-        ("/sweeps".into(), "/sweeps".into()),
+        ("/sweeps (120 histograms)".into(), "/sweeps".into()),
     ];
     println!("    {:<52} {:>10} {:>10} {:>8}", "page", "median ms", "p95 ms", "KiB");
     for (name, path) in &pages {
@@ -195,6 +195,16 @@ async fn seed(pool: &PgPool, count: i64) {
               unnest(ARRAY['NVIDIA H100 80GB HBM3','NVIDIA A100-SXM4-80GB','NVIDIA L40S']) AS gpu,
               unnest(ARRAY['535.183.01','550.54.15','555.42.06','560.35.03','570.86.10']) AS drv,
               generate_series(1, 2) AS k", &[]),
+        // Sweeps: 20 instructions and 20 functions on 3 targets, 30 reports each (the page shows
+        // the latest of each: 120 histograms of 16 buckets).
+        ("INSERT INTO sweeps (kind, name, target, gpu_name, driver_version, interpreter_commit, inputs, exhaustive, mismatches,
+                             max_ulps, histogram, bound_text, bound_ulps, reported_by, at)
+         SELECT CASE WHEN n <= 20 THEN 'sweep' ELSE 'math-check' END,
+                CASE WHEN n <= 20 THEN 'op' || n || '.approx.f32' ELSE 'fn' || n || 'f' END,
+                t, 'NVIDIA H100 80GB HBM3', '550.54.15', 'ptxfuzz 0.1.0 (abc1234)', 4294967296, true, 0, 15,
+                (SELECT jsonb_agg(jsonb_build_object('label', b || ' ulp', 'lo', b, 'count', 1000000 >> b)) FROM generate_series(0, 15) AS b),
+                '{maximum relative error 4 ulp}', 4, 'bench', now() - (k || ' days')::interval
+         FROM generate_series(1, 40) AS n, unnest(ARRAY['cuda:0','cuda:1','interp']) AS t, generate_series(1, 30) AS k", &[]),
         ("ANALYZE", &[]),
     ];
     let mut conn = pool.acquire().await.unwrap();
