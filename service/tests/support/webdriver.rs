@@ -6,6 +6,7 @@
 //! this keeps the dependency tree (and CI's build) small.
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -54,9 +55,10 @@ pub fn availability() -> Result<Availability, String> {
     })
 }
 
-/// A running chromedriver and one browser session; both end on drop.
+/// A running chromedriver and one browser session; both end on drop, a failed test's too.
 pub struct Browser {
     driver: Child,
+    port: u16,
     /// `http://127.0.0.1:PORT/session/ID`
     session: String,
     http: reqwest::Client,
@@ -96,7 +98,7 @@ impl Browser {
                 "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"]
             }
         }}});
-        let mut browser = Browser { driver, session: base.clone(), http };
+        let mut browser = Browser { driver, port, session: base.clone(), http };
         let v = browser.call(reqwest::Method::POST, format!("{base}/session"), Some(caps)).await;
         let id = v["sessionId"].as_str().unwrap_or_else(|| panic!("no sessionId in {v}")).to_string();
         browser.session = format!("{base}/session/{id}");
@@ -289,6 +291,16 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        // Ask chromedriver to quit the browser, so that a panicking test leaves no Chromium
+        // behind (killing the driver alone orphans it). A blocking request: drop cannot await;
+        // after `quit` the session is gone and this is answered with an error, which is fine.
+        if let Some(path) = self.session.find("/session/").map(|at| &self.session[at..]) {
+            if let Ok(mut tcp) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                let _ = tcp.set_read_timeout(Some(Duration::from_secs(10)));
+                let _ = write!(tcp, "DELETE {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+                let _ = tcp.read_to_end(&mut Vec::new());
+            }
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }
