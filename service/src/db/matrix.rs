@@ -8,8 +8,9 @@ use sqlx::PgPool;
 
 /// Runs shown per cell.
 pub const HISTORY: i64 = 10;
-/// Most cells read for one page (50 regressions x 80 GPU/driver pairs).
-pub const MAX_CELLS: i64 = 4000;
+/// Most cells read per regression (GPU/driver pairs): a page of 50 regressions reads at most
+/// 4,000 cells.
+pub const MAX_CELLS_PER_REGRESSION: i64 = 80;
 
 /// A regression's row header.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,17 +59,23 @@ pub async fn cells(pool: &PgPool, ids: &[i64]) -> Result<Vec<Cell>, sqlx::Error>
         return Ok(Vec::new());
     }
     let rows = sqlx::query!(
+        // One skip scan per regression (GPU, driver) keys in index order: starting each scan
+        // from its own regression id keeps every step one index probe (a scan over all the
+        // page's ids at once searched the index once per id per step: 140 ms at 50 ids).
         r#"WITH RECURSIVE keys AS (
-               (SELECT regression_id, gpu_name, driver_version, 1 AS n FROM regression_runs
-                WHERE regression_id = ANY($1)
-                ORDER BY regression_id, gpu_name, driver_version LIMIT 1)
+               SELECT f.regression_id, f.gpu_name, f.driver_version, 1 AS n
+               FROM unnest($1::int8[]) AS u(rid)
+               CROSS JOIN LATERAL (
+                   SELECT r.regression_id, r.gpu_name, r.driver_version FROM regression_runs r
+                   WHERE r.regression_id = u.rid
+                   ORDER BY r.gpu_name, r.driver_version LIMIT 1) f
                UNION ALL
                SELECT nx.regression_id, nx.gpu_name, nx.driver_version, k.n + 1 FROM keys k
                CROSS JOIN LATERAL (
                    SELECT r.regression_id, r.gpu_name, r.driver_version FROM regression_runs r
-                   WHERE r.regression_id = ANY($1)
-                     AND (r.regression_id, r.gpu_name, r.driver_version) > (k.regression_id, k.gpu_name, k.driver_version)
-                   ORDER BY r.regression_id, r.gpu_name, r.driver_version LIMIT 1) nx
+                   WHERE r.regression_id = k.regression_id
+                     AND (r.gpu_name, r.driver_version) > (k.gpu_name, k.driver_version)
+                   ORDER BY r.gpu_name, r.driver_version LIMIT 1) nx
                WHERE k.n < $3
            )
            SELECT k.regression_id AS "regression_id!", k.gpu_name AS "gpu_name!", k.driver_version AS "driver_version!",
@@ -80,7 +87,7 @@ pub async fn cells(pool: &PgPool, ids: &[i64]) -> Result<Vec<Cell>, sqlx::Error>
            ORDER BY 1, 2, 3, h.at DESC"#,
         ids,
         HISTORY,
-        MAX_CELLS as i32,
+        MAX_CELLS_PER_REGRESSION as i32,
     )
     .fetch_all(pool)
     .await?;

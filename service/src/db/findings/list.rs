@@ -146,34 +146,64 @@ pub async fn list(
 pub async fn count_capped(pool: &PgPool, filter: &Filter, cap: i64) -> Result<i64, sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query("SET LOCAL plan_cache_mode = force_custom_plan").execute(&mut *tx).await?;
-    let n = sqlx::query_scalar!(
-        r#"SELECT count(*) AS "n!" FROM (
-             SELECT 1 FROM findings f
-             WHERE ($1::text IS NULL OR f.instruction = $1)
-               AND ($2::text IS NULL OR f.opcode = $2)
-               AND ($3::text IS NULL OR f.type = $3)
-               AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
-               AND ($5::text IS NULL OR f.class = $5)
-               AND ($6::text IS NULL OR f.status = $6)
-               AND ($7::int4 IS NULL OR f.sm = $7)
-               AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
-               AND ($9::timestamptz IS NULL OR f.last_seen < $9)
-               AND ($10::text IS NULL OR f.id IN (SELECT r.finding_id FROM reproducers r WHERE r.driver_version = $10))
-             LIMIT $11) capped"#,
-        filter.instruction,
-        filter.opcode,
-        filter.ty,
-        filter.modifier,
-        filter.class.map(|c| c.name()),
-        filter.status.map(|s| s.name()),
-        filter.sm,
-        filter.since,
-        filter.until,
-        filter.driver,
-        cap,
-    )
-    .fetch_one(&mut *tx)
-    .await?;
+    // As in `list`: the driver semi-join under `$n IS NULL OR ...` makes PostgreSQL scan every
+    // report for each count (250 ms at 1 M findings); as its own statement it uses the index.
+    let n = match &filter.driver {
+        None => sqlx::query_scalar!(
+            r#"SELECT count(*) AS "n!" FROM (
+                 SELECT 1 FROM findings f
+                 WHERE ($1::text IS NULL OR f.instruction = $1)
+                   AND ($2::text IS NULL OR f.opcode = $2)
+                   AND ($3::text IS NULL OR f.type = $3)
+                   AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
+                   AND ($5::text IS NULL OR f.class = $5)
+                   AND ($6::text IS NULL OR f.status = $6)
+                   AND ($7::int4 IS NULL OR f.sm = $7)
+                   AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
+                   AND ($9::timestamptz IS NULL OR f.last_seen < $9)
+                 LIMIT $10) capped"#,
+            filter.instruction,
+            filter.opcode,
+            filter.ty,
+            filter.modifier,
+            filter.class.map(|c| c.name()),
+            filter.status.map(|s| s.name()),
+            filter.sm,
+            filter.since,
+            filter.until,
+            cap,
+        )
+        .fetch_one(&mut *tx)
+        .await?,
+        Some(driver) => sqlx::query_scalar!(
+            r#"SELECT count(*) AS "n!" FROM (
+                 SELECT 1 FROM findings f
+                 WHERE f.id IN (SELECT r.finding_id FROM reproducers r WHERE r.driver_version = $10)
+                   AND ($1::text IS NULL OR f.instruction = $1)
+                   AND ($2::text IS NULL OR f.opcode = $2)
+                   AND ($3::text IS NULL OR f.type = $3)
+                   AND ($4::text IS NULL OR f.modifiers @> ARRAY[$4::text])
+                   AND ($5::text IS NULL OR f.class = $5)
+                   AND ($6::text IS NULL OR f.status = $6)
+                   AND ($7::int4 IS NULL OR f.sm = $7)
+                   AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
+                   AND ($9::timestamptz IS NULL OR f.last_seen < $9)
+                 LIMIT $11) capped"#,
+            filter.instruction,
+            filter.opcode,
+            filter.ty,
+            filter.modifier,
+            filter.class.map(|c| c.name()),
+            filter.status.map(|s| s.name()),
+            filter.sm,
+            filter.since,
+            filter.until,
+            driver,
+            cap,
+        )
+        .fetch_one(&mut *tx)
+        .await?,
+    };
     tx.commit().await?;
     Ok(n)
 }
