@@ -223,6 +223,24 @@ impl Scalar {
     pub fn is_nan(self, bits: u64) -> bool {
         self.classify(bits) == FpClass::Nan
     }
+    /// Distance in ulps between two values of this format: the number of representable values
+    /// stepped over, both zeros counting as one value and infinity one step past the largest
+    /// finite value; `None` when either is NaN.
+    pub fn ulps_between(self, a: u64, b: u64) -> Option<u64> {
+        if self.is_nan(a) || self.is_nan(b) {
+            return None;
+        }
+        let key = |v: u64| {
+            let sign = 1u64 << (self.bits() - 1);
+            let magnitude = (v & (sign - 1)) as i128;
+            if v & sign != 0 {
+                -magnitude
+            } else {
+                magnitude
+            }
+        };
+        Some((key(a) - key(b)).unsigned_abs() as u64)
+    }
     /// The exact value as an `f64` (every f16, bf16 and f32 converts exactly); NaN stays NaN.
     pub fn to_f64(self, bits: u64) -> f64 {
         match self {

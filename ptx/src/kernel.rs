@@ -51,22 +51,29 @@ impl Layout {
 /// The lowest PTX ISA version that knows `sm_XX` (each row checked with ptxas 13.5: a module
 /// with the next lower version is rejected for that target).
 pub fn min_ptx_for_sm(sm: u32) -> Option<PtxVersion> {
-    const TABLE: &[(u32, u8, u8)] = &[
-        (75, 6, 3),
-        (80, 7, 0),
-        (86, 7, 1),
-        (87, 7, 4),
-        (88, 9, 0),
-        (89, 7, 8),
-        (90, 7, 8),
-        (100, 8, 6),
-        (103, 8, 8),
-        (110, 9, 0),
-        (120, 8, 7),
-        (121, 8, 8),
-    ];
-    TABLE.iter().find(|r| r.0 == sm).map(|&(_, major, minor)| PtxVersion::new(major, minor))
+    SM_TABLE.iter().find(|r| r.0 == sm).map(|&(_, major, minor)| PtxVersion::new(major, minor))
 }
+
+/// Every target the emitter knows, in ascending order.
+pub fn known_sms() -> impl Iterator<Item = u32> {
+    SM_TABLE.iter().map(|r| r.0)
+}
+
+/// (sm, minimum PTX ISA major, minor), ascending by sm.
+const SM_TABLE: &[(u32, u8, u8)] = &[
+    (75, 6, 3),
+    (80, 7, 0),
+    (86, 7, 1),
+    (87, 7, 4),
+    (88, 9, 0),
+    (89, 7, 8),
+    (90, 7, 8),
+    (100, 8, 6),
+    (103, 8, 8),
+    (110, 9, 0),
+    (120, 8, 7),
+    (121, 8, 8),
+];
 
 /// Why a module cannot be emitted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

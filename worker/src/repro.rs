@@ -125,9 +125,6 @@ fn output_hex(e: &Expectation, v: u64) -> String {
     format!("0x{v:0digits$x}")
 }
 
-/// Targets in ascending order, as `ptx::kernel::min_ptx_for_sm` knows them.
-const KNOWN_SMS: [u32; 12] = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
-
 /// The sm to write PTX for: `preferred` when the program runs there, else the lowest known
 /// target that has every instruction.
 pub fn ptx_sm(p: &Program, preferred: u32) -> u32 {
@@ -135,7 +132,7 @@ pub fn ptx_sm(p: &Program, preferred: u32) -> u32 {
     if works(preferred) {
         return preferred;
     }
-    KNOWN_SMS.into_iter().find(|&sm| works(sm)).unwrap_or(preferred)
+    kernel::known_sms().find(|&sm| works(sm)).unwrap_or(preferred)
 }
 
 /// Write a finding folder `dir` with `repro.json`, `repro.ptx` and `repro.cu`, atomically:

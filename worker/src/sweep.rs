@@ -181,21 +181,11 @@ pub fn operands(instr: &Instr, i: u64) -> [u64; 3] {
 
 /// Distance in ulps between two lanes (both zeros one value); `None` if exactly one is NaN.
 pub fn ulps(s: Scalar, a: u64, b: u64) -> Option<u64> {
-    match (s.is_nan(a), s.is_nan(b)) {
-        (true, true) => Some(0),
-        (false, false) => {
-            let key = |v: u64| {
-                let sign = 1u64 << (s.bits() - 1);
-                let m = (v & (sign - 1)) as i128;
-                if v & sign != 0 {
-                    -m
-                } else {
-                    m
-                }
-            };
-            Some((key(a) - key(b)).unsigned_abs() as u64)
-        }
-        _ => None,
+    // Two NaNs agree (a sweep compares NaN-ness, not payloads); one NaN has no distance.
+    if s.is_nan(a) && s.is_nan(b) {
+        Some(0)
+    } else {
+        s.ulps_between(a, b)
     }
 }
 

@@ -46,9 +46,40 @@ pub async fn insert(pool: &PgPool, n: &NewRegression<'_>) -> Result<Regression, 
     })
 }
 
+/// A `regressions` row as `get` and `list` read it.
+struct Row {
+    id: i64,
+    finding_id: Option<i64>,
+    title: String,
+    program_text: String,
+    inputs: Vec<String>,
+    expected: Vec<String>,
+    sm: i32,
+    created_by: String,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl Row {
+    fn with_matrix(self, matrix: Vec<MatrixCell>) -> Regression {
+        Regression {
+            id: self.id,
+            finding_id: self.finding_id,
+            title: self.title,
+            program_text: self.program_text,
+            inputs: self.inputs,
+            expected: self.expected,
+            sm: self.sm.max(0) as u32,
+            created_by: self.created_by,
+            created_at: self.created_at,
+            matrix,
+        }
+    }
+}
+
 /// One regression with its matrix, or `None`.
 pub async fn get(pool: &PgPool, id: i64) -> Result<Option<Regression>, sqlx::Error> {
-    let Some(r) = sqlx::query!(
+    let Some(r) = sqlx::query_as!(
+        Row,
         "SELECT id, finding_id, title, program_text, inputs, expected, sm, created_by, created_at
          FROM regressions WHERE id = $1",
         id
@@ -59,23 +90,13 @@ pub async fn get(pool: &PgPool, id: i64) -> Result<Option<Regression>, sqlx::Err
         return Ok(None);
     };
     let matrix = matrices(pool, &[id]).await?.remove(&id).unwrap_or_default();
-    Ok(Some(Regression {
-        id: r.id,
-        finding_id: r.finding_id,
-        title: r.title,
-        program_text: r.program_text,
-        inputs: r.inputs,
-        expected: r.expected,
-        sm: r.sm.max(0) as u32,
-        created_by: r.created_by,
-        created_at: r.created_at,
-        matrix,
-    }))
+    Ok(Some(r.with_matrix(matrix)))
 }
 
 /// Up to `limit` regressions with id below `before` (all when `None`), newest first.
 pub async fn list(pool: &PgPool, before: Option<i64>, limit: i64) -> Result<Vec<Regression>, sqlx::Error> {
-    let rows = sqlx::query!(
+    let rows = sqlx::query_as!(
+        Row,
         "SELECT id, finding_id, title, program_text, inputs, expected, sm, created_by, created_at
          FROM regressions WHERE ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2",
         before,
@@ -87,17 +108,9 @@ pub async fn list(pool: &PgPool, before: Option<i64>, limit: i64) -> Result<Vec<
     let mut m = matrices(pool, &ids).await?;
     Ok(rows
         .into_iter()
-        .map(|r| Regression {
-            matrix: m.remove(&r.id).unwrap_or_default(),
-            id: r.id,
-            finding_id: r.finding_id,
-            title: r.title,
-            program_text: r.program_text,
-            inputs: r.inputs,
-            expected: r.expected,
-            sm: r.sm.max(0) as u32,
-            created_by: r.created_by,
-            created_at: r.created_at,
+        .map(|r| {
+            let matrix = m.remove(&r.id).unwrap_or_default();
+            r.with_matrix(matrix)
         })
         .collect())
 }

@@ -44,19 +44,7 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
 /// Distance in ulps between two lane values: the steps between adjacent values of the format,
 /// both zeros one value; `None` when either is a NaN.
 pub fn ulps(s: Scalar, a: u64, b: u64) -> Option<u64> {
-    if s.is_nan(a) || s.is_nan(b) {
-        return None;
-    }
-    let key = |v: u64| {
-        let sign = 1u64 << (s.bits() - 1);
-        let mag = (v & (sign - 1)) as i128;
-        if v & sign != 0 {
-            -mag
-        } else {
-            mag
-        }
-    };
-    Some((key(a) - key(b)).unsigned_abs() as u64)
+    s.ulps_between(a, b)
 }
 
 /// The ulp distance of a whole register, lane by lane (`3`, `0 ; 12`), "n/a" where a lane is
