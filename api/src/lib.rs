@@ -3,11 +3,14 @@
 //! worker posts is what the server reads.
 
 pub mod campaigns;
+pub mod cluster;
 pub mod findings;
+pub mod folder;
 pub mod regressions;
 pub mod repro;
 pub mod signature;
 pub mod sweeps;
 
+pub use cluster::ClusterKey;
 pub use repro::{OriginalCase, Reproducer};
 pub use signature::{fnv1a, MismatchClass, OperandClass, Signature};

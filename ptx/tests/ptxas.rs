@@ -306,3 +306,42 @@ fn every_form_agrees_with_ptxas_on_sm_80_90_100() {
     }));
     assert!(fails.is_empty(), "table and ptxas disagree:\n{}", fails.join("\n"));
 }
+
+/// The instruction VM (ptx::vm) for sm_80, sm_90 and sm_100 assembles, and its arms, read back
+/// from the module text, are exactly the forms the generator can emit at that sm (every kind of
+/// form switched on).
+#[test]
+fn vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100() {
+    use std::collections::BTreeSet;
+    let Some(ptxas) = ptxas_or_skip("vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100") else {
+        return;
+    };
+    let jobs: Vec<(u32, String)> = [80u32, 90, 100].iter().map(|&sm| (sm, ptx::vm::module(sm).unwrap())).collect();
+    let mut fails = Vec::new();
+    for (sm, module) in &jobs {
+        let cfg = GenConfig {
+            approximate: true,
+            contraction: true,
+            undocumented: true,
+            ..GenConfig::for_target(*sm, ptx::vm::module_version(*sm).unwrap())
+        };
+        let gen: BTreeSet<(String, usize)> =
+            Generator::new(cfg).unwrap().forms().map(|f| (f.to_string(), f.inputs as usize)).collect();
+        let listed = ptx::vm::emit::arms_in_module(module);
+        let arms: BTreeSet<(String, usize)> = listed.iter().cloned().collect();
+        if arms.len() != listed.len() {
+            fails.push(format!("sm_{sm}: {} arms but {} distinct forms: a form has two arms", listed.len(), arms.len()));
+        }
+        let missing: Vec<_> = gen.difference(&arms).collect();
+        let extra: Vec<_> = arms.difference(&gen).collect();
+        if !missing.is_empty() || !extra.is_empty() {
+            fails.push(format!(
+                "sm_{sm}: forms the generator emits without an arm: {missing:?}; arms for forms it never emits: {extra:?}"
+            ));
+        }
+    }
+    fails.extend(parallel(&jobs, |(sm, module)| {
+        assemble(&ptxas, module, *sm, &format!("vm-sm{sm}")).err().map(|e| format!("vm sm_{sm}:\n{}", explain(module, &e)))
+    }));
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

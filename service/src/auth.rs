@@ -98,6 +98,33 @@ pub async fn create_token(pool: &PgPool, name: &str, role: Role) -> Result<Strin
     Ok(secret)
 }
 
+/// The name of the admin token the private cluster's login link opens sessions for.
+pub const LOGIN_LINK_TOKEN: &str = "dashboard login link";
+
+/// The id of the admin token login-link sessions belong to, created on first use. Its secret
+/// is never shown (nothing but the link uses it); revoking it ends those sessions.
+pub async fn login_link_token(pool: &PgPool) -> Result<i64, sqlx::Error> {
+    let find = || {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT id FROM api_tokens WHERE name = $1 AND role = 'admin' AND revoked_at IS NULL ORDER BY id LIMIT 1",
+        )
+        .bind(LOGIN_LINK_TOKEN)
+        .fetch_optional(pool)
+    };
+    if let Some(id) = find().await? {
+        return Ok(id);
+    }
+    create_token(pool, LOGIN_LINK_TOKEN, Role::Admin).await?;
+    find().await?.ok_or(sqlx::Error::RowNotFound)
+}
+
+/// A fresh random secret for a login link (32 bytes, hex).
+pub fn link_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
 /// Look a secret up: the caller, or `None` for an unknown or revoked token.
 pub async fn lookup(pool: &PgPool, secret: &str) -> Result<Option<Caller>, sqlx::Error> {
     let row = sqlx::query!(

@@ -1,6 +1,7 @@
 //! Server configuration: flags, each with an environment variable (`ptxfuzz-server serve --help`).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
@@ -16,12 +17,27 @@ pub enum LogFormat {
 /// `ptxfuzz-server serve` options.
 #[derive(Clone, Debug, Args)]
 pub struct Config {
-    /// PostgreSQL connection URL. Migrations are applied at start.
+    /// PostgreSQL connection URL. Migrations are applied at start. Without it the server runs
+    /// a private cluster of its own in --data-dir.
     #[arg(long, env = "DATABASE_URL")]
-    pub database_url: String,
-    /// Address and port to listen on.
-    #[arg(long, env = "PTXFUZZ_BIND", default_value = "127.0.0.1:8080")]
-    pub bind: SocketAddr,
+    pub database_url: Option<String>,
+    /// Address and port to listen on. Default: 127.0.0.1:8080 with --database-url, a free port
+    /// on 127.0.0.1 with the private cluster.
+    #[arg(long, env = "PTXFUZZ_BIND")]
+    pub bind: Option<SocketAddr>,
+    /// The private cluster's folder (PostgreSQL data, socket, log, lock), used without
+    /// --database-url. Default: $XDG_DATA_HOME/ptxfuzz (~/.local/share/ptxfuzz; as root
+    /// without XDG_DATA_HOME: /var/lib/ptxfuzz, which the --pg-user can enter).
+    #[arg(long, env = "PTXFUZZ_DATA_DIR", conflicts_with = "database_url")]
+    pub data_dir: Option<PathBuf>,
+    /// The unprivileged user the private cluster runs as when ptxfuzz-server runs as root
+    /// (PostgreSQL refuses root). Default: postgres.
+    #[arg(long, env = "PTXFUZZ_PG_USER", conflicts_with = "database_url")]
+    pub pg_user: Option<String>,
+    /// A campaign's --out folder whose finding folders (SIGNATURE/repro.json) are stored before
+    /// serving; repeatable. Folders the database holds already are counted, not added twice.
+    #[arg(long, value_name = "DIR")]
+    pub import: Vec<PathBuf>,
     /// Log format.
     #[arg(long, env = "PTXFUZZ_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

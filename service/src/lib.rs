@@ -2,12 +2,16 @@
 //!
 //! `db` is storage (one module per table family, SQL checked at compile time by sqlx against
 //! the committed `.sqlx` data); `http` is the API (one module per resource); `auth` the bearer
-//! tokens and roles; `problem` the one error type every handler returns.
+//! tokens and roles; `problem` the one error type every handler returns; `pgcluster` the private
+//! PostgreSQL cluster `serve` runs without --database-url; `import` stores a campaign's finding
+//! folders at start (`serve --import`).
 
 pub mod auth;
 pub mod config;
 pub mod db;
 pub mod http;
+pub mod import;
+pub mod pgcluster;
 pub mod problem;
 pub mod state;
 pub mod validate;

@@ -4,7 +4,9 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use service::auth::{self, Role};
 use service::config::{Config, LogFormat};
-use service::{db, http, AppState};
+use service::pgcluster::{self, Cluster};
+use service::state::LoginLink;
+use service::{db, http, import, AppState};
 
 /// The ptxfuzz findings server: stores what workers find, groups it by signature, keeps triage
 /// history and regressions (docs/service.md). PostgreSQL is its only state.
@@ -17,7 +19,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Apply migrations, then serve the API (`/api/v1`, `/api/openapi.json`, `/metrics`, `/healthz`).
+    /// Apply migrations, import --import folders, then serve the API (`/api/v1`,
+    /// `/api/openapi.json`, `/metrics`, `/healthz`) and the dashboard. Without --database-url,
+    /// on a private PostgreSQL cluster of its own (--data-dir), with a one-click login link.
     Serve(Config),
     /// Apply pending migrations and exit (the Kubernetes migration Job runs this).
     Migrate {
@@ -71,11 +75,48 @@ async fn serve(cfg: Config) -> Result<()> {
         LogFormat::Text => tracing_subscriber::fmt().with_env_filter(filter).init(),
         LogFormat::Json => tracing_subscriber::fmt().json().with_env_filter(filter).init(),
     }
-    let pool = db::connect(&cfg.database_url, cfg.db_connections).await?;
-    let app = http::app(AppState::new(pool, cfg.private).with_secure_cookies(cfg.secure_cookies), cfg.max_body);
-    let listener = tokio::net::TcpListener::bind(cfg.bind).await.with_context(|| format!("cannot listen on {}", cfg.bind))?;
-    tracing::info!(addr = %listener.local_addr()?, "ptxfuzz-server listening");
+    // The private cluster lives as long as this function: dropped (stopped) on every way out.
+    let mut cluster = None;
+    let pool = match &cfg.database_url {
+        Some(url) => db::connect(url, cfg.db_connections).await?,
+        None => {
+            let dir = cfg.data_dir.clone().unwrap_or_else(pgcluster::default_data_dir);
+            let c = tokio::task::block_in_place(|| Cluster::start(&dir, cfg.pg_user.as_deref()))?;
+            tracing::info!(data_dir = %c.layout().dir.display(), "private PostgreSQL cluster started");
+            let what = format!("the private PostgreSQL cluster in {} (its log: {})", c.layout().dir.display(), c.layout().log.display());
+            let options = c.connect_options();
+            cluster = Some(c);
+            db::connect_with(options, cfg.db_connections, &what).await?
+        }
+    };
+    for dir in &cfg.import {
+        let n = import::import(&pool, dir).await?;
+        println!("imported {}: {} finding folder(s), {} new, {} already present", dir.display(), n.folders, n.new, n.present);
+    }
+    let default_bind = if cluster.is_some() { "127.0.0.1:0" } else { "127.0.0.1:8080" };
+    let bind = cfg.bind.unwrap_or_else(|| default_bind.parse().expect("a socket address"));
+    let mut state = AppState::new(pool.clone(), cfg.private).with_secure_cookies(cfg.secure_cookies);
+    let listener = tokio::net::TcpListener::bind(bind).await.with_context(|| format!("cannot listen on {bind}"))?;
+    let addr = listener.local_addr()?;
+    // Only on loopback: a link on a shared interface would hand admin to whoever reads it first.
+    if cluster.is_some() && addr.ip().is_loopback() {
+        let token_id = auth::login_link_token(&pool).await.context("cannot create the login link's token")?;
+        let secret = auth::link_secret();
+        state = state.with_login_link(LoginLink::new(token_id, secret.clone()));
+        println!("dashboard: http://{addr}/?login={secret}");
+    } else {
+        println!("dashboard: http://{addr}/");
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let app = http::app(state, cfg.max_body);
+    tracing::info!(addr = %addr, "ptxfuzz-server listening");
     axum::serve(listener, app).with_graceful_shutdown(shutdown()).await?;
+    drop(pool);
+    if let Some(mut c) = cluster {
+        tokio::task::block_in_place(|| c.stop())?;
+        tracing::info!("private PostgreSQL cluster stopped");
+    }
     Ok(())
 }
 

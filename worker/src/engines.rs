@@ -9,8 +9,8 @@ use anyhow::{bail, Result};
 use clap::Args;
 use worker::oracles::diff_interp;
 use worker::oracles::exec_protocol::serve;
-use worker::oracles::smoke::smoke;
-use worker::oracles::{engine, open, EngineOptions, EngineSpec, Job};
+use worker::smoke::smoke;
+use worker::oracles::{open, EngineOptions, EngineSpec, Job};
 
 /// List the engines (interp, host, cuda, exec:COMMAND) and the devices behind them.
 #[derive(Args, Debug)]
@@ -40,14 +40,14 @@ pub fn run(args: EnginesArgs) -> Result<()> {
         }
         if !args.json {
             writeln!(out, "exec:COMMAND: an external engine (docs/exec-protocol.md); check one with --check 'exec:COMMAND'")?;
-            writeln!(out, "default target here: {}", engine::default_target())?;
+            writeln!(out, "default target here: {}", worker::oracles::default_target())?;
         }
         return Ok(());
     }
     let mut failed = 0;
     for spec in &args.check {
         let spec: EngineSpec = spec.parse()?;
-        let mut e = match engine::open_spec(&spec, &opts) {
+        let mut e = match worker::oracles::open_spec(&spec, &opts) {
             Ok(e) => e,
             Err(f) => bail!("{spec}: {f}"),
         };

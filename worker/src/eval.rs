@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use ptx::interp::{self, Expectation, Outcome};
 use ptx::isa::{Instr, Type};
+use ptx::profile::{Profile, Resolved};
 use ptx::value::{format_decimal, format_register_decimal, format_register_hex, parse_hex, parse_operand};
 
 const EXAMPLES: &str = "\
@@ -17,11 +18,15 @@ Examples:
   ptxfuzz eval testp.subnormal.f64 0x0000000000000001  -> 1\ttrue
   ptxfuzz eval min.NaN.f16x2 0x7e003c00 0x00004000  (lane 0 = low 16 bits)
   printf 'add.rn.f32 0x3f800000 0x3f800000\\n' | ptxfuzz eval --batch
+  ptxfuzz eval --profile sm_90 abs.f64 0xfff0000000000001   -> 0xfff8000000000001 (what the H100 gives)
 
 Output: the destination's bits in hex, zero-padded to the register width (4 digits for
 f16/bf16, 8 for f32/f16x2/bf16x2, 16 for f64/f32x2; 0 or 1 for testp), a tab, and the
 value in decimal (packed lanes comma-separated, lane 0 first). A NaN result the spec leaves
-unspecified prints as the canonical NaN; --accept shows every allowed result.";
+unspecified prints as the canonical NaN; --accept shows every allowed result.
+--profile sm_90 prints the one result an H100 gives (ptx/profiles/sm_90.json); for the
+approximate forms (.approx/.full, sin, cos, lg2, ex2, tanh, rsqrt) it prints the spec's
+allowed set and says so.";
 
 /// Evaluate instructions in the reference interpreter.
 #[derive(Args, Debug)]
@@ -46,13 +51,19 @@ pub struct EvalArgs {
     /// in hex (or the --accept set), or `error: MESSAGE` for a bad line, and go on.
     #[arg(long, conflicts_with = "instr")]
     batch: bool,
+
+    /// Which results to print: `spec` (the PTX ISA's, default) or a GPU's (`sm_90`: one result,
+    /// bit for bit what an H100 gives).
+    #[arg(long, default_value = "spec")]
+    profile: String,
 }
 
 pub fn run(args: EvalArgs) -> Result<()> {
+    let profile = Profile::named(&args.profile)?;
     if args.batch {
         let stdin = io::stdin().lock();
         let stdout = io::stdout().lock();
-        return batch(stdin, stdout, args.accept).context("eval --batch: I/O error");
+        return batch(stdin, stdout, args.accept, &profile).context("eval --batch: I/O error");
     }
     let mnemonic = args.instr.as_deref().expect("clap requires INSTR without --batch");
     let instr = Instr::parse(mnemonic, args.operands.len())?;
@@ -63,6 +74,18 @@ pub fn run(args: EvalArgs) -> Result<()> {
         .collect::<Result<Vec<_>, _>>()
         .with_context(|| format!("bad operand for {instr}"))?;
     let exp = interp::eval(&instr, &ops)?;
+    if let Profile::Hardware(_) = profile {
+        match profile.resolve(&instr, &ops, &exp) {
+            Resolved::One(bits) => {
+                println!("{}", render_bits(&instr, bits));
+                return Ok(());
+            }
+            Resolved::Set(exp) => {
+                println!("{}\t(approximate form: {} has no bit-exact model yet; the spec's allowed set)", render(&instr, &exp, true), profile.name());
+                return Ok(());
+            }
+        }
+    }
     let mut line = render(&instr, &exp, args.accept);
     if args.accept && instr.is_approximate() {
         // The exact value the bounds are measured from (CORE-MATH, to f64 precision).
@@ -82,8 +105,7 @@ fn render(instr: &Instr, exp: &Expectation, accept: bool) -> String {
         return format!("{v}\t{}", v == 1);
     }
     if !accept {
-        let bits = exp.primary_bits();
-        return format!("{}\t{}", format_register_hex(instr.ty, bits), format_register_decimal(instr.ty, bits));
+        return render_bits(instr, exp.primary_bits());
     }
     let scalar = instr.ty.scalar();
     let decimals: Vec<String> = exp
@@ -109,9 +131,19 @@ fn render(instr: &Instr, exp: &Expectation, accept: bool) -> String {
     format!("{exp}\t{}", decimals.join(" ; "))
 }
 
+/// `HEX\tDECIMAL` of one register value (`0|1\ttrue|false` for testp).
+fn render_bits(instr: &Instr, bits: u64) -> String {
+    if instr.dest_is_predicate() {
+        return format!("{bits}\t{}", bits == 1);
+    }
+    format!("{}\t{}", format_register_hex(instr.ty, bits), format_register_decimal(instr.ty, bits))
+}
+
 /// The batch loop: parsed forms are cached per (mnemonic, operand count), operands in hex take
 /// a fast path, and output is buffered; a bad line gives `error: ...` and the loop goes on.
-pub fn batch(input: impl BufRead, output: impl Write, accept: bool) -> io::Result<()> {
+/// Under a hardware profile each line is the one result, or for an approximate form the spec's
+/// set followed by `\tapproximate: spec set`.
+pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Profile) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, output);
     let mut forms: HashMap<(String, usize), Result<Instr, String>> = HashMap::new();
     let mut last: Option<(String, usize, Result<Instr, String>)> = None;
@@ -172,6 +204,10 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool) -> io::Resul
             continue;
         }
         match interp::eval(&instr, &ops) {
+            Ok(exp) if matches!(profile, Profile::Hardware(_)) => match profile.resolve(&instr, &ops, &exp) {
+                Resolved::One(bits) => write_hex(&mut out, &instr, bits)?,
+                Resolved::Set(exp) => writeln!(out, "{exp}\tapproximate: spec set")?,
+            },
             Ok(exp) if accept => writeln!(out, "{exp}")?,
             Ok(exp) => write_hex(&mut out, &instr, exp.primary_bits())?,
             Err(e) => writeln!(out, "error: {e}")?,
@@ -212,7 +248,7 @@ fn write_hex(out: &mut impl Write, instr: &Instr, bits: u64) -> io::Result<()> {
 #[cfg(test)]
 fn batch_text(input: &str, accept: bool) -> String {
     let mut out = Vec::new();
-    batch(input.as_bytes(), &mut out, accept).unwrap();
+    batch(input.as_bytes(), &mut out, accept, &Profile::Spec).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -254,5 +290,25 @@ mod tests {
         let p = Instr::parse("add.rn.f16x2", 2).unwrap();
         let e = interp::eval(&p, &[0x3c00_3c00, 0x3c00_4000]).unwrap();
         assert_eq!(render(&p, &e, false), "0x40004200\t3,2");
+    }
+}
+
+#[cfg(test)]
+mod profile_tests {
+    use super::*;
+
+    fn sm_90_batch(input: &str) -> String {
+        let mut out = Vec::new();
+        batch(input.as_bytes(), &mut out, false, &Profile::named("sm_90").unwrap()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn batch_under_sm_90_prints_the_h100_result_and_the_spec_set_for_approximate_forms() {
+        let out = sm_90_batch("abs.f64 0xfff0000000000001\nadd.sat.f32 0x80000000 0x80000000\nsin.approx.f32 0x00000000\n");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "0xfff8000000000001");
+        assert_eq!(lines[1], "0x00000000");
+        assert!(lines[2].ends_with("approximate: spec set"), "{}", lines[2]);
     }
 }

@@ -4,6 +4,8 @@
 
 pub mod compare;
 pub mod oracles;
+// The smoke check of engines (`ptxfuzz engines --check`): engines judged by `compare`.
+pub mod smoke;
 
 // Minimization, reproducers and campaigns (issue 5: Minimization, Campaigns).
 pub mod campaign;

@@ -4,9 +4,11 @@ mod bench;
 mod bench_compare;
 mod engines;
 mod eval;
+mod explain_cmd;
 mod gen_cmd;
 mod genargs;
 mod math;
+mod vm_cmd;
 
 // The library's modules, reachable as `crate::oracles` from the binary's modules.
 pub use worker::{compare, oracles, toolkit};
@@ -40,6 +42,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     MathCheck(mathcheck::MathCheckArgs),
     Engines(engines::EnginesArgs),
+    VmPtx(vm_cmd::VmPtxArgs),
+    Explain(explain_cmd::ExplainArgs),
     /// Send what a campaign left in --out/.spool to a ptxfuzz server.
     Deliver(worker::server::DeliverArgs),
     /// Answer the exec protocol with the reference interpreter (sample engine, docs/exec-protocol.md).
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Engines(args) => engines::run(args),
+        Command::VmPtx(args) => vm_cmd::run(args),
+        Command::Explain(args) => explain_cmd::run(args),
         Command::Deliver(args) => worker::server::deliver(args),
         Command::ExecReference(args) => engines::exec_reference(args),
     };

@@ -4,7 +4,7 @@
 use arbitrary::Unstructured;
 use ptx::gen::{GenConfig, Generator};
 use worker::compare::{self, CompareOptions};
-use worker::oracles::smoke::smoke;
+use worker::smoke::smoke;
 use worker::oracles::{open, EngineOptions, Job};
 
 fn reference_spec() -> String {

@@ -120,3 +120,21 @@ fn campaign_findings_reach_the_server_and_a_filed_regression_is_run_by_the_next_
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+#[test]
+fn deliver_findings_sends_a_campaigns_folders_and_a_second_delivery_adds_nothing() {
+    let server = start_server();
+    let dir = scratch("deliver-folders");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tar = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/hw/h100-sm90/campaign-60s.tar.gz");
+    assert!(Command::new("tar").arg("xzf").arg(&tar).arg("-C").arg(&dir).status().unwrap().success());
+    let out = dir.join("campaign");
+    let n = folders(&out).len();
+    assert_eq!(n, 281);
+    let args = ["deliver", "--findings", out.to_str().unwrap(), "--server", &server.url];
+    let first = String::from_utf8(run(&args, &server.worker).stdout).unwrap();
+    assert!(first.contains(&format!("{n} finding folder(s)")) && first.contains(&format!("{n} new, 0 already")), "{first}");
+    let second = String::from_utf8(run(&args, &server.worker).stdout).unwrap();
+    assert!(second.contains(&format!("0 new, {n} already on the server")), "{second}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

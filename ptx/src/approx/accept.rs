@@ -16,7 +16,7 @@
 
 use super::reference::{pow2, round_nearest, to_f64};
 use crate::format::Format;
-use crate::interp::Outcome;
+use crate::expect::Outcome;
 use crate::isa::Ftz;
 
 /// Value key: ulps from zero, negative below; both zeros 0.

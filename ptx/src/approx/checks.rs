@@ -10,7 +10,7 @@ use super::highprec::{self, Fx};
 use super::reference::{round_nearest, to_f64};
 use super::{bounds, eval, BoundKind, Form, Func};
 use crate::format::{Format, BF16, F16, F32};
-use crate::interp::Outcome;
+use crate::expect::Outcome;
 use crate::isa::{Ftz, Instr};
 
 /// The exact value, or "beyond 2^2000" (ex2 of large inputs).

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use super::eval;
-use crate::interp::Outcome;
+use crate::expect::Outcome;
 use crate::isa::Instr;
 
 #[derive(Default, Clone, Copy)]

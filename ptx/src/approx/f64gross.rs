@@ -19,7 +19,7 @@
 use arrayvec::ArrayVec;
 
 use crate::format::{Format, F64};
-use crate::interp::{LaneExpectation, Outcome, Reading};
+use crate::expect::{LaneExpectation, Outcome, Reading};
 
 /// The NaN the gross forms return for an input NaN (9.7.3.14, 9.7.3.17).
 pub const GROSS_NAN: u64 = 0x7fff_ffff_0000_0000;

@@ -32,7 +32,7 @@ mod special_rows;
 pub use bounds::{bounds, Bound, BoundKind, Interval};
 
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
-use crate::interp::{EvalError, Expectation, LaneExpectation, Outcome, Reading};
+use crate::expect::{EvalError, Expectation, LaneExpectation, Outcome, Reading};
 use crate::isa::{AbsMode, Clamp, Ftz, Instr, NanMode, Opcode, Precision, Type};
 use accept::{bound_range, ulp_range};
 use reference::{correctly_rounded_div, exact, exact_div, round_nearest, to_f64};

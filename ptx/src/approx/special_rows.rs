@@ -3,7 +3,7 @@
 //! `.ftz` forms are checked too: the tables apply after input flushing.
 
 use super::eval;
-use crate::interp::{Outcome, Reading};
+use crate::expect::{Outcome, Reading};
 use crate::isa::{Ftz, Instr, Opcode, Precision, Type};
 
 fn form(op: Opcode, precision: Precision, ty: Type, ftz: Ftz) -> Instr {

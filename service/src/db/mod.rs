@@ -13,19 +13,27 @@ pub mod sweeps;
 
 use std::time::Duration;
 
-use sqlx::postgres::PgPoolOptions;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::PgPool;
 
 /// Connect and apply pending migrations.
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
     use anyhow::Context;
+    let options: PgConnectOptions = url.parse().with_context(|| format!("DATABASE_URL {} is not a PostgreSQL URL", redact(url)))?;
+    connect_with(options, max_connections, &format!("the database at {}; is PostgreSQL running and DATABASE_URL right?", redact(url))).await
+}
+
+/// Connect with `options` (the private cluster's socket) and apply pending migrations; `what`
+/// names the database in the error.
+pub async fn connect_with(options: PgConnectOptions, max_connections: u32, what: &str) -> anyhow::Result<PgPool> {
+    use anyhow::Context;
     let pool = PgPoolOptions::new()
         .max_connections(max_connections)
         // A request waits this long for a connection, then gets a 503 (Problem::from).
         .acquire_timeout(Duration::from_secs(10))
-        .connect(url)
+        .connect_with(options)
         .await
-        .with_context(|| format!("cannot connect to the database at {}; is PostgreSQL running and DATABASE_URL right?", redact(url)))?;
+        .with_context(|| format!("cannot connect to {what}"))?;
     crate::MIGRATOR.run(&pool).await.context("applying migrations (migrations/) failed")?;
     Ok(pool)
 }

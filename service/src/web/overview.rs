@@ -2,13 +2,17 @@
 //! live campaigns with their throughput, and the regressions at a glance. Every number comes
 //! from a bounded query (db::overview), so the page is as fast at 1 M findings as at ten.
 
-use axum::extract::State;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use axum_extra::extract::cookie::CookieJar;
 use maud::{html, Markup};
+use serde::Deserialize;
 
 use super::layout::{page, Nav};
-use super::session::MaybeSession;
+use super::session::{follow_login_link, MaybeSession};
 use super::svg;
 use crate::db::overview::{self as db, Live, DAYS, LIVE_WITHIN_MINUTES};
 use crate::problem::Problem;
@@ -32,7 +36,21 @@ fn to_u64(entries: &[(String, i64)]) -> Vec<(String, u64)> {
     entries.iter().map(|(k, v)| (k.clone(), (*v).max(0) as u64)).collect()
 }
 
-async fn overview(State(state): State<AppState>, MaybeSession(session): MaybeSession) -> Result<Markup, Problem> {
+#[derive(Debug, Deserialize)]
+struct RootQuery {
+    /// The private cluster's single-use login secret (session::follow_login_link).
+    login: Option<String>,
+}
+
+async fn overview(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    jar: CookieJar,
+    q: Result<Query<RootQuery>, QueryRejection>,
+) -> Result<Response, Problem> {
+    if let Some(secret) = q.ok().and_then(|Query(q)| q.login) {
+        return Ok(follow_login_link(&state, jar, &secret).await);
+    }
     let counts = db::finding_counts(&state.pool).await?;
     let live = db::live_campaigns(&state.pool).await?;
     let regressions = db::regression_summary(&state.pool).await?;
@@ -75,7 +93,7 @@ async fn overview(State(state): State<AppState>, MaybeSession(session): MaybeSes
             }
         }
     };
-    Ok(page("Overview", Nav::Overview, session.as_ref(), content))
+    Ok(page("Overview", Nav::Overview, session.as_ref(), content).into_response())
 }
 
 fn campaigns_table(live: &[Live]) -> Markup {

@@ -5,7 +5,9 @@
 //! the database keeps its SHA-256 (`web_sessions`), the token it was opened with (revoking the
 //! token ends the session) and a random CSRF token every form of the session carries. The login
 //! form itself is protected by a double-submit token (cookie `ptxfuzz_login_csrf` = form field).
-//! The token a user types is never echoed back.
+//! The token a user types is never echoed back. `serve` with its private cluster prints a
+//! single-use link `/?login=SECRET` that opens an admin session in one click
+//! ([`follow_login_link`]).
 
 use axum::extract::rejection::{FormRejection, QueryRejection};
 use axum::extract::{FromRequestParts, Query, State};
@@ -235,6 +237,11 @@ async fn open(state: &AppState, token: &str) -> Result<Option<String>, sqlx::Err
     else {
         return Ok(None);
     };
+    open_for(state, token_id).await.map(Some)
+}
+
+/// Open a session for the token with this id; returns the cookie value.
+async fn open_for(state: &AppState, token_id: i64) -> Result<String, sqlx::Error> {
     // Expired sessions go when someone logs in (indexed, so this stays cheap).
     sqlx::query!("DELETE FROM web_sessions WHERE expires_at < now()").execute(&state.pool).await?;
     let id = random_hex();
@@ -248,7 +255,28 @@ async fn open(state: &AppState, token: &str) -> Result<Option<String>, sqlx::Err
     )
     .execute(&state.pool)
     .await?;
-    Ok(Some(id))
+    Ok(id)
+}
+
+/// `GET /?login=SECRET`, the private cluster's one-click login: the first use of the secret
+/// opens an admin session and redirects to `/` (the secret leaves the address bar); any other
+/// use is refused.
+pub async fn follow_login_link(state: &AppState, jar: CookieJar, secret: &str) -> Response {
+    let Some(link) = state.login_link.as_ref().filter(|l| l.take(secret)) else {
+        return error_page(
+            StatusCode::FORBIDDEN,
+            "Login link refused",
+            "This login link was used already, or is not this server's (a link works once, and a restart makes a new one). Log in with a token at /login, or restart ptxfuzz-server for a fresh link.",
+            None,
+        );
+    };
+    match open_for(state, link.token_id).await {
+        Ok(id) => (jar.add(cookie(state, COOKIE, id)), Redirect::to("/")).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "login link failed");
+            error_page(StatusCode::SERVICE_UNAVAILABLE, "Unavailable", "The database is unavailable; try again later.", None)
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -15,6 +15,7 @@
 pub mod findings;
 pub mod source;
 pub mod stats;
+mod summary;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -27,12 +28,13 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::{GenConfig, Generator};
 use ptx::isa::{Opcode, Type};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::compare::{self, CompareOptions};
 use crate::minimize::Limits;
 use crate::server::Session;
-use crate::oracles::{engine, open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Job};
+use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Job};
 use findings::{Findings, Handled, Record};
 use source::{Batch, SourceConfig};
 use stats::{Meter, StatsLog, Totals};
@@ -117,6 +119,10 @@ pub struct CampaignArgs {
     /// No progress line (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
+    /// Threads that run the interp/host engines and judge results (default: every core). The
+    /// generator runs on one more thread beside them.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     #[command(flatten)]
     pub server: crate::server::ServerArgs,
 }
@@ -130,18 +136,44 @@ pub struct Summary<'a> {
     pub elapsed_s: f64,
     pub cases_per_s: f64,
     pub programs_per_s: f64,
+    /// Threads of the engine and judge pool (`--jobs`).
+    pub jobs: usize,
     pub interrupted: bool,
     pub config: &'a GenConfig,
     pub totals: &'a Totals,
     pub findings: Vec<&'a Record>,
 }
 
-pub fn run(args: CampaignArgs) -> Result<()> {
+pub fn run(mut args: CampaignArgs) -> Result<()> {
+    let cap = std::env::var(summary::MAX_SECONDS_ENV).ok();
+    let (seconds, note) = summary::capped_seconds(args.seconds, cap.as_deref())?;
+    args.seconds = seconds;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
-        None => engine::default_target(),
+        None => {
+            let spec = crate::oracles::default_target();
+            if spec == EngineSpec::Host {
+                eprintln!(
+                    "campaign: no GPU found (no CUDA driver or device), so this campaign tests this machine's FPU \
+                     (--target host); --target interp|exec:COMMAND|cuda chooses"
+                );
+            }
+            spec
+        }
     };
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from);
+    // The one pool every CPU stage uses (the interp engine and the judge): built before the
+    // first use of rayon, so --jobs holds for all of them.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).thread_name(|i| format!("judge-{i}")).build_global();
+    // In a process that used rayon already (a test running two campaigns) the pool stands;
+    // only an explicit --jobs it cannot honour is an error.
+    if pool.is_err() && args.jobs.is_some() && rayon::current_num_threads() != jobs {
+        bail!("--jobs {jobs}: this process already runs {} judging threads", rayon::current_num_threads());
+    }
     let client = args.server.client()?;
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let cfg = gen_config(&args, &spec, target.info())?;
@@ -170,12 +202,13 @@ pub fn run(args: CampaignArgs) -> Result<()> {
     };
     let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
     eprintln!(
-        "campaign: target {}; seed {}; {} mode; sm_{}; {} form(s); findings in {}",
+        "campaign: target {}; seed {}; {} mode; sm_{}; {} form(s); {} judging thread(s); findings in {}",
         target.info(),
         args.seed,
         if args.trace { "trace" } else { "end-to-end" },
         cfg.sm,
         gen.forms().count(),
+        rayon::current_num_threads(),
         args.out.display()
     );
     let mut server = match client {
@@ -245,6 +278,7 @@ pub fn run(args: CampaignArgs) -> Result<()> {
         elapsed_s: elapsed,
         cases_per_s: totals.cases as f64 / elapsed.max(1e-9),
         programs_per_s: totals.programs as f64 / elapsed.max(1e-9),
+        jobs: rayon::current_num_threads(),
         interrupted,
         config: &cfg,
         totals: &totals,
@@ -252,7 +286,7 @@ pub fn run(args: CampaignArgs) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n";
     crate::repro::replace_synced(&args.out.join("summary.json"), json.as_bytes())?;
-    print_summary(&summary, &args, report.corpus_files, report.corpus_undecodable);
+    summary::print(&summary, &args.out, report.corpus_files, report.corpus_undecodable);
     if let Some(s) = server {
         for line in s.finish(crate::server::counters(&totals), &args.out)? {
             println!("  {line}");
@@ -282,9 +316,17 @@ fn run_batch(
         return Ok(());
     }
     let results = target.run(&jobs);
-    for (job, r) in jobs.iter().zip(results) {
+    // Judge every job of the batch at once, one rayon task per job (a default job of 1,024
+    // cases is a single chunk of `compare::check`, so parallelism comes from the jobs), then
+    // handle mismatches in job order: findings do not depend on the thread count.
+    let judged: Vec<Result<compare::Verdicts, _>> = jobs
+        .par_iter()
+        .zip(results)
+        .map(|(job, r)| r.and_then(|out| compare::check(job, &out, copts)))
+        .collect();
+    for (job, judged) in jobs.iter().zip(judged) {
         totals.programs += 1;
-        let verdicts = match r.and_then(|out| compare::check(job, &out, copts)) {
+        let verdicts = match judged {
             Ok(v) => v,
             Err(f) => {
                 totals.fault(&f);
@@ -371,63 +413,3 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
     Ok(cfg)
 }
 
-fn print_summary(s: &Summary, args: &CampaignArgs, corpus_files: usize, undecodable: usize) {
-    let t = s.totals;
-    println!(
-        "campaign {}: {:.1} s, {} mode, seed {}{}",
-        s.target.name,
-        s.elapsed_s,
-        s.mode,
-        s.seed,
-        if s.interrupted { " (interrupted)" } else { "" }
-    );
-    println!("  target: {}", s.target);
-    println!(
-        "  {} cases ({}cases/s), {} programs ({}programs/s), {} results ({:.2}% on the fast path)",
-        t.cases,
-        stats::si(s.cases_per_s),
-        t.programs,
-        stats::si(s.programs_per_s),
-        t.results,
-        100.0 * t.fast as f64 / t.results.max(1) as f64
-    );
-    if corpus_files > 0 {
-        println!("  corpus: {corpus_files} file(s) replayed ({undecodable} undecodable)");
-    }
-    if t.unsupported > 0 {
-        println!("  {} program(s) skipped: the target does not support them", t.unsupported);
-    }
-    if t.fault_count() > 0 {
-        let kinds: Vec<String> = t.faults.iter().map(|(k, n)| format!("{k} {n}")).collect();
-        println!("  engine faults (not findings): {}", kinds.join(", "));
-        if let Some(m) = &t.last_fault {
-            println!("    last: {m}");
-        }
-    }
-    if t.explained > 0 {
-        println!(
-            "  {} end-to-end difference(s) explained by allowed results upstream (right instruction by instruction; not findings)",
-            t.explained
-        );
-    }
-    println!(
-        "  {} mismatches, {} signature(s); findings: {} new, {} known (in {})",
-        t.mismatches,
-        t.signatures,
-        t.findings_new,
-        t.findings_known,
-        args.out.display()
-    );
-    for r in &s.findings {
-        if r.new || r.hits > 0 {
-            println!(
-                "    {} {}: {} mismatch(es), {} instruction(s){}",
-                if r.new { "NEW  " } else { "known" },
-                r.key,
-                r.hits,
-                r.instructions,
-                if r.new { format!(", found after {} cases", r.found_after_cases) } else { String::new() }
-            );
-        }
-    }
-}

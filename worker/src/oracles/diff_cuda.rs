@@ -31,7 +31,7 @@ use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 
 use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Job, Output};
-use crate::compare::signature::fnv1a;
+use api::fnv1a;
 
 /// The CUDA version cudarc is built against (its pinned `cuda-12080` feature).
 pub const CUDA_VERSION: &str = "12.8";
@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(device_count().unwrap_err().kind(), "no-device");
         let e = super::super::open("cuda:1", &EngineOptions::default()).err().unwrap();
         assert!(e.to_string().contains("no NVIDIA driver found"), "{e}");
-        assert_eq!(super::super::engine::default_target().to_string(), "host");
+        assert_eq!(crate::oracles::default_target().to_string(), "host");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Engines (what runs programs) apart from the judging of their results (`crate::compare`),
 //! in the style of wasmtime's crates/fuzzing: `engine` is the trait and `open`, each
-//! `diff_*` module one engine.
+//! `diff_*` module one engine, `open` names them all. The judge (`crate::compare`) sits above
+//! the engines and `crate::smoke` above both; nothing here imports either.
 
 pub mod columns;
 pub mod diff_cuda;
@@ -10,6 +11,7 @@ pub mod diff_interp;
 pub mod engine;
 pub mod exec_protocol;
 pub mod host_fpu;
-pub mod smoke;
+pub mod open;
 
-pub use engine::{open, open_spec, Engine, EngineFault, EngineInfo, EngineOptions, EngineSpec, Job, Output};
+pub use engine::{Engine, EngineFault, EngineInfo, EngineOptions, EngineSpec, Job, Output};
+pub use open::{default_target, open, open_spec};

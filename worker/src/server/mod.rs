@@ -296,6 +296,11 @@ pub struct DeliverArgs {
     /// The campaign's --out folder (its .spool is delivered).
     #[arg(long, default_value = "findings")]
     pub out: PathBuf,
+    /// Instead of the spool, send the finding folders of this campaign --out folder
+    /// (SIGNATURE/repro.json, repro.ptx; hits from its summary.json) in batches. The server
+    /// ingests by content, so sending the same folders twice adds nothing.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub findings: Option<PathBuf>,
     /// Give up after this many seconds (retrying while the server is unreachable).
     #[arg(long, default_value_t = 60.0)]
     pub wait: f64,
@@ -304,6 +309,9 @@ pub struct DeliverArgs {
 /// `ptxfuzz deliver`.
 pub fn deliver(args: DeliverArgs) -> Result<()> {
     let client = Client::new(&args.server, args.token.clone()).map_err(anyhow::Error::msg)?;
+    if let Some(dir) = &args.findings {
+        return deliver_folders(&client, dir).map(|_| ());
+    }
     let dir = spool_dir(&args.out);
     if !dir.is_dir() {
         bail!("{} has no spool ({} does not exist): nothing to deliver", args.out.display(), dir.display());
@@ -321,6 +329,28 @@ pub fn deliver(args: DeliverArgs) -> Result<()> {
         bail!("{} message(s) left in {}; run this again when the server is reachable", status.pending, dir.display());
     }
     Ok(())
+}
+
+/// `ptxfuzz deliver --findings DIR`: every finding folder of `dir`, in batches of
+/// [`spool::BATCH`] reports. Prints and returns what the server did.
+pub fn deliver_folders(client: &Client, dir: &Path) -> Result<api::findings::IngestResult> {
+    let reports = api::folder::read_campaign(dir)?;
+    if reports.is_empty() {
+        bail!("{} holds no finding folder (SIGNATURE/repro.json): is it a campaign's --out folder?", dir.display());
+    }
+    let mut total = api::findings::IngestResult { received: 0, inserted: 0, duplicates: 0, finding_ids: Vec::new() };
+    for chunk in reports.chunks(spool::BATCH) {
+        let batch = api::findings::IngestBatch { campaign_id: None, findings: chunk.to_vec() };
+        let r: api::findings::IngestResult = client
+            .post_json("/findings/batch", &batch)
+            .map_err(|e| anyhow::anyhow!("the server did not take the findings of {}: {e}", dir.display()))?;
+        total.received += r.received;
+        total.inserted += r.inserted;
+        total.duplicates += r.duplicates;
+        total.finding_ids.extend(r.finding_ids);
+    }
+    println!("{} finding folder(s) of {}: {} new, {} already on the server", total.received, dir.display(), total.inserted, total.duplicates);
+    Ok(total)
 }
 
 /// A campaign's counters in the API's terms.

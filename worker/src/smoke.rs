@@ -8,7 +8,7 @@
 
 use ptx::program::Program;
 
-use super::engine::{Engine, EngineFault, Job};
+use crate::oracles::{Engine, EngineFault, Job};
 use crate::compare::{self, CompareOptions};
 
 /// One known result: a program, one case, the expected result slots (`None`: any NaN).

@@ -350,6 +350,19 @@ impl fmt::Display for Expectation {
     }
 }
 
+/// Why the interpreter cannot evaluate an instruction.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    #[error("{form} expects {expected} operand(s), got {got}")]
+    Arity { form: String, expected: usize, got: usize },
+    #[error("{form}: operand {index} (0x{value:x}) does not fit a {bits}-bit register")]
+    OperandWidth { form: String, index: usize, value: u64, bits: u32 },
+    #[error("{form}: approximate forms are not yet modelled (issue 4: the acceptance model for .approx/.full, sin, cos, lg2, ex2, tanh, rsqrt)")]
+    NotModelled { form: String },
+    #[error("{form}: {reason}; build forms with Instr::parse, or check them with Instr::validate")]
+    Malformed { form: String, reason: &'static str },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,156 @@
+//! `ClusterKey`: the cluster a finding belongs to, one per root cause rather than one per
+//! signature. An explained finding (`ptx::explain`) is keyed by the explanation's id and the
+//! family it applies to (`bf16-as-f16~fma.bf16`, whatever the rounding mode, clamp, packing,
+//! operand classes or mismatch class); an unexplained one by its form and mismatch class
+//! (`unexplained~add.rn.f32~gross`). Worker and server compute it here, one way.
+
+use std::fmt;
+
+use ptx::explain::{explain, Case, Explanation};
+use ptx::isa::Instr;
+use ptx::program::Program;
+use ptx::value::parse_hex;
+use serde::{Deserialize, Serialize};
+
+use crate::repro::Reproducer;
+
+/// Why a reproducer's finding could not be turned into an instruction and its cases.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("the reproducer's program does not parse ({0}); was it written by this ptxfuzz version?")]
+    Program(String),
+    #[error("the reproducer's value {0:?} is not a hex bit pattern; repair or re-minimize the finding")]
+    Value(String),
+    #[error("the reproducer names failing output {0}, which the program does not have")]
+    Output(usize),
+}
+
+/// The cluster of a finding. Its string form ([`ClusterKey::key`]) is stable and file-name safe.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClusterKey {
+    /// The explanation's catalogue id; `None` when unexplained.
+    pub explanation: Option<String>,
+    /// Explained: the family (`fma.bf16`); unexplained: the form (`fma.rz.bf16`, or `input`).
+    pub scope: String,
+    /// Unexplained only: the mismatch class (`gross`); explained findings ignore it.
+    pub mismatch: Option<String>,
+}
+
+impl ClusterKey {
+    pub fn explained(e: &Explanation) -> ClusterKey {
+        ClusterKey { explanation: Some(e.id.to_string()), scope: e.family_key.clone(), mismatch: None }
+    }
+
+    pub fn unexplained(form: &str, mismatch: &str) -> ClusterKey {
+        ClusterKey { explanation: None, scope: form.to_string(), mismatch: Some(mismatch.to_string()) }
+    }
+
+    /// `bf16-as-f16~fma.bf16` or `unexplained~fma.rz.bf16~gross`.
+    pub fn key(&self) -> String {
+        match (&self.explanation, &self.mismatch) {
+            (Some(id), _) => format!("{id}~{}", self.scope),
+            (None, m) => format!("unexplained~{}~{}", self.scope, m.as_deref().unwrap_or("-")),
+        }
+    }
+}
+
+impl fmt::Display for ClusterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key())
+    }
+}
+
+/// The instruction a finding's first failing output comes from, and its recorded case: the
+/// operands as the interpreter computes them from the inputs (earlier instructions at their
+/// primary result) and the target's bits. `None` as instruction when the output is an input.
+pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, ClusterError> {
+    let program = Program::from_json(&r.program.to_string()).map_err(|e| ClusterError::Program(e.to_string()))?;
+    let hex = |s: &String| {
+        let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+        parse_hex(digits).ok_or_else(|| ClusterError::Value(s.clone()))
+    };
+    let mut regs: Vec<u64> = r.inputs.iter().map(hex).collect::<Result<_, _>>()?;
+    let out = *r.failing_outputs.first().unwrap_or(&0);
+    let reg = *program.outputs().get(out).ok_or(ClusterError::Output(out))?;
+    let got = hex(r.actual.get(out).ok_or(ClusterError::Output(out))?)?;
+    let Some(def) = program.definition(reg) else { return Ok(None) };
+    for stmt in &program.body()[..def] {
+        let operands: Vec<u64> = stmt.srcs().iter().map(|s| regs[s.0 as usize]).collect();
+        // An earlier instruction the interpreter cannot evaluate leaves nothing to explain with.
+        let Ok(e) = ptx::interp::eval(&stmt.instr, &operands) else { return Ok(None) };
+        regs.push(e.primary_bits());
+    }
+    let stmt = &program.body()[def];
+    let operands = stmt.srcs().iter().map(|s| regs[s.0 as usize]).collect();
+    Ok(Some((stmt.instr, vec![Case { operands, got }])))
+}
+
+/// A finding's explanation (if any) and its cluster.
+pub fn cluster_of(r: &Reproducer) -> Result<(Option<Explanation>, ClusterKey), ClusterError> {
+    let Some((instr, cases)) = finding_case(r)? else {
+        return Ok((None, ClusterKey::unexplained("input", &r.class)));
+    };
+    Ok(match explain(&instr, &cases) {
+        Some(e) => {
+            let key = ClusterKey::explained(&e);
+            (Some(e), key)
+        }
+        None => (None, ClusterKey::unexplained(&instr.to_string(), &r.class)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn the_h100_campaign_clusters_its_bf16_fma_findings_into_one() {
+        let d = crate::folder::tests::tempdir::unpack("../../shared/hw/h100-sm90/campaign-60s.tar.gz", "cluster")
+            .expect("unpack the campaign tarball");
+        let reports = crate::folder::read_campaign(&d.0.join("campaign")).unwrap();
+        assert_eq!(reports.len(), 281);
+        let mut clusters: BTreeMap<String, usize> = BTreeMap::new();
+        let mut bf16_fma = 0;
+        let mut fma_clusters = std::collections::BTreeSet::new();
+        for report in &reports {
+            let r = &report.reproducer;
+            let (e, key) = cluster_of(r).unwrap();
+            *clusters.entry(key.key()).or_default() += 1;
+            let (instr, cases) = finding_case(r).unwrap().unwrap();
+            if let Some(e) = &e {
+                assert!(cases.iter().all(|c| e.reproduces(&instr, c)), "{} not reproduced by {e:?}", r.signature);
+            }
+            if r.signature.starts_with("fma.r") && instr.ty.scalar() == ptx::Scalar::BF16 {
+                bf16_fma += 1;
+                fma_clusters.insert(key.key());
+            }
+        }
+        let mut sizes: Vec<_> = clusters.iter().collect();
+        sizes.sort_by_key(|(k, n)| (std::cmp::Reverse(**n), (*k).clone()));
+        println!("{} clusters over {} findings:", clusters.len(), reports.len());
+        for (k, n) in &sizes {
+            println!("{n:5}  {k}");
+        }
+        assert_eq!(bf16_fma, 275);
+        let (top, n) = sizes[0];
+        assert_eq!(top, "bf16-as-f16~fma.bf16");
+        assert!(*n * 4 >= bf16_fma * 3, "the bf16 fma cluster holds {n} of {bf16_fma}");
+        // The rest of the family is bf16 arithmetic rounded to nearest whatever the form's
+        // mode: the same miscompiled forms, a second cluster, never unexplained.
+        let expected: std::collections::BTreeSet<String> =
+            ["bf16-as-f16~fma.bf16", "other-rounding~fma.bf16"].map(String::from).into();
+        assert!(fma_clusters.is_subset(&expected), "{fma_clusters:?}");
+        assert!(clusters.keys().all(|k| !k.starts_with("unexplained")), "{clusters:?}");
+        assert!(clusters.len() <= 8, "{} clusters", clusters.len());
+    }
+
+    #[test]
+    fn a_cluster_key_reads_as_its_explanation_and_family_or_form_and_class() {
+        assert_eq!(
+            ClusterKey { explanation: Some("bf16-as-f16".into()), scope: "fma.bf16".into(), mismatch: None }.key(),
+            "bf16-as-f16~fma.bf16"
+        );
+        assert_eq!(ClusterKey::unexplained("add.rn.f32", "gross").key(), "unexplained~add.rn.f32~gross");
+    }
+}

@@ -1,0 +1,164 @@
+//! A campaign's finding folders (`--out/SIGNATURE/repro.json`, `repro.ptx`) read back as
+//! ingest reports, so that `ptxfuzz deliver --findings` and `ptxfuzz-server serve --import`
+//! read them one way.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::findings::FindingReport;
+use crate::repro::Reproducer;
+
+/// Why a finding folder could not be read; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is not a valid file of its kind: {source} (is it a ptxfuzz campaign's output?)"
+    )]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+}
+
+fn read(path: &Path) -> Result<String, FolderError> {
+    std::fs::read_to_string(path).map_err(|source| FolderError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// Hits per signature key from the campaign's `summary.json` (`findings[].key`, `.hits`), when
+/// the campaign wrote one.
+pub fn summary_hits(out: &Path) -> Result<HashMap<String, u64>, FolderError> {
+    let path = out.join("summary.json");
+    if !path.exists() {
+        return Ok(HashMap::new());
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&read(&path)?).map_err(|source| FolderError::Json {
+            path: path.clone(),
+            source,
+        })?;
+    let mut hits = HashMap::new();
+    for f in v
+        .get("findings")
+        .and_then(|f| f.as_array())
+        .into_iter()
+        .flatten()
+    {
+        if let (Some(k), Some(h)) = (
+            f.get("key").and_then(|k| k.as_str()),
+            f.get("hits").and_then(|h| h.as_u64()),
+        ) {
+            hits.insert(k.to_string(), h.max(1));
+        }
+    }
+    Ok(hits)
+}
+
+/// One finding folder as a report; `hits` is the campaign's count for it (1 when unknown).
+pub fn read_folder(dir: &Path, hits: u64) -> Result<FindingReport, FolderError> {
+    let path = dir.join("repro.json");
+    let reproducer: Reproducer =
+        serde_json::from_str(&read(&path)?).map_err(|source| FolderError::Json { path, source })?;
+    let ptx_path = dir.join("repro.ptx");
+    let ptx = if ptx_path.exists() {
+        Some(read(&ptx_path)?)
+    } else {
+        None
+    };
+    Ok(FindingReport {
+        reproducer,
+        hits: hits.max(1),
+        ptx,
+        sass: None,
+    })
+}
+
+/// Every finding folder of a campaign's `--out` dir (each subfolder holding a `repro.json`;
+/// hidden ones such as `.spool` skipped), sorted by folder name.
+pub fn read_campaign(out: &Path) -> Result<Vec<FindingReport>, FolderError> {
+    let hits = summary_hits(out)?;
+    let io = |source| FolderError::Io {
+        path: out.into(),
+        source,
+    };
+    let mut dirs = Vec::new();
+    for e in std::fs::read_dir(out).map_err(io)? {
+        let e = e.map_err(io)?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !e.path().join("repro.json").is_file() {
+            continue;
+        }
+        dirs.push((name, e.path()));
+    }
+    dirs.sort();
+    dirs.iter()
+        .map(|(name, p)| read_folder(p, hits.get(name).copied().unwrap_or(1)))
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    fn unpacked() -> Option<tempdir::Dir> {
+        tempdir::unpack("../../shared/hw/h100-sm90/campaign-60s.tar.gz", "folder")
+    }
+
+    /// The tarball unpacked into a fresh temporary folder, removed on drop; `tag` keeps the
+    /// folders of tests running at once apart.
+    pub(crate) mod tempdir {
+        pub struct Dir(pub std::path::PathBuf);
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+        pub fn unpack(tar: &str, tag: &str) -> Option<Dir> {
+            let tar = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(tar);
+            let d = std::env::temp_dir().join(format!("ptxfuzz-{tag}-{}", std::process::id()));
+            std::fs::create_dir_all(&d).ok()?;
+            let ok = std::process::Command::new("tar")
+                .arg("xzf")
+                .arg(&tar)
+                .arg("-C")
+                .arg(&d)
+                .status()
+                .ok()?;
+            assert!(ok.success(), "tar xzf {} failed", tar.display());
+            Some(Dir(d))
+        }
+    }
+
+    #[test]
+    fn reads_every_finding_folder_of_the_h100_campaign_with_its_hits() {
+        let d = unpacked().expect("unpack the campaign tarball");
+        let out = d.0.join("campaign");
+        let reports = read_campaign(&out).unwrap();
+        assert_eq!(reports.len(), 281);
+        let hits = summary_hits(&out).unwrap();
+        let abs = reports
+            .iter()
+            .find(|r| r.ptx.as_deref().is_some_and(|p| p.contains("abs.f64")))
+            .unwrap();
+        assert!(abs.hits >= 1);
+        assert_eq!(hits.get("abs.f64~nan-payload~nan~sm90"), Some(&716));
+        assert!(reports.iter().any(|r| r.hits == 716));
+    }
+
+    #[test]
+    fn a_malformed_repro_json_names_the_file() {
+        let d = std::env::temp_dir().join(format!("ptxfuzz-folder-bad-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("x~y")).unwrap();
+        std::fs::write(d.join("x~y/repro.json"), "{ not json").unwrap();
+        let e = read_campaign(&d).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&d);
+        assert!(e.contains("x~y/repro.json"), "{e}");
+    }
+}

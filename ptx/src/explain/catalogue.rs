@@ -1,0 +1,246 @@
+//! The catalogue: every named perturbation of one instruction, simplest first, in ONE table.
+//! Each entry proposes the [`Model`]s it stands for, given the form (and, for a bound, the
+//! cases); `super::explain` takes the first model that reproduces every case.
+
+use super::model::{lane, lane_excess, Model};
+use super::Case;
+use crate::format::Scalar;
+use crate::interp::eval;
+use crate::isa::{AbsMode, Clamp, Ftz, Instr, Precision, Type};
+use crate::Rounding;
+
+/// One named perturbation. `id` is stable (it keys clusters in the database).
+pub struct Entry {
+    pub id: &'static str,
+    /// One line: what the hardware computed instead.
+    pub description: &'static str,
+    /// The PTX ISA section (or rule) the behaviour departs from.
+    pub spec: &'static str,
+    /// The models this entry stands for on `instr`, each with a detail line.
+    pub candidates: fn(&Instr, &[Case]) -> Vec<(Model, String)>,
+}
+
+/// The catalogue, simplest perturbation first. A format read as another, a modifier or a
+/// rounding mode replaced come before the fold (an fma whose result happens to equal its
+/// addend is a rounding effect, not a fold), and the fold before a dropped `.abs`
+/// (`min.xorsign.abs r, r` folded also reads as `.abs` dropped).
+pub const CATALOGUE: &[Entry] = &[
+    Entry {
+        id: "bf16-as-f16",
+        description: "bf16 operands read as f16, computed as f16 and packed as f16 (a bf16 form compiled as its f16 twin)",
+        spec: "9.7.4 (bf16 operands and result)",
+        candidates: |i, _| reinterpreted(i, Scalar::BF16),
+    },
+    Entry {
+        id: "f16-as-bf16",
+        description: "f16 operands read as bf16, computed as bf16 and packed as bf16",
+        spec: "9.7.4 (f16 operands and result)",
+        candidates: |i, _| reinterpreted(i, Scalar::F16),
+    },
+    Entry {
+        id: "clamp-dropped",
+        description: "the .sat/.relu clamp is not applied",
+        spec: "9.7.3 .sat / 9.7.4.4 .relu",
+        candidates: |i, _| {
+            let mut f = *i;
+            f.clamp = Clamp::None;
+            if i.clamp == Clamp::None { vec![] } else { vec![(Model::Form(f), format!("{f} instead of {i}"))] }
+        },
+    },
+    Entry {
+        id: "ftz-ignored",
+        description: ".ftz is not applied: subnormal inputs and results kept",
+        spec: "9.7.3 .ftz",
+        candidates: |i, _| toggled_ftz(i, Ftz::Flush),
+    },
+    Entry {
+        id: "ftz-applied",
+        description: "subnormal inputs and results flushed although the form has no .ftz",
+        spec: "9.7.3 (subnormal support without .ftz)",
+        candidates: |i, _| toggled_ftz(i, Ftz::Preserve),
+    },
+    Entry {
+        id: "result-flushed",
+        description: "subnormal results flushed to signed zero (inputs kept)",
+        spec: "9.7.3 (subnormal results)",
+        candidates: |i, _| if i.ftz == Ftz::Flush { vec![] } else { vec![(Model::ResultFlushed, String::new())] },
+    },
+    Entry {
+        id: "inputs-flushed",
+        description: "subnormal operands flushed to signed zero before the operation (results kept)",
+        spec: "9.7.3 (subnormal operands)",
+        candidates: |i, _| if i.ftz == Ftz::Flush { vec![] } else { vec![(Model::InputsFlushed, String::new())] },
+    },
+    Entry {
+        id: "other-rounding",
+        description: "the result is rounded in another rounding mode",
+        spec: "9.7.3 / 9.7.4 rounding modifiers",
+        candidates: other_rounding,
+    },
+    Entry {
+        id: "folded-to-operand",
+        description: "the instruction is folded away: the result is one of its operands, unchanged",
+        spec: "9.7.3 (the instruction's own semantics)",
+        candidates: folded,
+    },
+    Entry {
+        id: "abs-dropped",
+        description: "the .abs / .xorsign.abs modifier of min/max is not applied",
+        spec: "9.7.3.11 min/max .abs, .xorsign",
+        candidates: |i, _| {
+            let mut f = *i;
+            f.abs = AbsMode::None;
+            if i.abs == AbsMode::None { vec![] } else { vec![(Model::Form(f), format!("{f} instead of {i}"))] }
+        },
+    },
+    Entry {
+        id: "nan-operand-quieted",
+        description: "the result is a NaN operand with its quiet bit set, sign and payload kept",
+        spec: "9.7.3.9/9.7.3.10 abs/neg of NaN; 9.7.3 NaN results",
+        candidates: |_, _| vec![(Model::QuietedNanOperand, String::new())],
+    },
+    Entry {
+        id: "nan-canonical",
+        description: "the result is the canonical NaN, the operand's payload lost",
+        spec: "9.7.3 NaN results (f64 payload propagation)",
+        candidates: |_, _| vec![(Model::CanonicalNan, String::new())],
+    },
+    Entry {
+        id: "fma-unfused",
+        description: "fma/mad computed as a mul then an add, each rounded (double rounding)",
+        spec: "9.7.3.5 fma (one rounding)",
+        candidates: |_, _| vec![(Model::Unfused, "mul then add".into())],
+    },
+    Entry {
+        id: "lanes-swapped",
+        description: "a packed result with its two lanes swapped",
+        spec: "9.7.4 packed half types (lane order)",
+        candidates: |i, _| if i.ty.lanes() == 2 { vec![(Model::LanesSwapped, String::new())] } else { vec![] },
+    },
+    Entry {
+        id: "lane-broadcast",
+        description: "one lane's result written to both lanes of a packed result",
+        spec: "9.7.4 packed half types",
+        candidates: |i, _| {
+            if i.ty.lanes() != 2 {
+                return vec![];
+            }
+            (0..2).map(|l| (Model::LaneBroadcast(l), format!("lane {l} in both"))).collect()
+        },
+    },
+    Entry {
+        id: "bound-exceeded",
+        description: "an approximate result outside its documented error bound, by a few ulps",
+        spec: "9.7.3.13-22 / 9.7.4.7-9 approximate forms' error bounds",
+        candidates: bound,
+    },
+];
+
+/// The farthest an approximate result may lie past its bound and still count as "bound
+/// exceeded" rather than a wrong result: beyond it the finding stays unexplained.
+pub const MAX_BOUND_EXCESS_ULPS: u64 = 64;
+
+fn folded(i: &Instr, cases: &[Case]) -> Vec<(Model, String)> {
+    // A NaN result equal to a NaN operand is a NaN rule, not a fold: ask for a number.
+    let s = i.ty.scalar();
+    let any_number = cases.iter().any(|c| !(0..i.ty.lanes() as usize).any(|l| s.is_nan(lane(i.ty, c.got, l))));
+    if !any_number {
+        return vec![];
+    }
+    (0..i.inputs as usize).map(|k| (Model::Operand(k), format!("result = operand {}", ["a", "b", "c"][k.min(2)]))).collect()
+}
+
+fn reinterpreted(i: &Instr, from: Scalar) -> Vec<(Model, String)> {
+    // Only IEEE-rounded forms: an approximate form read in another format accepts a range of
+    // results wide enough (a flushed zero, a saturated one) to match a single case by chance.
+    if i.is_approximate() {
+        return vec![];
+    }
+    let ty = match (from, i.ty) {
+        (Scalar::BF16, Type::Bf16) => Type::F16,
+        (Scalar::BF16, Type::Bf16x2) => Type::F16x2,
+        (Scalar::F16, Type::F16) => Type::Bf16,
+        (Scalar::F16, Type::F16x2) => Type::Bf16x2,
+        _ => return vec![],
+    };
+    let mut f = *i;
+    f.ty = ty;
+    // The clamp, the flushing of subnormals and the rounding mode may go with the substitution
+    // (the H100's bf16 fma.rz compiled as f16 drops .relu): same effect, same id, the detail
+    // says which.
+    let mut out = Vec::new();
+    // The rounding mode too: some of those compute fma.rn.f16 (`fma.rm.relu.bf16` of 1.0, 1.0,
+    // 0x6a80 gives 0x6a82, f16 1.875^2 + 3328 rounded to nearest).
+    let rn = Precision::Rounded(Rounding::Rn);
+    for precision in [i.precision, rn] {
+        for ftz in [i.ftz, Ftz::Flush] {
+            for clamp in [i.clamp, Clamp::None] {
+                let mut g = f;
+                (g.precision, g.ftz, g.clamp) = (precision, ftz, clamp);
+                if !out.iter().any(|(m, _)| *m == Model::Form(g)) {
+                    out.push((Model::Form(g), format!("computed as {g}")));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn toggled_ftz(i: &Instr, had: Ftz) -> Vec<(Model, String)> {
+    if i.ftz != had {
+        return vec![];
+    }
+    let mut f = *i;
+    f.ftz = if had == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush };
+    vec![(Model::Form(f), format!("{f} instead of {i}"))]
+}
+
+fn other_rounding(i: &Instr, _: &[Case]) -> Vec<(Model, String)> {
+    let Some(mode) = i.precision.rounding() else { return vec![] };
+    [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp]
+        .into_iter()
+        .filter(|&r| r != mode)
+        .map(|r| {
+            let mut f = *i;
+            f.precision = Precision::Rounded(r);
+            (Model::Form(f), format!("rounded as {f}"))
+        })
+        .collect()
+}
+
+/// For approximate forms: the largest distance past the bound over the cases, with the
+/// largest error against the correctly rounded reference and the input range it was seen on.
+fn bound(i: &Instr, cases: &[Case]) -> Vec<(Model, String)> {
+    if !i.is_approximate() {
+        return vec![];
+    }
+    let s = i.ty.scalar();
+    let (mut excess, mut ulps, mut abs) = (0u64, 0u64, 0f64);
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for c in cases {
+        let Ok(e) = eval(i, &c.operands) else { return vec![] };
+        for l in 0..i.ty.lanes() as usize {
+            let v = lane(i.ty, c.got, l);
+            if super::model::lane_expectation(&e, l).accepts(v) {
+                continue;
+            }
+            let Some(x) = lane_excess(&e, l, v) else { return vec![] };
+            let reference = lane(i.ty, e.primary_bits(), l);
+            excess = excess.max(x);
+            ulps = ulps.max(s.ulps_between(reference, v).unwrap_or(0));
+            abs = abs.max((s.to_f64(reference) - s.to_f64(v)).abs());
+            for &o in &c.operands {
+                let x = s.to_f64(lane(i.ty, o, l));
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+    }
+    if excess == 0 || excess > MAX_BOUND_EXCESS_ULPS {
+        return vec![];
+    }
+    let detail = format!(
+        "{excess} ulp past the bound ({ulps} ulp, {abs:e} absolute from the correctly rounded result) on inputs in [{lo:e}, {hi:e}]"
+    );
+    vec![(Model::WithinUlps(excess), detail)]
+}

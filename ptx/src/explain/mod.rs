@@ -1,0 +1,87 @@
+//! Explanations of findings: the simplest alternative semantics of one instruction under which
+//! the reference interpreter reproduces the hardware's result on every recorded case.
+//!
+//! [`catalogue::CATALOGUE`] is the one table of named perturbations (a format read as another,
+//! a modifier dropped, another rounding mode, the instruction folded away, a NaN rule, an
+//! approximate bound exceeded), simplest first; each is computed by [`crate::interp::eval`] on
+//! a changed form, changed operands or a changed result ([`model::Model`]). [`explain`] returns
+//! the first that reproduces every case, or `None`: a finding is never forced into an
+//! explanation that does not reproduce it. `docs/triage.md` lists the catalogue.
+
+pub mod catalogue;
+pub mod model;
+#[cfg(test)]
+mod tests;
+
+pub use catalogue::{Entry, CATALOGUE};
+pub use model::Model;
+
+use crate::interp::eval;
+use crate::isa::Instr;
+
+/// One recorded case: the operands as register bits and the hardware's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub operands: Vec<u64>,
+    pub got: u64,
+}
+
+/// Why the hardware gave what it gave, as far as the catalogue can tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// The catalogue entry's stable id (`bf16-as-f16`).
+    pub id: &'static str,
+    /// The entry's one-line description.
+    pub description: &'static str,
+    /// The spec section the behaviour departs from.
+    pub spec: &'static str,
+    /// What the explanation applies to: opcode and lane format (`fma.bf16`), the same for
+    /// every rounding mode, clamp, packing and operand class of the family.
+    pub family_key: String,
+    /// The model that reproduces the cases.
+    pub model: Model,
+    /// This finding's particulars (the form computed instead, ulps past a bound).
+    pub detail: String,
+}
+
+impl Explanation {
+    /// Whether the explanation's model reproduces `case` on `instr`.
+    pub fn reproduces(&self, instr: &Instr, case: &Case) -> bool {
+        self.model.reproduces(instr, &case.operands, case.got)
+    }
+}
+
+/// The family an explanation of `instr` applies to: opcode and lane format.
+pub fn family_key(instr: &Instr) -> String {
+    format!("{}.{}", instr.op.name(), instr.ty.scalar().name())
+}
+
+/// The simplest catalogue entry whose model reproduces the hardware's result on every case;
+/// `None` when there are no cases, when the reference already accepts every result (nothing
+/// to explain), or when no entry reproduces them all.
+pub fn explain(instr: &Instr, cases: &[Case]) -> Option<Explanation> {
+    if cases.is_empty() {
+        return None;
+    }
+    let rejected = cases
+        .iter()
+        .any(|c| eval(instr, &c.operands).map_or(true, |e| !e.accepts(c.got)));
+    if !rejected {
+        return None;
+    }
+    for entry in CATALOGUE {
+        for (model, detail) in (entry.candidates)(instr, cases) {
+            if cases.iter().all(|c| model.reproduces(instr, &c.operands, c.got)) {
+                return Some(Explanation {
+                    id: entry.id,
+                    description: entry.description,
+                    spec: entry.spec,
+                    family_key: family_key(instr),
+                    model,
+                    detail,
+                });
+            }
+        }
+    }
+    None
+}

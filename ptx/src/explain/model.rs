@@ -1,0 +1,170 @@
+//! `Model`: one alternative semantics of an instruction, computed by the interpreter itself,
+//! and whether it reproduces a hardware result. The catalogue (`super::catalogue`) names them.
+
+use crate::expect::{Expectation, LaneExpectation};
+use crate::format::{FpClass, Scalar};
+use crate::interp::eval;
+use crate::isa::{Clamp, Instr, Opcode, Precision, Type};
+
+/// An alternative semantics of one instruction. Each is the reference interpreter run on a
+/// changed form, changed operands, or with its result changed, never a table of answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// The interpreter on another form (another type read over the same bits, a modifier
+    /// dropped or replaced, another rounding mode), on the same operand bits.
+    Form(Instr),
+    /// The result is operand `i`, unchanged (the instruction folded away).
+    Operand(usize),
+    /// The result is a NaN operand with its quiet bit set, sign and payload kept.
+    QuietedNanOperand,
+    /// The result is the canonical NaN of the format.
+    CanonicalNan,
+    /// Subnormal operand lanes flushed to signed zero, then the form as written.
+    InputsFlushed,
+    /// The form as written, then subnormal result lanes flushed to signed zero.
+    ResultFlushed,
+    /// fma/mad as a mul then an add, each rounded in the form's mode.
+    Unfused,
+    /// A packed result with its two lanes swapped.
+    LanesSwapped,
+    /// A packed result with lane `i`'s result in both lanes.
+    LaneBroadcast(usize),
+    /// An approximate result within `ulps` of the correctly rounded reference, in every lane
+    /// the documented bound rejects.
+    WithinUlps(u64),
+}
+
+/// The quiet bit of a NaN in `s` (the top fraction bit).
+pub(crate) fn quiet_bit(s: Scalar) -> u64 {
+    let fraction = match s {
+        Scalar::F16 => 10,
+        Scalar::BF16 => 7,
+        Scalar::F32 => 23,
+        Scalar::F64 => 52,
+    };
+    1u64 << (fraction - 1)
+}
+
+pub(crate) fn lane(ty: Type, bits: u64, i: usize) -> u64 {
+    let s = ty.scalar();
+    (bits >> (i as u32 * s.bits())) & s.mask()
+}
+
+pub(crate) fn pack(ty: Type, lanes: &[u64]) -> u64 {
+    let w = ty.scalar().bits();
+    lanes.iter().enumerate().fold(0, |acc, (i, &v)| acc | (v << (i as u32 * w)))
+}
+
+fn map_lanes(ty: Type, bits: u64, f: impl Fn(u64) -> u64) -> u64 {
+    let lanes: Vec<u64> = (0..ty.lanes() as usize).map(|i| f(lane(ty, bits, i))).collect();
+    pack(ty, &lanes)
+}
+
+/// A subnormal flushed to the zero of its sign; every other value unchanged.
+fn flush(s: Scalar, v: u64) -> u64 {
+    if s.classify(v) == FpClass::Subnormal {
+        v & (1u64 << (s.bits() - 1))
+    } else {
+        v
+    }
+}
+
+/// One lane of an expectation as an expectation of its own, to ask it about one lane.
+pub(crate) fn lane_expectation(e: &Expectation, i: usize) -> Expectation {
+    let lane: LaneExpectation = e.lanes[i].clone();
+    match e.scalar {
+        Some(s) => Expectation::scalar(s, lane),
+        None => Expectation { scalar: None, lanes: e.lanes.clone() },
+    }
+}
+
+impl Model {
+    /// Whether this semantics gives `got` for `operands` (an allowed result of the changed
+    /// computation, readings of the spec's open questions included).
+    pub fn reproduces(&self, instr: &Instr, operands: &[u64], got: u64) -> bool {
+        let ty = instr.ty;
+        let s = ty.scalar();
+        let reference = || eval(instr, operands).ok();
+        match self {
+            Model::Form(form) => eval(form, operands).is_ok_and(|e| e.accepts(got)),
+            Model::Operand(i) => operands.get(*i) == Some(&got),
+            Model::QuietedNanOperand => {
+                let nan = (0..ty.lanes() as usize).all(|l| s.is_nan(lane(ty, got, l)));
+                nan && operands.iter().any(|&o| map_lanes(ty, o, |v| if s.is_nan(v) { v | quiet_bit(s) } else { v }) == got)
+            }
+            Model::CanonicalNan => (0..ty.lanes() as usize).all(|l| lane(ty, got, l) == s.mask() >> 1),
+            Model::InputsFlushed => {
+                let flushed: Vec<u64> = operands.iter().map(|&o| map_lanes(ty, o, |v| flush(s, v))).collect();
+                eval(instr, &flushed).is_ok_and(|e| e.accepts(got))
+            }
+            Model::ResultFlushed => reference()
+                .is_some_and(|e| map_lanes(ty, e.primary_bits(), |v| flush(s, v)) == got),
+            Model::Unfused => unfused(instr, operands).is_some_and(|e| e.accepts(got)),
+            Model::LanesSwapped => ty.lanes() == 2
+                && reference().is_some_and(|e| e.accepts(pack(ty, &[lane(ty, got, 1), lane(ty, got, 0)]))),
+            Model::LaneBroadcast(i) => ty.lanes() == 2
+                && lane(ty, got, 0) == lane(ty, got, 1)
+                && reference().is_some_and(|e| lane_expectation(&e, *i).accepts(lane(ty, got, 0))),
+            Model::WithinUlps(max) => reference().is_some_and(|e| {
+                (0..ty.lanes() as usize).all(|l| {
+                    let v = lane(ty, got, l);
+                    lane_expectation(&e, l).accepts(v)
+                        || lane_excess(&e, l, v).is_some_and(|x| x <= *max)
+                })
+            }),
+        }
+    }
+}
+
+/// How many ulps lane `l`'s result `v` lies from the nearest result the expectation allows
+/// (its range ends or its exact bits); `None` when `v` or every allowed result is NaN.
+pub(crate) fn lane_excess(e: &Expectation, l: usize, v: u64) -> Option<u64> {
+    use crate::expect::Outcome;
+    let s = e.scalar?;
+    let lane = &e.lanes[l];
+    let outcomes = std::iter::once(lane.primary).chain(lane.alternatives.iter().map(|(o, _)| *o));
+    outcomes
+        .filter_map(|o| match o {
+            Outcome::Bits(b) => s.ulps_between(b, v),
+            Outcome::Range { lo, hi, .. } => {
+                Some(s.ulps_between(lo, v)?.min(s.ulps_between(hi, v)?))
+            }
+            _ => None,
+        })
+        .min()
+}
+
+/// fma/mad computed as `mul` then `add`, each rounded in the form's mode (clamp and `.ftz`
+/// applied by the add, as the fused form applies them to its one result).
+fn unfused(instr: &Instr, operands: &[u64]) -> Option<Expectation> {
+    if !matches!(instr.op, Opcode::Fma | Opcode::Mad) || operands.len() != 3 {
+        return None;
+    }
+    let mut mul = Instr::new(Opcode::Mul, instr.ty);
+    mul.precision = match instr.precision {
+        Precision::Default => Precision::Rounded(crate::Rounding::Rn),
+        p => p,
+    };
+    mul.ftz = instr.ftz;
+    let product = eval(&mul, &operands[..2]).ok()?.primary_bits();
+    let mut add = mul;
+    add.op = Opcode::Add;
+    add.clamp = instr.clamp;
+    if add.clamp == Clamp::Relu {
+        // add has no .relu: clamp the sum afterwards with max(x, 0) semantics of fma .relu
+        add.clamp = Clamp::None;
+        let sum = eval(&add, &[product, operands[2]]).ok()?.primary_bits();
+        let s = instr.ty.scalar();
+        let relu = map_lanes(instr.ty, sum, |v| {
+            if s.is_nan(v) {
+                s.mask() >> 1
+            } else if v >> (s.bits() - 1) & 1 == 1 {
+                0
+            } else {
+                v
+            }
+        });
+        return Some(Expectation::exact_register(instr.ty, relu));
+    }
+    eval(&add, &[product, operands[2]]).ok()
+}

@@ -1,0 +1,111 @@
+//! The catalogue on real H100 (sm_90) cases, from ../shared/hw/h100-sm90/findings/ and the
+//! campaign-60s finding folders: operands and hardware result as recorded there.
+
+use super::*;
+
+fn instr(text: &str, inputs: usize) -> Instr {
+    Instr::parse(text, inputs).unwrap()
+}
+
+fn case(operands: &[u64], got: u64) -> Case {
+    Case { operands: operands.to_vec(), got }
+}
+
+fn id_of(text: &str, inputs: usize, cases: &[Case]) -> Option<&'static str> {
+    let i = instr(text, inputs);
+    let e = explain(&i, cases)?;
+    assert!(cases.iter().all(|c| e.reproduces(&i, c)), "{e:?}");
+    Some(e.id)
+}
+
+#[test]
+fn catalogue_ids_are_unique_kebab_case_and_documented() {
+    let mut ids: Vec<_> = CATALOGUE.iter().map(|e| e.id).collect();
+    assert!(ids.iter().all(|id| id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')));
+    assert!(CATALOGUE.iter().all(|e| !e.description.is_empty() && !e.spec.is_empty()));
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), CATALOGUE.len());
+    let doc = include_str!("../../../docs/triage.md");
+    for e in CATALOGUE {
+        assert!(doc.contains(&format!("`{}`", e.id)), "docs/triage.md lacks {}", e.id);
+    }
+}
+
+#[test]
+fn bf16_fma_rz_relu_of_ones_is_f16_arithmetic() {
+    // findings/fma.rz.relu.bf16~gross: 1.0 (0x3f80 as f16: 1.875) -> 0x4564 = 1.875^2 + 1.875
+    let i = instr("fma.rz.relu.bf16", 3);
+    let e = explain(&i, &[case(&[0x3f80, 0x3f80, 0x3f80], 0x4564)]).unwrap();
+    assert_eq!(e.id, "bf16-as-f16");
+    assert_eq!(e.family_key, "fma.bf16");
+}
+
+#[test]
+fn bf16_fma_rz_with_a_subnormal_is_f16_arithmetic_flushing_it() {
+    // findings/fma.rz.bf16~rounding~normal.subnormal.normal
+    let i = instr("fma.rz.bf16", 3);
+    let e = explain(&i, &[case(&[0xbf80, 0x0010, 0x3f80], 0x3f80)]).unwrap();
+    assert_eq!((e.id, e.detail.as_str()), ("bf16-as-f16", "computed as fma.rz.ftz.f16"));
+}
+
+#[test]
+fn min_xorsign_abs_of_one_register_twice_is_folded_to_it() {
+    // findings/min.NaN.xorsign.abs.f16x2~gross: r1 = neg.f16x2(0x00003c00) = 0x8000bc00
+    let got = id_of("min.NaN.xorsign.abs.f16x2", 2, &[case(&[0x8000bc00, 0x8000bc00], 0x8000bc00)]);
+    assert_eq!(got, Some("folded-to-operand"));
+}
+
+#[test]
+fn abs_f64_of_a_signalling_nan_quiets_it_keeping_the_sign() {
+    // findings/abs.f64~nan-payload and the campaign's abs.f64 folder
+    let cases = [case(&[0x7ff4000000000000], 0x7ffc000000000000), case(&[0x7ff0000000000001], 0x7ff8000000000001)];
+    assert_eq!(id_of("abs.f64", 1, &cases), Some("nan-operand-quieted"));
+}
+
+#[test]
+fn ex2_approx_f16_subnormal_result_flushed() {
+    // findings/ex2.approx.f16~ftz: 0xce20 -> 0x0000 where 0x0001 is expected
+    assert_eq!(id_of("ex2.approx.f16", 1, &[case(&[0xce20], 0x0000)]), Some("result-flushed"));
+}
+
+#[test]
+fn tanh_bf16_and_cos_f32_exceed_their_bound_by_one_ulp() {
+    let i = instr("tanh.approx.bf16", 1);
+    let e = explain(&i, &[case(&[0x3f3f], 0x3f21)]).unwrap();
+    assert_eq!((e.id, e.model.clone()), ("bound-exceeded", Model::WithinUlps(1)));
+    assert!(e.detail.starts_with("1 ulp past the bound"), "{}", e.detail);
+    assert_eq!(id_of("cos.approx.f32", 1, &[case(&[0x409cdd4b], 0x3e410356)]), Some("bound-exceeded"));
+}
+
+#[test]
+fn a_result_no_entry_reproduces_stays_unexplained() {
+    // add.rn.f32 1 + 1 giving 3.5: no perturbation of the catalogue computes that
+    assert_eq!(id_of("add.rn.f32", 2, &[case(&[0x3f800000, 0x3f800000], 0x40600000)]), None);
+    // one case explained by bf16-as-f16, one by nothing: the whole finding stays unexplained
+    let cases = [case(&[0x3f80, 0x3f80, 0x3f80], 0x4564), case(&[0x3f80, 0x3f80, 0x3f80], 0x1234)];
+    assert_eq!(id_of("fma.rz.relu.bf16", 3, &cases), None);
+}
+
+#[test]
+fn a_result_the_reference_accepts_needs_no_explanation() {
+    assert_eq!(id_of("add.rn.f32", 2, &[case(&[0x3f800000, 0x3f800000], 0x40000000)]), None);
+}
+
+#[test]
+fn bf16_fma_rm_relu_can_be_f16_arithmetic_rounded_to_nearest() {
+    // campaign-60s fma.rm.relu.bf16: 1.0, 1.0, 0x6a80 -> 0x6a82 (f16 1.875^2 + 3328, to nearest)
+    let i = instr("fma.rm.relu.bf16", 3);
+    let e = explain(&i, &[case(&[0x3f80, 0x3f80, 0x6a80], 0x6a82)]).unwrap();
+    assert_eq!(e.id, "bf16-as-f16");
+    assert!(e.detail.contains("fma.rn"), "{}", e.detail);
+}
+
+#[test]
+fn bf16x2_fma_rz_relu_rounded_to_nearest_is_another_rounding() {
+    // campaign-60s fma.rz.relu.bf16x2~rounding~normal.normal.normal: 0x3f81 (1.0078125) three
+    // times -> 0x4002, bf16 2.0234985 rounded to nearest where .rz gives 0x4001
+    let i = instr("fma.rz.relu.bf16x2", 3);
+    let e = explain(&i, &[case(&[0x3f81, 0x3f81, 0x3f81], 0x4002)]).unwrap();
+    assert_eq!((e.id, e.detail.as_str()), ("other-rounding", "rounded as fma.rn.relu.bf16x2"));
+}

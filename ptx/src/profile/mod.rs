@@ -1,0 +1,131 @@
+//! Hardware profiles: where the PTX ISA allows a set of results, a profile picks the one a given GPU gives.
+//!
+//! `Profile::Spec` keeps the interpreter's full set. A hardware profile is data (`ptx/profiles/*.json`):
+//! one row per decision, naming the `Reading` it takes or rejects, the forms it applies to, the
+//! hardware evidence and the spec section. A new GPU is a new file, not new code.
+
+mod table;
+mod tininess;
+#[cfg(test)]
+mod tests;
+
+pub use table::{HardwareProfile, Rule};
+
+use crate::expect::{EvalError, Expectation, Outcome, Reading};
+use crate::isa::Instr;
+
+/// Which results to answer with.
+#[derive(Clone, Debug)]
+pub enum Profile {
+    /// The full set the PTX ISA allows (the interpreter's own answer).
+    Spec,
+    /// The results one GPU gives.
+    Hardware(HardwareProfile),
+}
+
+/// The answer under a profile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// Exactly these register bits.
+    One(u64),
+    /// A set: the spec profile, or a form the hardware profile does not model bit for bit
+    /// (the approximate instructions).
+    Set(Expectation),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("unknown profile '{0}': use one of spec, sm_90")]
+    Unknown(String),
+    #[error("profile file {name} is malformed: {message}; fix the JSON in ptx/profiles/")]
+    Malformed { name: String, message: String },
+}
+
+impl Profile {
+    /// A profile by name: `spec` or a file under `ptx/profiles/` (`sm_90`).
+    pub fn named(name: &str) -> Result<Profile, ProfileError> {
+        match name {
+            "spec" => Ok(Profile::Spec),
+            "sm_90" => Ok(Profile::Hardware(HardwareProfile::from_json("sm_90", include_str!("../../profiles/sm_90.json"))?)),
+            other => Err(ProfileError::Unknown(other.to_string())),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Profile::Spec => "spec",
+            Profile::Hardware(h) => &h.name,
+        }
+    }
+
+    /// Whether the profile claims one result for every case of `instr`.
+    pub fn claims(&self, instr: &Instr) -> bool {
+        match self {
+            Profile::Spec => false,
+            Profile::Hardware(_) => !instr.is_approximate(),
+        }
+    }
+
+    /// Narrow the interpreter's answer `exp` for `instr` to this profile's.
+    pub fn resolve(&self, instr: &Instr, operands: &[u64], exp: &Expectation) -> Resolved {
+        let hw = match self {
+            Profile::Spec => return Resolved::Set(exp.clone()),
+            Profile::Hardware(h) if !instr.is_approximate() => h,
+            Profile::Hardware(_) => return Resolved::Set(exp.clone()),
+        };
+        let Some(scalar) = exp.scalar else { return Resolved::One(exp.primary_bits()) };
+        let form = instr.to_string();
+        let mut out = 0u64;
+        for (i, lane) in exp.lanes.iter().enumerate() {
+            let lane_op = |k: usize| (operands[k] >> (i as u32 * scalar.bits())) & scalar.mask();
+            let takes = |r: Reading| match hw.rule_for(&form, r) {
+                Some(rule) if rule.take => match rule.when.as_deref() {
+                    None => true,
+                    Some(_) => {
+                        let mode = instr.precision.rounding().unwrap_or(crate::rounding::Rounding::Rn);
+                        // mul is an fma with c = 0 (the sign of that zero cannot make a result tiny).
+                        let c = if operands.len() == 3 { lane_op(2) } else { 0 };
+                        operands.len() >= 2
+                            && tininess::fma_tiny_unbounded(scalar, mode, lane_op(0), lane_op(1), c) == Some(true)
+                    }
+                },
+                _ => false,
+            };
+            let taken = lane.alternatives.iter().find(|(_, r)| takes(*r)).map(|(o, _)| *o);
+            let chosen = taken.unwrap_or(lane.primary);
+            let nan = match chosen {
+                Outcome::AnyNan => true,
+                Outcome::Bits(b) => scalar.is_nan(b),
+                _ => false,
+            };
+            if nan && scalar == crate::format::Scalar::F64 {
+                if let Some(b) = hw.f64_nan_result(instr.op.name(), operands) {
+                    out |= b;
+                    continue;
+                }
+            }
+            let bits = match chosen {
+                Outcome::Bits(b) => b,
+                Outcome::AnyNan => hw.canonical_nan(scalar),
+                Outcome::Range { .. } | Outcome::Unbounded { .. } => return Resolved::Set(exp.clone()),
+            };
+            out |= bits << (i as u32 * scalar.bits());
+        }
+        Resolved::One(out)
+    }
+}
+
+/// Evaluate `instr` and narrow the result to `profile`.
+pub fn eval_profiled(instr: &Instr, operands: &[u64], profile: &Profile) -> Result<Resolved, EvalError> {
+    let exp = crate::interp::eval(instr, operands)?;
+    Ok(profile.resolve(instr, operands, &exp))
+}
+
+/// The readings a rule table can name, by their `Reading::name`.
+pub(crate) fn reading_named(name: &str) -> Option<Reading> {
+    use Reading::*;
+    [FtzBeforeRounding, SatKeepsNegativeZero, ReluKeepsNegativeZero, NanPayloadFromB, NanPayloadFromC,
+     SignallingNanNotQuieted, NanUnspecified, SignBitOnly, Contracted]
+        .into_iter()
+        .find(|r| r.name() == name)
+}

@@ -1,0 +1,98 @@
+//! The sm_90 profile against the H100's recorded cases (../shared/hw/h100-sm90/cases.txt.gz,
+//! beside the clone; CI has it, so a missing file fails rather than skips).
+
+use super::{Profile, Resolved};
+use crate::isa::Instr;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+
+const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/cases.txt.gz");
+
+#[derive(Default)]
+struct Tally {
+    cases: u64,
+    matched: u64,
+    unclaimed: BTreeMap<String, String>,
+    wrong: BTreeMap<String, (u64, Vec<String>)>,
+    forms: std::collections::BTreeSet<String>,
+}
+
+/// Every line of the recorded cases, or `None` where the recordings are not on this machine.
+fn all_cases() -> Option<Box<dyn BufRead>> {
+    match std::fs::File::open(CASES) {
+        Ok(f) => Some(Box::new(BufReader::new(flate2::read::GzDecoder::new(f)))),
+        Err(e) => panic!("{CASES}: {e}: the H100 recordings must be in ../shared beside the clone"),
+    }
+}
+
+/// Check every line of `reader` (`INSTR OPS -> RESULT`) against the sm_90 profile.
+fn check(reader: impl BufRead) -> Tally {
+    let profile = Profile::named("sm_90").unwrap();
+    let mut parsed: BTreeMap<String, Result<Instr, String>> = BTreeMap::new();
+    let mut t = Tally::default();
+    for line in reader.lines() {
+        let line = line.unwrap();
+        let (lhs, result) = line.split_once(" -> ").expect("INSTR OPS -> RESULT");
+        let mut words = lhs.split_whitespace();
+        let mnemonic = words.next().unwrap();
+        let hex = |w: &str| w.strip_prefix("0x").and_then(crate::value::parse_hex);
+        let ops: Vec<u64> = words.map(|w| hex(w).unwrap()).collect();
+        let want = hex(result).unwrap_or_else(|| result.parse().unwrap());
+        let instr = parsed
+            .entry(mnemonic.to_string())
+            .or_insert_with(|| Instr::parse(mnemonic, ops.len()).map_err(|e| e.to_string()));
+        let instr = match instr {
+            Ok(i) => i.clone(),
+            Err(e) => {
+                t.unclaimed.insert(mnemonic.to_string(), format!("does not parse: {e}"));
+                continue;
+            }
+        };
+        if !profile.claims(&instr) {
+            t.unclaimed.insert(mnemonic.to_string(), "approximate: the profile answers with the spec's set".into());
+            continue;
+        }
+        t.cases += 1;
+        t.forms.insert(mnemonic.to_string());
+        let got = super::eval_profiled(&instr, &ops, &profile).unwrap();
+        if got == Resolved::One(want) {
+            t.matched += 1;
+        } else {
+            let w = t.wrong.entry(mnemonic.to_string()).or_default();
+            w.0 += 1;
+            if w.1.len() < 3 {
+                w.1.push(format!("{line}  profile: {got:x?}"));
+            }
+        }
+    }
+    for (form, (n, ex)) in &t.wrong {
+        eprintln!("{form}: {n} wrong, e.g.");
+        for e in ex {
+            eprintln!("    {e}");
+        }
+    }
+    eprintln!("covered: {} cases of {} forms, {} matched; not covered: {} forms", t.cases, t.forms.len(), t.matched, t.unclaimed.len());
+    for (form, why) in &t.unclaimed {
+        eprintln!("  not covered: {form}: {why}");
+    }
+    t
+}
+
+#[test]
+fn sm_90_profile_matches_the_committed_sample_of_h100_cases_bit_for_bit() {
+    // Every 499th line of cases.txt.gz, committed so that CI checks the profile without the recordings.
+    let t = check(include_str!("../../profiles/testdata/sm_90-sample.txt").as_bytes());
+    assert!(t.cases > 3_000, "{} cases", t.cases);
+    assert_eq!(t.matched, t.cases);
+}
+
+#[test]
+fn sm_90_profile_matches_every_recorded_h100_case_bit_for_bit() {
+    // About 2 s in release: every line of the 1,850,280, no sampling.
+    let Some(reader) = all_cases() else { return };
+    let t = check(reader);
+    assert_eq!(t.matched, t.cases);
+    assert_eq!((t.cases, t.forms.len()), (1_717_352, 259), "cases and forms the profile claims");
+    assert_eq!(t.unclaimed.len(), 30);
+    assert!(t.unclaimed.values().all(|why| why.starts_with("approximate")), "{:?}", t.unclaimed);
+}

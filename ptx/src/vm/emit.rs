@@ -1,0 +1,289 @@
+//! The VM's PTX module for one sm: entry [`ENTRY`], a fetch-dispatch loop over bytecode with one
+//! arm per legal form, each form's text written by the same code as [`crate::kernel`]'s.
+//!
+//! # Parameters and memory (all global, 64-bit little-endian words)
+//!
+//! `ptxfuzz_vm(.u64 code, .u64 progs, .u64 in, .u64 out)`; grid `(x, y)`: blocks with
+//! `ctaid.y = p` run program `p`, and their threads take its cases in a grid-stride loop over
+//! `ctaid.x`. `progs` holds 4 words per program: the word offset of its [`super::Bytecode`] in
+//! `code`, the slot offset of its inputs in `in`, the slot offset of its outputs in `out`, and
+//! its number of cases. Case `i` of a program with `K` inputs and `M` outputs reads
+//! `in[in_base + K*i + j]` into register slot `j` (values zero-extended, as `Program::run` takes
+//! them) and writes slot `outputs[o]` to `out[out_base + M*i + o]` (zero-extended; a predicate
+//! is 0 or 1): the layout of [`crate::kernel`]'s `Mode::Outputs`. The register file is a
+//! `.local` array of [`super::REG_SLOTS`] 64-bit slots per thread.
+//!
+//! # Dispatch
+//!
+//! `brx.idx` through a `.branchtargets` table of every arm: one indirect jump per instruction,
+//! whatever the number of arms (a compare chain costs up to ~420 compares at sm_100). Every
+//! thread of a block runs the same program, so the index is warp-uniform and the jump never
+//! diverges. An arm loads its sources from their slots into fixed registers, executes its form,
+//! stores the destination zero-extended to 64 bits, and jumps back to the fetch. An arm index
+//! beyond the table traps (bytecode is checked on encoding; a trap makes corruption loud).
+
+use std::fmt::Write;
+
+use super::{arms, module_version, VmError, REG_SLOTS};
+use crate::isa::Instr;
+use crate::program::{Program, Reg, RegClass, Stmt};
+
+/// The name of the VM's `.entry`.
+pub const ENTRY: &str = "ptxfuzz_vm";
+
+/// The sm_`sm` VM module's PTX.
+pub fn module(sm: u32) -> Result<String, VmError> {
+    let arms = arms(sm)?;
+    let v = module_version(sm)?;
+    let mut o = String::with_capacity(400 * arms.len() + 4096);
+    let _ = writeln!(o, ".version {v}\n.target sm_{sm}\n.address_size 64\n");
+    let _ = writeln!(o, "// ptxfuzz instruction VM for sm_{sm}: {} arms, one per legal form (ptx::vm).", arms.len());
+    let _ = write!(
+        o,
+        ".visible .entry {ENTRY}(\n\t.param .u64 vm_code,\n\t.param .u64 vm_progs,\n\t.param .u64 vm_in,\n\t.param .u64 vm_out\n)\n{{\n\
+         \t.local .align 8 .b64 vm_regs[{REG_SLOTS}];\n\t.reg .pred %v_p;\n\t.reg .b32 %v_i<8>;\n\t.reg .b64 %v_a<20>;\n\
+         \t.reg .b64 %v_w;\n\t.reg .b64 %v_x;\n\t.reg .b32 %v_y;\n"
+    );
+    // The arms' own registers: sources 0..3 and the destination (index = source count), named
+    // as the one-instruction programs of `arm_text` name them.
+    for class in RegClass::ALL {
+        let _ = writeln!(o, "\t.reg {} {}<4>;", class.ptx_type(), class.prefix());
+    }
+    o.push_str(PROLOGUE);
+    let targets: Vec<String> = (0..arms.len()).map(|k| format!("VM_A{k}")).collect();
+    let _ = write!(
+        o,
+        "\tsetp.ge.u32 %v_p, %v_i6, {n};\n\t@%v_p trap;\n\tvm_arms: .branchtargets {};\n\tbrx.idx %v_i6, vm_arms;\n",
+        targets.join(", "),
+        n = arms.len()
+    );
+    for (k, f) in arms.iter().enumerate() {
+        write_arm(&mut o, k, f);
+    }
+    o.push_str(EPILOGUE);
+    Ok(o)
+}
+
+/// Registers of the prologue: a0 code (header of the program), a2/a3 the case's first input and
+/// output slot pointers' bases, a7 cases, a8 case index, a9 stride, a10 register file, i1 K,
+/// i2 N, i3 M, a13 the fetch pointer, i5 the instruction counter, i6 the arm, a14..a17 the
+/// destination and source slot addresses.
+const PROLOGUE: &str = "\
+\tld.param.u64 %v_a0, [vm_code];
+\tld.param.u64 %v_a1, [vm_progs];
+\tld.param.u64 %v_a2, [vm_in];
+\tld.param.u64 %v_a3, [vm_out];
+\tcvta.to.global.u64 %v_a0, %v_a0;
+\tcvta.to.global.u64 %v_a1, %v_a1;
+\tcvta.to.global.u64 %v_a2, %v_a2;
+\tcvta.to.global.u64 %v_a3, %v_a3;
+\tmov.u32 %v_i0, %ctaid.y;
+\tmul.wide.u32 %v_a4, %v_i0, 32;
+\tadd.s64 %v_a1, %v_a1, %v_a4;
+\tld.global.u64 %v_a4, [%v_a1];
+\tshl.b64 %v_a4, %v_a4, 3;
+\tadd.s64 %v_a0, %v_a0, %v_a4;
+\tld.global.u64 %v_a5, [%v_a1+8];
+\tshl.b64 %v_a5, %v_a5, 3;
+\tadd.s64 %v_a2, %v_a2, %v_a5;
+\tld.global.u64 %v_a6, [%v_a1+16];
+\tshl.b64 %v_a6, %v_a6, 3;
+\tadd.s64 %v_a3, %v_a3, %v_a6;
+\tld.global.u64 %v_a7, [%v_a1+24];
+\tld.global.u64 %v_w, [%v_a0];
+\tcvt.u32.u64 %v_i1, %v_w;
+\tand.b32 %v_i1, %v_i1, 65535;
+\tshr.u64 %v_x, %v_w, 16;
+\tcvt.u32.u64 %v_i2, %v_x;
+\tand.b32 %v_i2, %v_i2, 65535;
+\tshr.u64 %v_x, %v_w, 32;
+\tcvt.u32.u64 %v_i3, %v_x;
+\tand.b32 %v_i3, %v_i3, 65535;
+\tmov.u32 %v_i4, %ctaid.x;
+\tmov.u32 %v_i5, %ntid.x;
+\tmul.wide.u32 %v_a8, %v_i4, %v_i5;
+\tmov.u32 %v_i4, %tid.x;
+\tcvt.u64.u32 %v_x, %v_i4;
+\tadd.s64 %v_a8, %v_a8, %v_x;
+\tmov.u32 %v_i4, %nctaid.x;
+\tmul.wide.u32 %v_a9, %v_i4, %v_i5;
+\tmov.u64 %v_a10, vm_regs;
+VM_CASE:
+\tsetp.ge.u64 %v_p, %v_a8, %v_a7;
+\t@%v_p bra VM_END;
+\tcvt.u64.u32 %v_x, %v_i1;
+\tmul.lo.u64 %v_a11, %v_a8, %v_x;
+\tshl.b64 %v_a11, %v_a11, 3;
+\tadd.s64 %v_a11, %v_a2, %v_a11;
+\tmov.u64 %v_a12, %v_a10;
+\tmov.u32 %v_i4, 0;
+VM_IN:
+\tsetp.ge.u32 %v_p, %v_i4, %v_i1;
+\t@%v_p bra VM_RUN;
+\tld.global.u64 %v_x, [%v_a11];
+\tst.local.u64 [%v_a12], %v_x;
+\tadd.s64 %v_a11, %v_a11, 8;
+\tadd.s64 %v_a12, %v_a12, 8;
+\tadd.u32 %v_i4, %v_i4, 1;
+\tbra.uni VM_IN;
+VM_RUN:
+\tadd.s64 %v_a13, %v_a0, 8;
+\tmov.u32 %v_i5, 0;
+VM_FETCH:
+\tsetp.ge.u32 %v_p, %v_i5, %v_i2;
+\t@%v_p bra VM_STORE;
+\tld.global.u64 %v_w, [%v_a13];
+\tadd.s64 %v_a13, %v_a13, 8;
+\tadd.u32 %v_i5, %v_i5, 1;
+\tcvt.u32.u64 %v_i6, %v_w;
+\tand.b32 %v_i6, %v_i6, 65535;
+\tbfe.u64 %v_x, %v_w, 16, 12;
+\tshl.b64 %v_x, %v_x, 3;
+\tadd.s64 %v_a14, %v_a10, %v_x;
+\tbfe.u64 %v_x, %v_w, 28, 12;
+\tshl.b64 %v_x, %v_x, 3;
+\tadd.s64 %v_a15, %v_a10, %v_x;
+\tbfe.u64 %v_x, %v_w, 40, 12;
+\tshl.b64 %v_x, %v_x, 3;
+\tadd.s64 %v_a16, %v_a10, %v_x;
+\tbfe.u64 %v_x, %v_w, 52, 12;
+\tshl.b64 %v_x, %v_x, 3;
+\tadd.s64 %v_a17, %v_a10, %v_x;
+";
+
+/// After the arms: store the outputs of the case (words N+1.. of the bytecode name the slots),
+/// then the next case.
+const EPILOGUE: &str = "\
+VM_STORE:
+\tcvt.u64.u32 %v_x, %v_i3;
+\tmul.lo.u64 %v_a11, %v_a8, %v_x;
+\tshl.b64 %v_a11, %v_a11, 3;
+\tadd.s64 %v_a11, %v_a3, %v_a11;
+\tmov.u32 %v_i4, 0;
+VM_OUT:
+\tsetp.ge.u32 %v_p, %v_i4, %v_i3;
+\t@%v_p bra VM_NEXT;
+\tld.global.u64 %v_x, [%v_a13];
+\tadd.s64 %v_a13, %v_a13, 8;
+\tand.b64 %v_x, %v_x, 4095;
+\tshl.b64 %v_x, %v_x, 3;
+\tadd.s64 %v_a12, %v_a10, %v_x;
+\tld.local.u64 %v_x, [%v_a12];
+\tst.global.u64 [%v_a11], %v_x;
+\tadd.s64 %v_a11, %v_a11, 8;
+\tadd.u32 %v_i4, %v_i4, 1;
+\tbra.uni VM_OUT;
+VM_NEXT:
+\tadd.s64 %v_a8, %v_a8, %v_a9;
+\tbra.uni VM_CASE;
+VM_END:
+\tret;
+}
+";
+
+/// The instruction line of `form` exactly as `ptx::kernel` writes it in a one-instruction
+/// program whose sources are registers 0.. and destination register `form.inputs`
+/// (`add.rn.f32 %f2, %f0, %f1;`).
+pub fn arm_text(form: &Instr) -> String {
+    let n = form.inputs as usize;
+    let srcs: Vec<Reg> = (0..n as u16).map(Reg).collect();
+    let p = Program::new(
+        vec![form.ty; n],
+        vec![Stmt::new(*form, &srcs).expect("an arm's form takes `inputs` sources")],
+        vec![Reg(n as u16)],
+    )
+    .expect("a legal form over its own inputs is a valid program");
+    p.stmt_text(0)
+}
+
+/// Arm `k`: load sources from slots a15.., run the form, store the destination (slot a14).
+fn write_arm(o: &mut String, k: usize, form: &Instr) {
+    let n = form.inputs as usize;
+    let class = RegClass::of(form.ty);
+    let _ = writeln!(o, "VM_A{k}: // arm {k}: {form} ({n} inputs)");
+    let ld = match class {
+        RegClass::F32 => "f32",
+        RegClass::F64 => "f64",
+        RegClass::B16 => "b16",
+        RegClass::B32 => "b32",
+        RegClass::B64 | RegClass::Pred => "b64",
+    };
+    for i in 0..n {
+        let _ = writeln!(o, "\tld.local.{ld} {}{i}, [%v_a{}];", class.prefix(), 15 + i);
+    }
+    let _ = writeln!(o, "\t{}", arm_text(form));
+    let dst_class = if form.dest_is_predicate() { RegClass::Pred } else { class };
+    let d = format!("{}{n}", dst_class.prefix());
+    // Zero-extend to the 64-bit slot, as `kernel`'s output stores do.
+    match dst_class {
+        RegClass::F64 => {
+            let _ = writeln!(o, "\tst.local.f64 [%v_a14], {d};");
+        }
+        RegClass::B64 => {
+            let _ = writeln!(o, "\tst.local.b64 [%v_a14], {d};");
+        }
+        RegClass::B32 => {
+            let _ = writeln!(o, "\tcvt.u64.u32 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
+        }
+        // A .f32 register feeds no integer instruction: move its bits to a .b32 one first.
+        RegClass::F32 => {
+            let _ = writeln!(o, "\tmov.b32 %v_y, {d};\n\tcvt.u64.u32 %v_x, %v_y;\n\tst.local.b64 [%v_a14], %v_x;");
+        }
+        RegClass::B16 => {
+            let _ = writeln!(o, "\tcvt.u64.u16 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
+        }
+        RegClass::Pred => {
+            let _ = writeln!(o, "\tselp.u64 %v_x, 1, 0, {d};\n\tst.local.b64 [%v_a14], %v_x;");
+        }
+    }
+    o.push_str("\tbra.uni VM_FETCH;\n");
+}
+
+/// The forms of a module's arms, read back from its `// arm K: FORM (N inputs)` lines (for the
+/// tests that compare a module with the arm list, and for tools that inspect a module).
+pub fn arms_in_module(ptx: &str) -> Vec<(String, usize)> {
+    ptx.lines()
+        .filter_map(|l| {
+            let rest = l.split_once(": // arm ")?.1;
+            let (_, rest) = rest.split_once(": ")?;
+            let (form, n) = rest.split_once(" (")?;
+            Some((form.to_string(), n.strip_suffix(" inputs)")?.parse().ok()?))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_arm_is_in_the_module_once_in_order_with_the_kernels_text() {
+        for sm in [80, 90, 100] {
+            let m = module(sm).unwrap();
+            let arms = arms(sm).unwrap();
+            let listed: Vec<(String, usize)> = arms.iter().map(|f| (f.to_string(), f.inputs as usize)).collect();
+            assert_eq!(arms_in_module(&m), listed, "sm_{sm}");
+            let targets = m.lines().find(|l| l.contains(".branchtargets")).unwrap();
+            assert_eq!(targets.matches("VM_A").count(), arms.len());
+            // The text of each arm is the line `kernel` emits for the form in a program.
+            let add = crate::isa::Instr::parse("add.rn.ftz.f32", 2).unwrap();
+            assert_eq!(arm_text(&add), "add.rn.ftz.f32 %f2, %f0, %f1;");
+            let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rn.ftz.f32 %f2, %f0, %f1;\n// outputs: %f2\n")
+                .unwrap();
+            let kernel = crate::kernel::module(&[&p], sm, crate::kernel::Mode::Outputs).unwrap();
+            assert!(kernel.contains(&format!("\t{}\n", arm_text(&add))) && m.contains(&format!("\t{}\n", arm_text(&add))));
+        }
+    }
+
+    #[test]
+    fn testp_arm_stores_its_predicate_as_0_or_1() {
+        let m = module(90).unwrap();
+        assert!(
+            m.contains("\ttestp.finite.f32 %p1, %f0;\n\tselp.u64 %v_x, 1, 0, %p1;\n\tst.local.b64 [%v_a14], %v_x;\n"),
+            "{}",
+            &m[..2000]
+        );
+        assert!(m.starts_with(".version 7.8\n.target sm_90\n"));
+        assert_eq!(module(91).unwrap_err(), VmError::UnknownSm(91));
+    }
+}

@@ -1,0 +1,118 @@
+//! The instruction VM: one precompiled PTX module per sm that runs any program as bytecode.
+//!
+//! A [`Program`](crate::program::Program) becomes [`Bytecode`] ([`bytecode`]): one 64-bit word
+//! per instruction naming an *arm* (one legal instruction form at the sm, numbered by [`arms`])
+//! and the register-file slots of its destination and sources. The module ([`emit`]) has one
+//! `.entry`, `ptxfuzz_vm`, whose threads run a program's bytecode over many cases: a loop that
+//! fetches a word and jumps through a `brx.idx` table to the arm of its form, where the form's
+//! text is exactly what [`crate::kernel`] emits for it. [`exec`] runs the same bytecode on the
+//! CPU with the interpreter's primary results, which proves encoding and decoding.
+//!
+//! The memory layout the GPU engine fills is documented on [`emit`] and in docs/engines.md
+//! ("The instruction VM").
+
+pub mod bytecode;
+pub mod emit;
+pub mod exec;
+
+use crate::gen::legal_forms;
+use crate::isa::{Instr, PtxVersion, Target};
+use crate::kernel::min_ptx_for_sm;
+
+pub use bytecode::{Bytecode, Decoded, Op};
+pub use emit::{module, ENTRY};
+
+/// Slots of the per-thread register file (64 bits each, 2 KiB per thread in local memory).
+/// A program has one register per input and per instruction (SSA), so programs of up to 256
+/// registers run on the VM; longer ones are the whole-program JIT's (`kernel`). 256 keeps the
+/// local memory a resident H100 grid reserves (132 SMs x 2048 threads x 2 KiB = 528 MiB) small.
+pub const REG_SLOTS: usize = 256;
+
+/// Why a program or bytecode cannot be encoded, decoded or run by the VM.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VmError {
+    #[error(
+        "sm_{0} is not a target the VM knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
+    )]
+    UnknownSm(u32),
+    #[error("instruction {index} (`{form}`, {inputs} inputs) has no arm in the sm_{sm} VM: the form is not legal on sm_{sm}; encode for a newer sm")]
+    NotCovered { index: usize, form: String, inputs: u8, sm: u32 },
+    #[error("the program has {regs} registers, the VM's register file {max}: run it with the whole-program kernel (ptx::kernel) or shorten it")]
+    TooManyRegisters { regs: usize, max: usize },
+    #[error("bytecode of {words} words is too short: its header announces {need} words")]
+    Truncated { words: usize, need: usize },
+    #[error("bytecode format tag 0x{found:x} ({found}): expected 0x{expected:x} ({expected}); re-encode with this version of ptxfuzz")]
+    Format { found: u64, expected: u64 },
+    #[error("bytecode word {word} names arm 0x{arm:x} ({arm}), but the sm_{sm} VM has {arms} arms (0..{arms}): encode for sm_{sm}")]
+    UnknownArm { word: usize, arm: u64, arms: usize, sm: u32 },
+    #[error("bytecode word {word} names register slot 0x{slot:x} ({slot}), outside the register file (0..{REG_SLOTS})")]
+    Slot { word: usize, slot: u64 },
+    #[error("bytecode word {word}: operand field {field} is 0x{value:x} ({value}) but `{form}` takes only {inputs} source(s); unused fields must be 0")]
+    UnusedField { word: usize, field: usize, value: u64, form: String, inputs: u8 },
+    #[error("bytecode word {word}: bits 0x{bits:x} ({bits}) above the output's register slot must be 0")]
+    OutputWord { word: usize, bits: u64 },
+    #[error("the bytecode takes {expected} input(s) per case, got {got}")]
+    InputCount { expected: usize, got: usize },
+    #[error("instruction {index} (`{form}`): {source}")]
+    Eval { index: usize, form: String, source: crate::interp::EvalError },
+}
+
+/// The arms of the sm_`sm` VM, in arm order: every legal form (all of
+/// [`crate::isa::all_forms`], the approximate and ptxas-only ones included) that sm_`sm` has
+/// at some PTX ISA version, in [`Instr`]'s order. An arm's index is its opcode in bytecode.
+pub fn arms(sm: u32) -> Result<Vec<Instr>, VmError> {
+    let floor = min_ptx_for_sm(sm).ok_or(VmError::UnknownSm(sm))?;
+    Ok(legal_forms()
+        .iter()
+        .copied()
+        .filter(|f| f.check_target(Target { sm, ptx: floor.max(f.requirement().ptx) }).is_ok())
+        .collect())
+}
+
+/// The `.version` of the sm_`sm` VM module: the target's floor or the newest that an arm needs.
+pub fn module_version(sm: u32) -> Result<PtxVersion, VmError> {
+    let floor = min_ptx_for_sm(sm).ok_or(VmError::UnknownSm(sm))?;
+    Ok(arms(sm)?.iter().fold(floor, |v, f| v.max(f.requirement().ptx)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{GenConfig, Generator};
+    use std::collections::BTreeSet;
+
+    /// The generator's forms for `sm` with every kind of form switched on.
+    fn generator_forms(sm: u32) -> BTreeSet<Instr> {
+        let cfg = GenConfig {
+            approximate: true,
+            contraction: true,
+            undocumented: true,
+            ..GenConfig::for_target(sm, module_version(sm).unwrap())
+        };
+        Generator::new(cfg).unwrap().forms().collect()
+    }
+
+    #[test]
+    fn arms_are_exactly_the_forms_the_generator_can_emit() {
+        for sm in crate::kernel::known_sms() {
+            let arms: BTreeSet<Instr> = arms(sm).unwrap().into_iter().collect();
+            let gen = generator_forms(sm);
+            let missing: Vec<String> = gen.difference(&arms).map(|f| format!("{f} ({})", f.inputs)).collect();
+            let extra: Vec<String> = arms.difference(&gen).map(|f| format!("{f} ({})", f.inputs)).collect();
+            assert!(
+                missing.is_empty() && extra.is_empty(),
+                "sm_{sm}: forms without an arm: {missing:?}; arms the generator never emits: {extra:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn newer_sms_have_more_arms_and_unknown_sms_are_errors() {
+        let n = |sm| arms(sm).unwrap().len();
+        assert!(n(80) < n(90) && n(90) < n(100), "{} {} {}", n(80), n(90), n(100));
+        assert_eq!(n(100), crate::isa::all_forms().len());
+        assert_eq!(arms(91).unwrap_err(), VmError::UnknownSm(91));
+        assert_eq!(module_version(100).unwrap(), PtxVersion::new(8, 8));
+        assert_eq!(module_version(80).unwrap(), PtxVersion::new(7, 0));
+    }
+}

@@ -1,0 +1,267 @@
+//! `ptxfuzz-server serve` without a database URL: the real binary runs a private PostgreSQL
+//! cluster in a temporary --data-dir, imports the H100 campaign's finding folders
+//! (../shared/hw/h100-sm90/campaign-60s.tar.gz), prints a single-use login link; survives
+//! kill -9; refuses a second server on its directory and a cluster of another major version.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use api::findings::FindingPage;
+
+/// A temporary folder, removed on drop; a postmaster left in it (a failed test) is stopped.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(name: &str) -> Tmp {
+        let d = std::env::temp_dir().join(format!("ptxfuzz-private-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Tmp(d)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        if let Ok(t) = std::fs::read_to_string(self.0.join("data/pgdata/postmaster.pid")) {
+            if let Some(pid) = t.lines().next() {
+                // SIGQUIT: PostgreSQL's immediate shutdown.
+                let _ = Command::new("kill").args(["-QUIT", pid.trim()]).status();
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The H100 campaign's --out folder, unpacked under `tmp` (as api::folder's tests do).
+fn campaign(tmp: &Tmp) -> PathBuf {
+    let tar = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/hw/h100-sm90/campaign-60s.tar.gz");
+    let ok = Command::new("tar").arg("xzf").arg(&tar).arg("-C").arg(&tmp.0).status().expect("run tar");
+    assert!(ok.success(), "tar xzf {} failed", tar.display());
+    tmp.0.join("campaign")
+}
+
+/// The signatures of the campaign's finding folders (a folder is named by its signature).
+fn folder_signatures(out: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(out)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("repro.json").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn command(data_dir: &Path, import: &[&Path]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"));
+    c.arg("serve").arg("--data-dir").arg(data_dir);
+    for d in import {
+        c.arg("--import").arg(d);
+    }
+    c.env_remove("DATABASE_URL").env_remove("PTXFUZZ_BIND").env("RUST_LOG", "warn");
+    c
+}
+
+/// A running server; SIGTERM (a clean stop of its cluster) when dropped.
+struct Server {
+    child: Child,
+    /// Its stdout lines up to the `dashboard:` line.
+    lines: Vec<String>,
+    link: String,
+    base: String,
+}
+
+impl Server {
+    fn start(data_dir: &Path, import: &[&Path]) -> Server {
+        let mut child = command(data_dir, import).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start ptxfuzz-server");
+        let (tx, rx) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(l);
+            }
+        });
+        let mut stderr = child.stderr.take().unwrap();
+        let err = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        let start = Instant::now();
+        let mut lines = Vec::new();
+        loop {
+            let left = Duration::from_secs(30).saturating_sub(start.elapsed());
+            match rx.recv_timeout(left) {
+                Ok(l) if l.starts_with("dashboard: ") => {
+                    let link = l["dashboard: ".len()..].to_string();
+                    let base = link.split("/?").next().unwrap().to_string();
+                    lines.push(l);
+                    // Keep the pipes drained for the server's lifetime.
+                    std::thread::spawn(move || while rx.recv().is_ok() {});
+                    return Server { child, lines, link, base };
+                }
+                Ok(l) => lines.push(l),
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("no `dashboard:` line within 30 s; stdout {lines:?}; stderr {}", err.join().unwrap());
+                }
+            }
+        }
+    }
+
+    fn kill9(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
+}
+
+/// Every finding the API lists: signature -> (occurrences, reproducers).
+async fn findings(base: &str) -> (usize, BTreeMap<String, (i64, i64)>) {
+    let page: FindingPage = http().get(format!("{base}/api/v1/findings?limit=500")).send().await.unwrap().json().await.unwrap();
+    assert!(page.next.is_none(), "more than one page");
+    let n = page.items.len();
+    (n, page.items.into_iter().map(|f| (f.signature, (f.occurrences, f.reproducers))).collect())
+}
+
+fn import_line(s: &Server) -> &str {
+    s.lines.iter().find(|l| l.starts_with("imported ")).expect("an `imported` line")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_without_a_database_imports_a_campaign_and_prints_a_single_use_login_link() {
+    let tmp = Tmp::new("serve");
+    let out = campaign(&tmp);
+    let signatures = folder_signatures(&out);
+    assert_eq!(signatures.len(), 281);
+    let s = Server::start(&tmp.0.join("data"), &[&out]);
+    assert!(import_line(&s).ends_with("281 finding folder(s), 281 new, 0 already present"), "{}", import_line(&s));
+    assert!(s.link.starts_with("http://127.0.0.1:") && s.link.contains("/?login="), "{}", s.link);
+
+    let (n, listed) = findings(&s.base).await;
+    assert_eq!(n, 281);
+    assert_eq!(listed.keys().cloned().collect::<BTreeSet<_>>(), signatures);
+    let overview = http().get(format!("{}/", s.base)).send().await.unwrap().text().await.unwrap();
+    assert!(overview.contains("281 findings"), "the overview counts every folder");
+
+    // Nobody is logged in without the link: no triage form.
+    let page: FindingPage = http().get(format!("{}/api/v1/findings?limit=1", s.base)).send().await.unwrap().json().await.unwrap();
+    let finding = format!("{}/findings/{}", s.base, page.items[0].id);
+    let anonymous = http().get(&finding).send().await.unwrap().text().await.unwrap();
+    assert!(!anonymous.contains("id=\"triage\""));
+
+    let r = http().get(&s.link).send().await.unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/", "the redirect drops the secret");
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    assert!(cookie.starts_with("ptxfuzz_session=") && cookie.len() > "ptxfuzz_session=".len(), "{cookie}");
+    let logged_in = http().get(&finding).header("cookie", &cookie).send().await.unwrap().text().await.unwrap();
+    assert!(logged_in.contains("id=\"triage\""), "an admin session sees the triage form");
+
+    let again = http().get(&s.link).send().await.unwrap();
+    assert_eq!(again.status(), 403, "a login link works once");
+    assert!(again.headers().get("set-cookie").is_none());
+    assert!(again.text().await.unwrap().contains("used already"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_killed_with_sigkill_restarts_on_its_data_directory_with_every_finding_once() {
+    let tmp = Tmp::new("kill9");
+    let out = campaign(&tmp);
+    let data = tmp.0.join("data");
+    let mut s = Server::start(&data, &[&out]);
+    let (_, before) = findings(&s.base).await;
+    assert_eq!(before.len(), 281);
+    s.kill9();
+    // pg_ctl detached the postmaster: it outlives the server, with its postmaster.pid.
+    assert!(data.join("pgdata/postmaster.pid").exists());
+    drop(s);
+
+    let s = Server::start(&data, &[&out]);
+    assert!(import_line(&s).ends_with("281 finding folder(s), 0 new, 281 already present"), "{}", import_line(&s));
+    let (n, after) = findings(&s.base).await;
+    assert_eq!(n, 281, "no finding twice");
+    assert_eq!(after, before, "every finding kept, its counts unchanged");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_and_its_postmaster_both_killed_restart_with_every_finding_once() {
+    let tmp = Tmp::new("kill9pm");
+    let out = campaign(&tmp);
+    let data = tmp.0.join("data");
+    let mut s = Server::start(&data, &[&out]);
+    let (_, before) = findings(&s.base).await;
+    s.kill9();
+    drop(s);
+    let pidfile = data.join("pgdata/postmaster.pid");
+    let pid = std::fs::read_to_string(&pidfile).unwrap().lines().next().unwrap().trim().to_string();
+    assert!(Command::new("kill").args(["-KILL", &pid]).status().unwrap().success());
+    // Its backends notice the postmaster's death and exit; the pid file stays behind, stale.
+    let gone = Instant::now();
+    while Path::new(&format!("/proc/{pid}")).exists() && gone.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(pidfile.exists());
+
+    let s = Server::start(&data, &[&out]);
+    assert!(import_line(&s).ends_with("281 finding folder(s), 0 new, 281 already present"), "{}", import_line(&s));
+    let (n, after) = findings(&s.base).await;
+    assert_eq!(n, 281, "no finding twice");
+    assert_eq!(after, before, "every finding kept, its counts unchanged");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_serve_on_a_running_data_directory_refuses() {
+    let tmp = Tmp::new("second");
+    let data = tmp.0.join("data");
+    let first = Server::start(&data, &[]);
+    let second = command(&data, &[]).output().expect("run a second ptxfuzz-server");
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("is in use by another ptxfuzz-server"), "{err}");
+    assert!(err.contains(&format!("pid {}", first.child.id())), "{err}");
+    assert!(err.contains("--data-dir"), "{err}");
+    // The first one still serves.
+    let r = http().get(format!("{}/healthz", first.base)).send().await.unwrap();
+    assert!(r.status().is_success());
+}
+
+#[test]
+fn a_data_directory_of_another_postgresql_major_version_is_named_in_the_error() {
+    let tmp = Tmp::new("version");
+    let data = tmp.0.join("data");
+    std::fs::create_dir_all(data.join("pgdata")).unwrap();
+    std::fs::write(data.join("pgdata/PG_VERSION"), "9.6\n").unwrap();
+    let out = command(&data, &[]).output().expect("run ptxfuzz-server");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{} was made by PostgreSQL 9.6", data.join("pgdata").display())), "{err}");
+    assert!(err.contains("apt-get install postgresql-9.6"), "{err}");
+    assert!(err.contains("--data-dir"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -1,0 +1,156 @@
+//! What a campaign prints at the end: the figures, the findings, and what to do next.
+//!
+//! A newcomer's first campaign ends here, so the summary says where the findings are and
+//! which command comes next (re-run one, open them in the dashboard, send them to a server),
+//! and, when nothing was found, why that may be (a host FPU that agrees with the reference
+//! everywhere) and what to test instead.
+
+use std::path::Path;
+
+use super::stats::{self, Totals};
+use super::Summary;
+
+/// Seconds a documented command may run when `PTXFUZZ_MAX_SECONDS` is set: the docs check
+/// (scripts/check-docs) runs the README's 60 s campaign as written, capped by this variable.
+pub const MAX_SECONDS_ENV: &str = "PTXFUZZ_MAX_SECONDS";
+
+/// `--seconds` after the cap of `PTXFUZZ_MAX_SECONDS` (which also bounds a campaign given no
+/// limit), with the note to print when the cap took effect. A value that is not a positive
+/// number is an error naming the variable.
+pub fn capped_seconds(seconds: Option<f64>, cap: Option<&str>) -> anyhow::Result<(Option<f64>, Option<String>)> {
+    let Some(text) = cap else { return Ok((seconds, None)) };
+    let cap: f64 = match text.trim().parse() {
+        Ok(v) if v > 0.0 && f64::is_finite(v) => v,
+        _ => anyhow::bail!("{MAX_SECONDS_ENV}={text:?} is not a positive number of seconds; unset it or set e.g. {MAX_SECONDS_ENV}=10"),
+    };
+    match seconds {
+        Some(s) if s <= cap => Ok((Some(s), None)),
+        _ => Ok((Some(cap), Some(format!("campaign: limited to {cap} s by {MAX_SECONDS_ENV}")))),
+    }
+}
+
+/// Print the summary (stdout).
+pub fn print(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) {
+    for line in lines(s, out, corpus_files, undecodable) {
+        println!("{line}");
+    }
+}
+
+/// The summary's lines.
+pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -> Vec<String> {
+    let t = s.totals;
+    let mut v = vec![
+        format!(
+            "campaign {}: {:.1} s, {} mode, seed {}{}",
+            s.target.name,
+            s.elapsed_s,
+            s.mode,
+            s.seed,
+            if s.interrupted { " (interrupted)" } else { "" }
+        ),
+        format!("  target: {}", s.target),
+        format!(
+            "  {} cases ({}cases/s), {} programs ({}programs/s), {} results ({:.2}% on the fast path)",
+            t.cases,
+            stats::si(s.cases_per_s),
+            t.programs,
+            stats::si(s.programs_per_s),
+            t.results,
+            100.0 * t.fast as f64 / t.results.max(1) as f64
+        ),
+    ];
+    if corpus_files > 0 {
+        v.push(format!("  corpus: {corpus_files} file(s) replayed ({undecodable} undecodable)"));
+    }
+    if t.unsupported > 0 {
+        v.push(format!("  {} program(s) skipped: the target does not support them", t.unsupported));
+    }
+    if t.fault_count() > 0 {
+        let kinds: Vec<String> = t.faults.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        v.push(format!("  engine faults (not findings): {}", kinds.join(", ")));
+        if let Some(m) = &t.last_fault {
+            v.push(format!("    last: {m}"));
+        }
+    }
+    if t.explained > 0 {
+        v.push(format!(
+            "  {} end-to-end difference(s) explained by allowed results upstream (right instruction by instruction; not findings)",
+            t.explained
+        ));
+    }
+    v.push(format!(
+        "  {} mismatches, {} signature(s); findings: {} new, {} known (in {})",
+        t.mismatches,
+        t.signatures,
+        t.findings_new,
+        t.findings_known,
+        out.display()
+    ));
+    for r in &s.findings {
+        if r.new || r.hits > 0 {
+            v.push(format!(
+                "    {} {}: {} mismatch(es), {} instruction(s){}",
+                if r.new { "NEW  " } else { "known" },
+                r.key,
+                r.hits,
+                r.instructions,
+                if r.new { format!(", found after {} cases", r.found_after_cases) } else { String::new() }
+            ));
+        }
+    }
+    v.extend(next_steps(s, out));
+    v
+}
+
+/// What to do next, from what the campaign found and what it ran on.
+fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
+    let t: &Totals = s.totals;
+    let dir = out.display();
+    let mut v = vec!["next:".to_string()];
+    if let Some(first) = s.findings.iter().find(|r| r.new).or(s.findings.first()) {
+        v.push(format!("  ptxfuzz repro {}    # re-run one finding and print its verdict", first.folder.display()));
+        v.push(format!("  ptxfuzz explain {dir}    # what each one is, and the clusters of one cause (docs/triage.md)"));
+        v.push(format!("  ptxfuzz-server serve --import {dir}    # open them in the dashboard here (a private PostgreSQL, no setup)"));
+        v.push(format!("  ptxfuzz deliver --findings {dir} --server URL --token T    # or send them to a shared ptxfuzz server"));
+        return v;
+    }
+    if t.cases == 0 {
+        v.push("  no case was judged: see the engine faults above, or run longer (--seconds N)".into());
+        return v;
+    }
+    if s.target.name == "host" {
+        v.push(format!(
+            "  no disagreement: this machine's FPU computed all {} cases exactly as the reference (the host \
+             target covers f32/f64 add, sub, mul, fma, div, sqrt only).",
+            t.cases
+        ));
+        v.push("  to test a GPU, run this on a machine with one (--target cuda); to test your own emulator,".into());
+        v.push("  --target 'exec:COMMAND' (docs/exec-protocol.md; `ptxfuzz engines --check exec:COMMAND` first).".into());
+    } else {
+        v.push(format!("  no disagreement in {} cases; a longer run (--seconds N) or other --families/--types search further.", t.cases));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_bounds_a_longer_or_unlimited_campaign_and_says_so() {
+        assert_eq!(capped_seconds(Some(60.0), None).unwrap(), (Some(60.0), None));
+        let (s, note) = capped_seconds(Some(60.0), Some("10")).unwrap();
+        assert_eq!(s, Some(10.0));
+        assert!(note.unwrap().contains(MAX_SECONDS_ENV));
+        assert_eq!(capped_seconds(None, Some("5")).unwrap().0, Some(5.0));
+        assert_eq!(capped_seconds(Some(3.0), Some("10")).unwrap(), (Some(3.0), None));
+    }
+
+    #[test]
+    fn a_bad_cap_is_an_error_naming_the_variable() {
+        for bad in ["", "ten", "-1", "0", "inf"] {
+            let e = capped_seconds(Some(1.0), Some(bad)).unwrap_err().to_string();
+            assert!(e.contains(MAX_SECONDS_ENV), "{e}");
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! `ptxfuzz explain DIR...`: each finding folder's explanation (the simplest alternative
+//! semantics that reproduces the hardware's result, `ptx::explain`) and the clusters they form
+//! (`api::cluster::ClusterKey`), in text or JSON (docs/triage.md).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use api::cluster::{cluster_of, ClusterKey};
+use api::findings::FindingReport;
+use clap::Args;
+
+const AFTER: &str = "\
+Each DIR is a finding folder (holding repro.json) or a campaign's --out folder (every finding
+folder in it). The catalogue of explanations and the cluster rule are in docs/triage.md.
+
+Examples:
+  ptxfuzz explain out/                    (a whole campaign)
+  ptxfuzz explain 'out/fma.rz.bf16~rounding~normal.subnormal.normal~sm90'
+  ptxfuzz explain out/ --json | jq '.clusters[0]'";
+
+/// Explain findings: the simplest alternative semantics that reproduces each, and the clusters.
+#[derive(Args, Debug)]
+#[command(after_help = AFTER)]
+pub struct ExplainArgs {
+    /// Finding folders or campaign --out folders.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+
+    /// Print one JSON object: `findings` (folder, signature, explanation or null, cluster) and
+    /// `clusters` (key, size, largest first).
+    #[arg(long)]
+    json: bool,
+}
+
+/// The finding folders under `dir`: itself when it holds a repro.json, else its subfolders.
+fn folders(dir: &Path) -> Result<Vec<(String, FindingReport)>> {
+    if dir.join("repro.json").is_file() {
+        let report = api::folder::read_folder(dir, 1)?;
+        return Ok(vec![(dir.display().to_string(), report)]);
+    }
+    let reports = api::folder::read_campaign(dir)
+        .with_context(|| format!("{} holds no repro.json: give a finding folder or a campaign's --out folder", dir.display()))?;
+    Ok(reports.into_iter().map(|r| (dir.join(&r.reproducer.signature).display().to_string(), r)).collect())
+}
+
+pub fn run(args: ExplainArgs) -> Result<()> {
+    let mut rows = Vec::new();
+    let mut clusters: BTreeMap<ClusterKey, usize> = BTreeMap::new();
+    for dir in &args.dirs {
+        for (folder, report) in folders(dir)? {
+            let r = &report.reproducer;
+            let (explanation, key) = cluster_of(r).with_context(|| format!("explaining {folder}"))?;
+            *clusters.entry(key.clone()).or_default() += 1;
+            rows.push((folder, r.signature.clone(), explanation, key));
+        }
+    }
+    let mut sizes: Vec<(ClusterKey, usize)> = clusters.into_iter().collect();
+    sizes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let findings: Vec<_> = rows
+            .iter()
+            .map(|(folder, signature, e, key)| {
+                serde_json::json!({
+                    "folder": folder,
+                    "signature": signature,
+                    "explanation": e.as_ref().map(|e| serde_json::json!({
+                        "id": e.id,
+                        "family": e.family_key,
+                        "description": e.description,
+                        "spec": e.spec,
+                        "detail": e.detail,
+                    })),
+                    "cluster": key.key(),
+                })
+            })
+            .collect();
+        let clusters: Vec<_> =
+            sizes.iter().map(|(k, n)| serde_json::json!({ "key": k.key(), "size": n })).collect();
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "findings": findings, "clusters": clusters }))?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for (folder, _, e, _) in &rows {
+        match e {
+            Some(e) if e.detail.is_empty() => writeln!(out, "{folder}\n    {}: {}", e.id, e.description)?,
+            Some(e) => writeln!(out, "{folder}\n    {}: {} ({})", e.id, e.description, e.detail)?,
+            None => writeln!(out, "{folder}\n    unexplained")?,
+        }
+    }
+    writeln!(out, "\n{} clusters over {} findings:", sizes.len(), rows.len())?;
+    for (k, n) in &sizes {
+        writeln!(out, "{n:6}  {k}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,49 @@
+//! `ptxfuzz vm-ptx`: print the instruction VM's PTX module for an sm, or the forms it covers.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+const AFTER: &str = "\
+The instruction VM (docs/engines.md, \"The instruction VM\") is one PTX module per sm with one
+.entry, ptxfuzz_vm, that runs any program encoded as bytecode (ptx::vm::Bytecode) over many
+cases: one arm per legal instruction form at that sm, each form written exactly as the
+per-program kernels write it. It assembles with ptxas for sm_80, sm_90 and sm_100 (CI), but
+has not run on a GPU yet.
+
+Examples:
+  ptxfuzz vm-ptx --sm 90 > vm_sm90.ptx && ptxas -arch=sm_90 vm_sm90.ptx -o vm_sm90.cubin
+  ptxfuzz vm-ptx --sm 100 --list | grep '^min\\.'
+  ptxfuzz vm-ptx --sm 90 --list | wc -l        (the number of arms)";
+
+/// Print the instruction VM's PTX module for an sm (or, with --list, the forms it covers).
+#[derive(Args, Debug)]
+#[command(after_help = AFTER)]
+pub struct VmPtxArgs {
+    /// Target GPU, `sm_XX` as XX (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121). The
+    /// module's `.target`; its `.version` is the lowest PTX ISA version every arm needs.
+    #[arg(long, default_value_t = 90)]
+    sm: u32,
+
+    /// Print the forms the module has an arm for instead of the PTX, one per line in arm order
+    /// (the arm index is the line number minus 1): the mnemonic as `ptxfuzz eval` takes it, a
+    /// tab, and the number of source operands `eval` then wants (min/max have 2- and 3-input
+    /// forms under one mnemonic).
+    #[arg(long)]
+    list: bool,
+}
+
+pub fn run(args: VmPtxArgs) -> Result<()> {
+    // Build first, so that a bad --sm is reported before anything is printed.
+    let text = if args.list {
+        ptx::vm::arms(args.sm)?.iter().map(|f| format!("{f}\t{}\n", f.inputs)).collect::<String>()
+    } else {
+        ptx::vm::module(args.sm)?
+    };
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        // `vm-ptx --list | head` closes the pipe early: that is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to stdout"),
+    }
+}
