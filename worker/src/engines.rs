@@ -69,13 +69,32 @@ pub fn run(args: EnginesArgs) -> Result<()> {
 
 /// Answer the exec protocol on stdin/stdout with the reference interpreter (primary results).
 #[derive(Args, Debug)]
-pub struct ExecReferenceArgs {}
+pub struct ExecReferenceArgs {
+    /// Answer with this profile's results: spec (the interpreter's primary result, the first
+    /// reading the PTX ISA allows) or sm_90 (the H100's bits where the profile has them): an
+    /// engine that follows the H100, for `campaign --judge sm_90`.
+    #[arg(long, default_value = "spec")]
+    pub profile: String,
+}
 
-pub fn exec_reference(_args: ExecReferenceArgs) -> Result<()> {
+pub fn exec_reference(args: ExecReferenceArgs) -> Result<()> {
+    let profile = ptx::profile::Profile::named(&args.profile)?;
     let stdin = std::io::stdin().lock();
     let stdout = BufWriter::new(std::io::stdout().lock());
-    serve(stdin, stdout, |req| {
-        diff_interp::run_job(&Job::new(&req.program, &req.cases, false)).map(|o| o.values).map_err(|f| f.to_string())
+    serve(stdin, stdout, |req| match &profile {
+        ptx::profile::Profile::Spec => {
+            diff_interp::run_job(&Job::new(&req.program, &req.cases, false)).map(|o| o.values).map_err(|f| f.to_string())
+        }
+        hw => {
+            let p = &req.program;
+            let n = p.inputs().len().max(1);
+            let mut values = Vec::with_capacity(req.cases.len() / n * p.outputs().len());
+            for case in req.cases.chunks(n) {
+                let e = worker::compare::expected_outputs(hw, p, case).map_err(|e| e.to_string())?;
+                values.extend(e.iter().map(|e| e.primary_bits()));
+            }
+            Ok(values)
+        }
     })?;
     Ok(())
 }

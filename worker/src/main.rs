@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_compare;
+mod capture_cmd;
 mod engines;
 mod eval;
 mod explain_cmd;
@@ -44,6 +45,7 @@ enum Command {
     Engines(engines::EnginesArgs),
     VmPtx(vm_cmd::VmPtxArgs),
     Explain(explain_cmd::ExplainArgs),
+    Capture(capture_cmd::CaptureArgs),
     /// Send what a campaign left in --out/.spool to a ptxfuzz server.
     Deliver(worker::server::DeliverArgs),
     /// Answer the exec protocol with the reference interpreter (sample engine, docs/exec-protocol.md).
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Engines(args) => engines::run(args),
         Command::VmPtx(args) => vm_cmd::run(args),
         Command::Explain(args) => explain_cmd::run(args),
+        Command::Capture(args) => capture_cmd::run(args),
         Command::Deliver(args) => worker::server::deliver(args),
         Command::ExecReference(args) => engines::exec_reference(args),
     };

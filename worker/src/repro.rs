@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use ptx::interp::Expectation;
 use ptx::kernel::{self, Mode};
+use ptx::profile::Profile;
 use ptx::program::Program;
 use ptx::value::{format_register_decimal, format_register_hex};
 
@@ -46,7 +47,11 @@ pub struct Provenance {
 /// What the worker does with a [`Reproducer`] (the type is shared with the server, in `api`).
 pub trait ReproducerExt: Sized {
     /// A reproducer for `case` on which the target returned `actual` (one value per output).
-    fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Self>;
+    fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Self> {
+        Self::judged(case, actual, meta, &Profile::Spec)
+    }
+    /// As [`ReproducerExt::new`], the expectation narrowed to `profile` (`campaign --judge`).
+    fn judged(case: &Case, actual: &[u64], meta: Provenance, profile: &Profile) -> Result<Self>;
     /// The program and inputs back from the stored form.
     fn case(&self) -> Result<Case>;
     /// The target's recorded bits per output.
@@ -58,10 +63,10 @@ pub trait ReproducerExt: Sized {
 }
 
 impl ReproducerExt for Reproducer {
-    /// A reproducer for `case` on which the target returned `actual` (one value per output).
-    fn new(case: &Case, actual: &[u64], meta: Provenance) -> Result<Reproducer> {
+    fn judged(case: &Case, actual: &[u64], meta: Provenance, profile: &Profile) -> Result<Reproducer> {
         let p = &case.program;
-        let expected = p.run(&case.inputs).context("the reference cannot run the reproducer")?;
+        let expected =
+            crate::compare::expected_outputs(profile, p, &case.inputs).context("the reference cannot run the reproducer")?;
         if actual.len() != expected.len() {
             bail!("{} result(s) for a program with {} output(s)", actual.len(), expected.len());
         }
@@ -87,6 +92,7 @@ impl ReproducerExt for Reproducer {
             original: meta.original.as_ref().map(|c| OriginalCase { program_text: c.program.to_string(), inputs: hex_inputs(c) }),
             probes: meta.probes,
             steps: meta.steps,
+            judge: profile.name().to_string(),
         })
     }
 

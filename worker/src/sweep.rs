@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::interp::{self, Kernel};
 use ptx::isa::Instr;
-use ptx::program::{Program, Reg, Stmt};
+use ptx::program::Program;
 use ptx::Scalar;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -157,9 +157,7 @@ pub struct Report {
 
 /// The one-instruction program of `instr` (sources: one input each).
 pub fn program_of(instr: &Instr) -> Result<Program> {
-    let n = instr.inputs as usize;
-    let srcs: Vec<Reg> = (0..n).map(|k| Reg(k as u16)).collect();
-    Ok(Program::new(vec![instr.ty; n], vec![Stmt::new(*instr, &srcs)?], vec![Reg(n as u16)])?)
+    Ok(crate::oracles::diff_replay::program_of(instr)?)
 }
 
 /// Bits of the input space: lane width times operands (at most 64).

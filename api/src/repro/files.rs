@@ -100,6 +100,7 @@ pub(crate) mod tests {
             original: None,
             probes: 0,
             steps: 0,
+            judge: "spec".into(),
         }
     }
 

@@ -51,6 +51,14 @@ pub struct Reproducer {
     /// Minimization effort: candidates probed, steps accepted.
     pub probes: usize,
     pub steps: usize,
+    /// The profile the results were judged against (`spec`: the PTX ISA's allowed set;
+    /// `sm_90`: the H100's bits, `campaign --judge`). Files older than the field: `spec`.
+    #[serde(default = "spec_judge")]
+    pub judge: String,
+}
+
+fn spec_judge() -> String {
+    "spec".to_string()
 }
 
 /// The case before minimization.

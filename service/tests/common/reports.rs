@@ -150,6 +150,7 @@ impl Reports {
                 }),
                 probes: 40 + (index % 97) as usize,
                 steps: 3 + (index % 5) as usize,
+                judge: "spec".into(),
             },
             hits: 1 + index % 7,
             ptx: None,

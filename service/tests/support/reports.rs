@@ -33,6 +33,7 @@ pub fn report(signature: &str, nonce: u64, hits: u64) -> FindingReport {
             original: None,
             probes: 3,
             steps: 1,
+            judge: "spec".into(),
         },
         hits,
         ptx: Some(format!("// ptx of case {nonce}\n")),

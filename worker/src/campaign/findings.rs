@@ -209,7 +209,7 @@ impl Findings {
             probes: min.probes,
             steps: min.steps,
         };
-        let r = Reproducer::new(&case, &actual, meta)?;
+        let r = Reproducer::judged(&case, &actual, meta, &self.copts.profile)?;
         let folder = self.out.join(&key);
         let new = !folder.exists();
         if new {

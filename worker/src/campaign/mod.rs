@@ -28,12 +28,14 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::{GenConfig, Generator};
 use ptx::isa::{Opcode, Type};
+use ptx::profile::Profile;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::compare::{self, CompareOptions};
 use crate::minimize::Limits;
 use crate::server::Session;
+use crate::oracles::diff_replay::{Capture, ReplayEngine};
 use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Job};
 use findings::{Findings, Handled, Record};
 use source::{Batch, SourceConfig};
@@ -50,7 +52,11 @@ exits at once.\n\n\
 Examples:\n  ptxfuzz campaign --target host --seconds 30\n  \
 ptxfuzz campaign --target cuda --sm 90 --families add,fma,rcp --seconds 600\n  \
 ptxfuzz campaign --target 'exec:my-emulator --serve' --cases 1000000 --trace\n  \
-ptxfuzz campaign --target cuda --server https://ptxfuzz.lan --token $TOKEN\n\n\
+ptxfuzz campaign --target cuda --server https://ptxfuzz.lan --token $TOKEN\n  \
+ptxfuzz campaign --target replay:../shared/hw/h100-sm90/cases.txt.gz --judge sm_90\n\n\
+--target replay:PATH answers with a hardware capture's recorded results (the format of \
+cases.txt.gz): the campaign replays every recorded case of the chosen forms, then ends; \
+minimization can only use recorded cases, so findings keep their recorded operands.\n\n\
 With --server, findings, heartbeats and regression results wait in --out/.spool until the \
 server has them (`ptxfuzz deliver` sends what a campaign left there).")]
 pub struct CampaignArgs {
@@ -107,6 +113,12 @@ pub struct CampaignArgs {
     /// Cases per batch handed to the target (default: the engine's preferred batch size).
     #[arg(long)]
     pub batch_cases: Option<usize>,
+    /// Judge results against this profile: spec (the set the PTX ISA allows, true of every
+    /// GPU) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form; the
+    /// approximate forms keep the spec's set). `--target exec:... --judge sm_90` judges an
+    /// emulator bit for bit against the H100 with no GPU present.
+    #[arg(long, default_value = "spec")]
+    pub judge: String,
     /// Seconds an engine may take for one batch before it is a timeout fault.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
@@ -133,6 +145,8 @@ pub struct Summary<'a> {
     pub target: &'a EngineInfo,
     pub seed: u64,
     pub mode: &'static str,
+    /// The profile results were judged against (`--judge`).
+    pub judge: &'a str,
     pub elapsed_s: f64,
     pub cases_per_s: f64,
     pub programs_per_s: f64,
@@ -174,8 +188,16 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     if pool.is_err() && args.jobs.is_some() && rayon::current_num_threads() != jobs {
         bail!("--jobs {jobs}: this process already runs {} judging threads", rayon::current_num_threads());
     }
+    let profile = Arc::new(Profile::named(&args.judge)?);
     let client = args.server.client()?;
-    let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    // A replay target is also the campaign's source: its recorded cases are what it can answer.
+    let (mut target, capture) = match &spec {
+        EngineSpec::Replay { path } => {
+            let c = Arc::new(Capture::load(path)?);
+            (Box::new(ReplayEngine::new(c.clone(), args.sm)) as Box<dyn Engine>, Some(c))
+        }
+        _ => (open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?, None),
+    };
     let cfg = gen_config(&args, &spec, target.info())?;
     let gen = Generator::new(cfg.clone())?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -184,7 +206,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
         signal_hook::flag::register(sig, stop.clone())?;
     }
-    let copts = CompareOptions { sm: target.info().sm, ..CompareOptions::default() };
+    let copts = CompareOptions { sm: target.info().sm, profile: profile.clone(), ..CompareOptions::default() };
     let mut findings =
         Findings::open(&args.out, Limits { max_probes: args.max_probes }, copts.clone(), args.trace, cfg.sm)?;
     let corpus = match &args.corpus {
@@ -192,22 +214,32 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         None => Vec::new(),
     };
     let unlimited = args.seconds.is_none() && args.cases.is_none();
+    let recorded: Vec<source::Item> = capture.iter().flat_map(|c| recorded_items(c, &cfg)).collect();
+    if capture.is_some() && recorded.is_empty() {
+        bail!("the capture holds no case of the chosen --families/--types (or only approximate forms and --exact-only)");
+    }
     let src_cfg = SourceConfig {
+        recorded,
         seed: args.seed,
         cases_per_program: args.cases_per_program,
         cases_per_batch: args.batch_cases.unwrap_or_else(|| target.preferred_cases()).max(1),
-        random: !(args.corpus.is_some() && unlimited),
+        // Random programs have no recorded answers on a replay target.
+        random: capture.is_none() && !(args.corpus.is_some() && unlimited),
         corpus,
         max_cases: args.cases,
     };
     let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
     eprintln!(
-        "campaign: target {}; seed {}; {} mode; sm_{}; {} form(s); {} judging thread(s); findings in {}",
+        "campaign: target {}; seed {}; {} mode; judged against {}; sm_{}; {} form(s); {} judging thread(s); findings in {}",
         target.info(),
         args.seed,
         if args.trace { "trace" } else { "end-to-end" },
+        profile.name(),
         cfg.sm,
-        gen.forms().count(),
+        match &capture {
+            Some(_) => src_cfg.recorded.len(),
+            None => gen.forms().count(),
+        },
         rayon::current_num_threads(),
         args.out.display()
     );
@@ -275,6 +307,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         target: target.info(),
         seed: args.seed,
         mode: if args.trace { "trace" } else { "end-to-end" },
+        judge: profile.name(),
         elapsed_s: elapsed,
         cases_per_s: totals.cases as f64 / elapsed.max(1e-9),
         programs_per_s: totals.programs as f64 / elapsed.max(1e-9),
@@ -358,6 +391,17 @@ fn run_batch(
         }
     }
     Ok(())
+}
+
+/// The recorded forms of a capture that `cfg` generates (its opcodes and types; approximate
+/// forms only when it has them), each with all its recorded cases.
+fn recorded_items(c: &Capture, cfg: &GenConfig) -> Vec<source::Item> {
+    c.forms
+        .iter()
+        .filter(|f| cfg.opcodes.contains(&f.instr.op) && cfg.types.contains(&f.instr.ty))
+        .filter(|f| cfg.approximate || !f.instr.is_approximate())
+        .map(|f| source::Item { program: f.program.clone(), cases: f.cases.clone(), origin: None })
+        .collect()
 }
 
 /// The generator config: --config or the defaults (approximate forms on: issue 4's model

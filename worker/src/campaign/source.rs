@@ -53,7 +53,10 @@ pub struct SourceConfig {
     pub cases_per_program: usize,
     /// Cases per batch (programs are added until it is reached).
     pub cases_per_batch: usize,
-    /// Corpus files, replayed first.
+    /// Programs with their cases, sent first as they are (a hardware capture's recorded
+    /// cases under `--target replay:PATH`).
+    pub recorded: Vec<Item>,
+    /// Corpus files, replayed after the recorded items.
     pub corpus: Vec<PathBuf>,
     /// Go on with random programs after the corpus.
     pub random: bool,
@@ -188,11 +191,16 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
         stop.load(Ordering::Relaxed) || tx.send(std::mem::take(batch)).is_err()
     };
     let mut files = cfg.corpus.iter();
+    let mut recorded = cfg.recorded.iter();
     loop {
         if stop.load(Ordering::Relaxed) || budget == 0 {
             break;
         }
-        let item = if let Some(path) = files.next() {
+        let item = if let Some(r) = recorded.next() {
+            let k = r.program.inputs().len().max(1);
+            let n = (r.cases.len() / k).min(budget.min(usize::MAX as u64) as usize);
+            Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone() }
+        } else if let Some(path) = files.next() {
             report.corpus_files += 1;
             let Some((program, case)) = fs::read(path).ok().and_then(|b| decode(gen, &b)) else {
                 report.corpus_undecodable += 1;
@@ -249,6 +257,7 @@ mod tests {
             seed,
             cases_per_program: 100,
             cases_per_batch: 1000,
+            recorded: vec![],
             corpus: vec![],
             random: true,
             max_cases: Some(max_cases),
@@ -309,6 +318,18 @@ mod tests {
         assert_eq!(items.len(), 3);
         assert!(items.iter().all(|i| i.origin.is_some() && i.cases.len() / i.program.inputs().len() == 100));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn recorded_items_come_first_unchanged_and_the_case_budget_cuts_them() {
+        let p = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
+        let item = |n: u64| Item { program: p.clone(), cases: (0..n).collect(), origin: None };
+        let cfg = SourceConfig { recorded: vec![item(5), item(7)], random: false, max_cases: Some(9), ..cfg(1, 0) };
+        let v = collect(cfg);
+        let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].cases, (0..5).collect::<Vec<u64>>());
+        assert_eq!(items[1].cases, (0..4).collect::<Vec<u64>>(), "9 cases in all");
     }
 
     #[test]

@@ -22,6 +22,13 @@
 //!   operand classes, sm) groups findings; its key names finding folders.
 //! - **No documented bound** (`Outcome::Unbounded`): accepted, never a finding; the error
 //!   against the correctly rounded reference is recorded in [`Verdicts::undocumented`].
+//! - **Profiles** (`CompareOptions::profile`, `campaign --judge`): under a hardware profile
+//!   (`ptx::profile`, e.g. `sm_90`) every form the profile claims is judged against its one
+//!   result, bit for bit, and the fast path is off for those forms (the primary result is the
+//!   spec's first reading, not necessarily the GPU's). End-to-end mode evaluates the program's
+//!   chain on the profile's values; a program with an unclaimed (approximate) or contractible
+//!   instruction keeps the spec's set for its outputs (use `--trace` for per-instruction
+//!   bit-exact judging). Unclaimed forms keep the spec's set everywhere.
 //! - Engine faults are not judged here: a job without output is the engine's fault, counted
 //!   by the caller (`oracles::EngineFault`).
 
@@ -29,13 +36,17 @@ pub mod class;
 pub mod errors;
 pub use api::signature;
 pub mod throughput;
+mod profiled;
+pub use profiled::expected_outputs;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use arrayvec::ArrayVec;
 use ptx::interp::{self, Expectation, Kernel, LaneExpectation, Outcome, Reading};
 use ptx::isa::Instr;
+use ptx::profile::{Profile, Resolved};
 use ptx::program::{Program, Reg};
 use rayon::prelude::*;
 
@@ -50,18 +61,52 @@ use crate::oracles::{EngineFault, Job, Output};
 const CHUNK: usize = 4096;
 
 /// How to compare.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct CompareOptions {
     /// The target's sm, recorded in signatures (`None` for host and exec engines).
     pub sm: Option<u32>,
     /// Mismatches kept per signature per job (the rest are only counted): a systematic bug
     /// mismatches every case, and a few examples are all minimization needs.
     pub max_per_signature: usize,
+    /// What a result is judged against: the spec's set (the default: what the PTX ISA
+    /// promises, true of every GPU) or one GPU's bits (`--judge sm_90`). Shared: a hardware
+    /// profile is a parsed table.
+    pub profile: Arc<Profile>,
 }
 
 impl Default for CompareOptions {
     fn default() -> CompareOptions {
-        CompareOptions { sm: None, max_per_signature: 4 }
+        CompareOptions { sm: None, max_per_signature: 4, profile: Arc::new(Profile::Spec) }
+    }
+}
+
+impl PartialEq for CompareOptions {
+    fn eq(&self, o: &CompareOptions) -> bool {
+        self.sm == o.sm && self.max_per_signature == o.max_per_signature && self.profile.name() == o.profile.name()
+    }
+}
+
+impl CompareOptions {
+    /// Whether `instr`'s results are judged bit for bit against the profile (no fast path).
+    fn claims(&self, instr: &Instr) -> bool {
+        self.profile.claims(instr)
+    }
+}
+
+/// `expected` narrowed to the profile's answer for `instr` on `operands`: one register value
+/// (every lane exact, the spec's alternatives dropped), or the spec's set where the profile
+/// claims no single result.
+pub fn narrow(profile: &Profile, instr: &Instr, operands: &[u64], expected: Expectation) -> Expectation {
+    match profile.resolve(instr, operands, &expected) {
+        Resolved::Set(e) => e,
+        Resolved::One(bits) => {
+            let w = expected.scalar.map_or(1, |s| s.bits());
+            let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            let lanes = (0..expected.lanes.len())
+                .map(|i| LaneExpectation::exact((bits >> (i as u32 * w)) & mask))
+                .collect();
+            Expectation { lanes, ..expected }
+        }
     }
 }
 
@@ -208,6 +253,7 @@ fn check_impl(
             let range = c * CHUNK..n.min((c + 1) * CHUNK);
             let ctx = Ctx { job, target, opts, contractible: p.has_contractible() };
             match reference {
+                Some(_) if !job.trace && ctx.profiled_chain() => ctx.end_to_end_profiled(range),
                 Some(r) if !job.trace => ctx.end_to_end(range, r),
                 _ => ctx.trace(range, &kernels),
             }
@@ -275,6 +321,7 @@ impl Ctx<'_> {
                 }
             }
             kernel.run(&ops, &mut prim);
+            let claimed = self.opts.claims(&stmt.instr);
             let dst = p.dst(j);
             // The traced slot and every output slot holding this instruction's result.
             let slots = std::iter::once(n_out + j)
@@ -283,7 +330,7 @@ impl Ctx<'_> {
                 for (x, i) in range.clone().enumerate() {
                     v.results += 1;
                     let got = self.target.values[i * per_case + slot];
-                    if got == prim[x] {
+                    if got == prim[x] && !claimed {
                         v.fast += 1;
                         continue;
                     }
@@ -392,6 +439,10 @@ impl Ctx<'_> {
         expected: Expectation,
     ) {
         let instr = instr_index.map(|j| self.p().body()[j].instr);
+        let expected = match &instr {
+            Some(i) => narrow(&self.opts.profile, i, operands, expected),
+            None => expected,
+        };
         if expected.accepts(got) {
             let unbounded = |o: &Outcome| matches!(o, Outcome::Unbounded { .. });
             if !expected.lanes.iter().any(|l| unbounded(&l.primary) || l.alternatives.iter().any(|(o, _)| unbounded(o))) {

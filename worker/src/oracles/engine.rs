@@ -17,7 +17,8 @@
 //!
 //! # Engine specs (`open`)
 //!
-//! `interp` | `host` | `cuda` (GPU 0) | `cuda:N` | `exec:COMMAND` (run through `sh -c`).
+//! `interp` | `host` | `cuda` (GPU 0) | `cuda:N` | `exec:COMMAND` (run through `sh -c`) |
+//! `replay:PATH` (a hardware capture's recorded results, `diff_replay`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -261,6 +262,8 @@ pub enum EngineSpec {
     Host,
     Cuda { gpu: u32 },
     Exec { command: String },
+    /// A hardware capture file (`INSTR OPS -> RESULT` lines, plain or gzip).
+    Replay { path: std::path::PathBuf },
 }
 
 impl FromStr for EngineSpec {
@@ -268,7 +271,7 @@ impl FromStr for EngineSpec {
 
     fn from_str(s: &str) -> Result<EngineSpec, EngineFault> {
         let bad = |why: &str| EngineFault::Invalid {
-            message: format!("engine '{s}': {why}; use interp, host, cuda, cuda:N or exec:COMMAND"),
+            message: format!("engine '{s}': {why}; use interp, host, cuda, cuda:N, exec:COMMAND or replay:PATH"),
         };
         match s {
             "interp" => Ok(EngineSpec::Interp),
@@ -282,6 +285,12 @@ impl FromStr for EngineSpec {
                         Err(bad("the command is empty"))
                     } else {
                         Ok(EngineSpec::Exec { command: c.to_string() })
+                    }
+                } else if let Some(p) = s.strip_prefix("replay:") {
+                    if p.trim().is_empty() {
+                        Err(bad("the capture path is empty"))
+                    } else {
+                        Ok(EngineSpec::Replay { path: p.into() })
                     }
                 } else {
                     Err(bad("unknown engine"))
@@ -298,6 +307,7 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Host => f.write_str("host"),
             EngineSpec::Cuda { gpu } => write!(f, "cuda:{gpu}"),
             EngineSpec::Exec { command } => write!(f, "exec:{command}"),
+            EngineSpec::Replay { path } => write!(f, "replay:{}", path.display()),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod diff_cuda;
 pub mod diff_exec;
 pub mod diff_host;
 pub mod diff_interp;
+pub mod diff_replay;
 pub mod engine;
 pub mod exec_protocol;
 pub mod host_fpu;

@@ -1,4 +1,4 @@
-//! Opening an engine by its spec (`interp`, `host`, `cuda:N`, `exec:COMMAND`) and the default
+//! Opening an engine by its spec (`interp`, `host`, `cuda:N`, `exec:COMMAND`, `replay:PATH`) and the default
 //! target. Apart from `engine` (the trait and its types) so that the engines, which use those
 //! types, and this module, which names every engine, do not import each other.
 
@@ -16,6 +16,7 @@ pub fn open_spec(spec: &EngineSpec, opts: &EngineOptions) -> Result<Box<dyn Engi
         EngineSpec::Host => Box::new(super::diff_host::HostEngine::new()?),
         EngineSpec::Cuda { gpu } => Box::new(super::diff_cuda::CudaEngine::new(*gpu, opts)?),
         EngineSpec::Exec { command } => Box::new(super::diff_exec::ExecEngine::new(command, opts)?),
+        EngineSpec::Replay { path } => Box::new(super::diff_replay::ReplayEngine::open(path, opts.sm)?),
     })
 }
 

@@ -27,7 +27,7 @@ the same check as a standalone CUDA program (nvcc -arch=sm_XX -o repro repro.cu 
 pub struct ReproArgs {
     /// A finding folder, or its repro.json.
     pub file: PathBuf,
-    /// Engine to run it on: interp, host, cuda, cuda:N or exec:COMMAND. Default: the target
+    /// Engine to run it on: interp, host, cuda, cuda:N, exec:COMMAND or replay:PATH. Default: the target
     /// recorded in the reproducer.
     #[arg(long)]
     pub target: Option<String>,
@@ -40,6 +40,10 @@ pub struct ReproArgs {
     /// Write repro.ptx and repro.cu again from repro.json (after editing it by hand).
     #[arg(long)]
     pub regenerate: bool,
+    /// Judge against this profile: spec (the PTX ISA's allowed set) or sm_90 (the H100's
+    /// bits). Default: the profile the finding was judged with (its repro.json `judge`).
+    #[arg(long)]
+    pub judge: Option<String>,
 }
 
 pub fn run(args: ReproArgs) -> Result<ExitCode> {
@@ -55,7 +59,10 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
     let spec = args.target.clone().unwrap_or_else(|| r.target.clone());
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
     let mut engine = open(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
-    let expected = p.run(&case.inputs).context("the reference cannot run this program")?;
+    let judge = args.judge.as_deref().unwrap_or(&r.judge);
+    let profile = ptx::profile::Profile::named(judge)?;
+    let expected =
+        crate::compare::expected_outputs(&profile, p, &case.inputs).context("the reference cannot run this program")?;
 
     println!("finding: {} [{}]", r.signature, r.class);
     for line in r.program_text.lines().filter(|l| !l.starts_with("//")) {
@@ -66,6 +73,7 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
         println!("input {}: 0x{v:0w$x} ({})", p.name(ptx::program::Reg(j as u16)), format_register_decimal(ty, v), w = (ty.bits() / 4) as usize);
     }
     println!("target: {}", engine.info());
+    println!("judged against: {} profile", profile.name());
     if !engine.supports(p) {
         bail!("target '{spec}' does not support this program; pick another with --target");
     }

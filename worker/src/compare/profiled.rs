@@ -1,0 +1,94 @@
+//! End-to-end judging under a hardware profile: the program's chain evaluated on the
+//! profile's values (one register value per instruction), each output against the one result
+//! of its instruction on those operands.
+
+use std::ops::Range;
+
+use arrayvec::ArrayVec;
+use ptx::interp::{self, Expectation};
+use ptx::profile::Profile;
+use ptx::program::Program;
+
+use super::{Ctx, Verdicts};
+
+impl Ctx<'_> {
+    /// Whether this program's outputs can be judged on the profile's chain: the profile claims
+    /// one result for every instruction, and no mul + add pair may have been contracted
+    /// (contraction is the compiler's choice, outside any profile). Otherwise the spec's
+    /// end-to-end path judges it.
+    pub(super) fn profiled_chain(&self) -> bool {
+        let p = self.p();
+        !matches!(*self.opts.profile, Profile::Spec)
+            && !self.contractible
+            && p.body().iter().all(|s| self.opts.claims(&s.instr))
+    }
+
+    /// End-to-end mode under a hardware profile: outputs against the profiled chain.
+    pub(super) fn end_to_end_profiled(&self, range: Range<usize>) -> Verdicts {
+        let p = self.p();
+        let profile = &*self.opts.profile;
+        let mut v = Verdicts { cases: range.len() as u64, ..Verdicts::default() };
+        let mut vals: Vec<u64> = Vec::with_capacity(p.reg_count());
+        for i in range {
+            let inputs = self.job.case(i);
+            vals.clear();
+            vals.extend_from_slice(inputs);
+            // Each instruction's one result on the profile's values of its sources.
+            let mut expected = Vec::with_capacity(p.body().len());
+            for stmt in p.body() {
+                let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
+                // The interp engine ran every instruction of the job, so eval cannot fail here.
+                let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
+                let e = super::narrow(profile, &stmt.instr, &ops, e);
+                vals.push(e.primary_bits());
+                expected.push((ops, e));
+            }
+            for (k, (&got, &r)) in self.target.case(i).iter().zip(p.outputs()).enumerate() {
+                v.results += 1;
+                if got == vals[r.0 as usize] {
+                    continue;
+                }
+                match p.definition(r) {
+                    Some(j) => {
+                        let (ops, e) = expected[j].clone();
+                        self.judge(&mut v, i, k, Some(j), &ops, got, e);
+                    }
+                    None => {
+                        let e = Expectation::exact_register(p.inputs()[r.0 as usize], inputs[r.0 as usize]);
+                        self.judge(&mut v, i, k, None, &[], got, e);
+                    }
+                }
+            }
+        }
+        v
+    }
+}
+
+/// The allowed results of `p`'s outputs on `inputs` as judged under `profile`: the profile's
+/// chain where [`Ctx::profiled_chain`] holds, else `Program::run` (the spec's sets). What a
+/// reproducer records as `expected` and `ptxfuzz repro` checks.
+pub fn expected_outputs(profile: &Profile, p: &Program, inputs: &[u64]) -> Result<Vec<Expectation>, ptx::program::RunError> {
+    // The spec's run first: it checks the inputs, and is the answer where the chain is not claimed.
+    let spec = p.run(inputs)?;
+    let all_claimed = p.body().iter().all(|s| profile.claims(&s.instr));
+    if matches!(profile, Profile::Spec) || p.has_contractible() || !all_claimed {
+        return Ok(spec);
+    }
+    let mut vals: Vec<u64> = inputs.to_vec();
+    let mut per_instr = Vec::with_capacity(p.body().len());
+    for stmt in p.body() {
+        let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
+        // The run above evaluated every instruction on these inputs, so eval cannot fail here.
+        let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
+        let e = super::narrow(profile, &stmt.instr, &ops, e);
+        vals.push(e.primary_bits());
+        per_instr.push(e);
+    }
+    Ok(p.outputs()
+        .iter()
+        .map(|&r| match p.definition(r) {
+            Some(j) => per_instr[j].clone(),
+            None => Expectation::exact_register(p.inputs()[r.0 as usize], inputs[r.0 as usize]),
+        })
+        .collect())
+}

@@ -1,0 +1,336 @@
+//! `replay:PATH`: a hardware capture as a target. The capture is the format of
+//! `../shared/hw/h100-sm90/cases.txt.gz` (one case per line, `INSTR OPERAND... -> RESULT`,
+//! operands and result as 0x-hex of the register width, `testp` results `0`/`1`; plain text or
+//! gzip), so a machine without a GPU runs a real differential campaign against recorded GPU
+//! truth: the campaign replays every recorded case of every form ([`Capture::items`]) and
+//! this engine answers each case with what the GPU returned.
+//!
+//! Only recorded cases have answers. A job with a case the capture lacks (another operand
+//! value, another form, more than one instruction) is refused as `unsupported`, which is what
+//! limits minimization on this target: a finding keeps its recorded operands, and shrinks
+//! only where the smaller candidate was recorded too.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use ptx::isa::Instr;
+use ptx::program::{Program, Reg, Stmt};
+
+use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
+
+/// Operands of one recorded case (unused slots 0).
+type Operands = [u64; 3];
+
+/// Every case recorded for one instruction form.
+#[derive(Debug)]
+pub struct RecordedForm {
+    pub instr: Instr,
+    /// The one-instruction program the cases are replayed as.
+    pub program: Program,
+    /// Inputs, flat in the engine layout (`instr.inputs` per case), in file order.
+    pub cases: Vec<u64>,
+    results: HashMap<Operands, u64>,
+}
+
+/// A capture file, parsed.
+#[derive(Debug)]
+pub struct Capture {
+    pub path: PathBuf,
+    pub forms: Vec<RecordedForm>,
+    by_name: HashMap<String, usize>,
+    /// Lines whose instruction this ptxfuzz does not parse, per mnemonic (count, the reason).
+    pub unparsed: Vec<(String, u64, String)>,
+    /// The same operands recorded twice with different results (the first one is kept).
+    pub conflicts: u64,
+    /// The GPU and sm named by a `capture-info.json` beside the file (as ../shared has it).
+    pub gpu: Option<String>,
+    pub sm: Option<u32>,
+}
+
+/// `capture-info.json`, where present: what the capture was recorded on.
+#[derive(serde::Deserialize)]
+struct CaptureInfo {
+    gpu: Option<String>,
+    sm: Option<u32>,
+}
+
+/// Why a capture cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("cannot read capture {path}: {source}; give replay:PATH the path of a file like ../shared/hw/h100-sm90/cases.txt.gz")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: {why}; each line must read `INSTR 0xOPERAND... -> 0xRESULT`")]
+    Line { path: PathBuf, line: u64, why: String },
+    #[error("{path} holds no case of an instruction this ptxfuzz knows")]
+    Empty { path: PathBuf },
+}
+
+/// The one-instruction program of `instr`: one input per source, the result the only output.
+pub fn program_of(instr: &Instr) -> Result<Program, ptx::program::ProgramError> {
+    let n = instr.inputs as usize;
+    let srcs: Vec<Reg> = (0..n).map(|k| Reg(k as u16)).collect();
+    Program::new(vec![instr.ty; n], vec![Stmt::new(*instr, &srcs)?], vec![Reg(n as u16)])
+}
+
+impl Capture {
+    /// Read a capture (gzip when the file starts with the gzip magic bytes).
+    pub fn load(path: &Path) -> Result<Capture, CaptureError> {
+        let io = |source| CaptureError::Io { path: path.to_path_buf(), source };
+        let mut file = BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let gz = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+        let reader: Box<dyn BufRead> =
+            if gz { Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file))) } else { Box::new(file) };
+        let mut c = Capture::parse(path, reader)?;
+        let info = path.parent().map(|d| d.join("capture-info.json"));
+        if let Some(Ok(text)) = info.map(std::fs::read_to_string) {
+            // A malformed info file only loses the GPU's name: the cases are what count.
+            if let Ok(i) = serde_json::from_str::<CaptureInfo>(&text) {
+                c.gpu = i.gpu;
+                c.sm = i.sm;
+            }
+        }
+        Ok(c)
+    }
+
+    fn parse(path: &Path, reader: impl Read) -> Result<Capture, CaptureError> {
+        let mut c = Capture { path: path.to_path_buf(), forms: Vec::new(), by_name: HashMap::new(), unparsed: Vec::new(), conflicts: 0, gpu: None, sm: None };
+        let mut bad: HashMap<String, (u64, String)> = HashMap::new();
+        let mut current: Option<(String, Option<usize>)> = None;
+        for (n, line) in BufReader::new(reader).lines().enumerate() {
+            let n = n as u64 + 1;
+            let line = line.map_err(|source| CaptureError::Io { path: path.to_path_buf(), source })?;
+            let err = |why: String| CaptureError::Line { path: path.to_path_buf(), line: n, why };
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (lhs, result) = line.split_once("->").ok_or_else(|| err("no `->`".into()))?;
+            let mut words = lhs.split_whitespace();
+            let mnemonic = words.next().ok_or_else(|| err("no instruction".into()))?;
+            let mut ops: Operands = [0; 3];
+            let mut k = 0;
+            for w in words {
+                if k == 3 {
+                    return Err(err("more than 3 operands".into()));
+                }
+                ops[k] = hex(w).ok_or_else(|| err(format!("operand {w:?} is not 0x-hex")))?;
+                k += 1;
+            }
+            let result = result.trim();
+            let got = hex(result).or_else(|| result.parse().ok()).ok_or_else(|| err(format!("result {result:?} is not 0x-hex")))?;
+            // Consecutive lines share their form: parse the mnemonic once per run of lines.
+            let form = match &current {
+                Some((m, f)) if m == mnemonic => *f,
+                _ => {
+                    let f = match c.by_name.get(mnemonic) {
+                        Some(&i) => Some(i),
+                        None => match Instr::parse(mnemonic, k) {
+                            Ok(instr) if instr.inputs as usize == k => match program_of(&instr) {
+                                Ok(program) => {
+                                    c.forms.push(RecordedForm { instr, program, cases: Vec::new(), results: HashMap::new() });
+                                    c.by_name.insert(mnemonic.to_string(), c.forms.len() - 1);
+                                    Some(c.forms.len() - 1)
+                                }
+                                Err(e) => {
+                                    bad.entry(mnemonic.to_string()).or_insert((0, e.to_string()));
+                                    None
+                                }
+                            },
+                            Ok(_) => {
+                                bad.entry(mnemonic.to_string()).or_insert((0, format!("{k} operand(s) do not fit")));
+                                None
+                            }
+                            Err(e) => {
+                                bad.entry(mnemonic.to_string()).or_insert((0, e.to_string()));
+                                None
+                            }
+                        },
+                    };
+                    current = Some((mnemonic.to_string(), f));
+                    f
+                }
+            };
+            let Some(f) = form else {
+                bad.get_mut(mnemonic).expect("recorded above").0 += 1;
+                continue;
+            };
+            let rf = &mut c.forms[f];
+            match rf.results.entry(ops) {
+                std::collections::hash_map::Entry::Occupied(e) => c.conflicts += u64::from(*e.get() != got),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(got);
+                    rf.cases.extend_from_slice(&ops[..k]);
+                }
+            }
+        }
+        let mut unparsed: Vec<_> = bad.into_iter().map(|(m, (n, why))| (m, n, why)).collect();
+        unparsed.sort();
+        c.unparsed = unparsed;
+        if c.forms.is_empty() {
+            return Err(CaptureError::Empty { path: path.to_path_buf() });
+        }
+        Ok(c)
+    }
+
+    /// Cases recorded (distinct operands) over every parsed form.
+    pub fn case_count(&self) -> u64 {
+        self.forms.iter().map(|f| f.results.len() as u64).sum()
+    }
+
+    /// The recorded result of `instr` on `ops`, if the capture has it.
+    pub fn result(&self, instr: &Instr, ops: &[u64]) -> Option<u64> {
+        let f = &self.forms[*self.by_name.get(&instr.to_string())?];
+        if f.instr != *instr || ops.len() != f.instr.inputs as usize {
+            return None;
+        }
+        let mut key: Operands = [0; 3];
+        key[..ops.len()].copy_from_slice(ops);
+        f.results.get(&key).copied()
+    }
+}
+
+fn hex(w: &str) -> Option<u64> {
+    w.strip_prefix("0x").and_then(ptx::value::parse_hex)
+}
+
+/// The engine answering from a capture.
+pub struct ReplayEngine {
+    capture: std::sync::Arc<Capture>,
+    info: EngineInfo,
+}
+
+impl ReplayEngine {
+    pub fn open(path: &Path, sm: Option<u32>) -> Result<ReplayEngine, EngineFault> {
+        let c = Capture::load(path).map_err(|e| EngineFault::Invalid { message: e.to_string() })?;
+        Ok(ReplayEngine::new(std::sync::Arc::new(c), sm))
+    }
+
+    /// `sm`: the GPU the capture was recorded on (`--sm`, else its capture-info.json), recorded
+    /// in signatures.
+    pub fn new(capture: std::sync::Arc<Capture>, sm: Option<u32>) -> ReplayEngine {
+        let mut info = EngineInfo::new(
+            format!("replay:{}", capture.path.display()),
+            format!(
+                "{} recorded: {} cases of {} forms",
+                capture.gpu.as_deref().unwrap_or("a GPU"),
+                capture.case_count(),
+                capture.forms.len()
+            ),
+        );
+        info.sm = sm.or(capture.sm);
+        if capture.conflicts > 0 {
+            info.notes.push(format!("{} operand tuples recorded twice with different results (first kept)", capture.conflicts));
+        }
+        info.notes.push("answers only recorded cases: minimization keeps recorded operands".into());
+        if !capture.unparsed.is_empty() {
+            let skipped: u64 = capture.unparsed.iter().map(|u| u.1).sum();
+            info.notes.push(format!("{skipped} lines of {} unknown forms skipped", capture.unparsed.len()));
+        }
+        ReplayEngine { capture, info }
+    }
+
+    pub fn capture(&self) -> &std::sync::Arc<Capture> {
+        &self.capture
+    }
+
+    fn run_job(&self, job: &Job) -> Result<Output, EngineFault> {
+        job.check()?;
+        let p = job.program;
+        let stmt = &p.body()[0];
+        let per_case = job.per_case();
+        let dst = p.dst(0);
+        let mut values = Vec::with_capacity(job.n_cases() * per_case);
+        let mut ops = [0u64; 3];
+        for i in 0..job.n_cases() {
+            let inputs = job.case(i);
+            let n = stmt.srcs().len();
+            for (o, s) in ops.iter_mut().zip(stmt.srcs()) {
+                *o = inputs[s.0 as usize];
+            }
+            let r = self.capture.result(&stmt.instr, &ops[..n]).ok_or_else(|| EngineFault::Unsupported {
+                what: format!(
+                    "{} on {} was not recorded in {} (replay answers recorded cases only)",
+                    stmt.instr,
+                    ops[..n].iter().map(|o| format!("0x{o:x}")).collect::<Vec<_>>().join(" "),
+                    self.capture.path.display()
+                ),
+            })?;
+            for &out in p.outputs() {
+                values.push(if out == dst { r } else { inputs[out.0 as usize] });
+            }
+            if job.trace {
+                values.push(r);
+            }
+        }
+        Ok(Output { values, per_case })
+    }
+}
+
+impl Engine for ReplayEngine {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    /// One instruction of a recorded form (whether each case was recorded is known per case).
+    fn supports(&self, p: &Program) -> bool {
+        p.body().len() == 1 && self.capture.by_name.get(&p.body()[0].instr.to_string()).is_some_and(|&f| self.capture.forms[f].instr == p.body()[0].instr)
+    }
+
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        jobs.iter()
+            .map(|j| {
+                if self.supports(j.program) {
+                    self.run_job(j)
+                } else {
+                    Err(EngineFault::Unsupported { what: "a program other than one recorded instruction (replay answers recorded cases only)".into() })
+                }
+            })
+            .collect()
+    }
+
+    fn preferred_cases(&self) -> usize {
+        1 << 15
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "add.f32 0x3f800000 0x3f800000 -> 0x40000000\n\
+                          add.f32 0x3f800000 0x00000000 -> 0x3f800000\n\
+                          testp.nan.f32 0x7fc00000 -> 1\n\
+                          frobnicate.f32 0x1 -> 0x1\n";
+
+    fn capture() -> Capture {
+        Capture::parse(Path::new("sample.txt"), SAMPLE.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_capture_groups_cases_by_form_and_counts_unknown_forms() {
+        let c = capture();
+        assert_eq!(c.forms.len(), 2);
+        assert_eq!(c.case_count(), 3);
+        assert_eq!(c.forms[0].cases, vec![0x3f800000, 0x3f800000, 0x3f800000, 0]);
+        assert_eq!(c.unparsed.len(), 1);
+        assert_eq!(c.unparsed[0].0, "frobnicate.f32");
+    }
+
+    #[test]
+    fn replay_answers_recorded_cases_and_refuses_others() {
+        let c = std::sync::Arc::new(capture());
+        let mut e = ReplayEngine::new(c.clone(), Some(90));
+        let f = &c.forms[0];
+        let out = e.run(&[Job::new(&f.program, &f.cases, true)]);
+        assert_eq!(out[0].as_ref().unwrap().values, vec![0x40000000, 0x40000000, 0x3f800000, 0x3f800000]);
+        let other = [0x3f800000u64, 0x3f800001];
+        let out = e.run(&[Job::new(&f.program, &other, false)]);
+        assert!(matches!(&out[0], Err(EngineFault::Unsupported { what }) if what.contains("not recorded")));
+    }
+
+    #[test]
+    fn a_malformed_line_is_named_with_its_line_number() {
+        let e = Capture::parse(Path::new("x.txt"), "add.f32 0x1 0x2 0x3\nadd.f32 zz -> 0x1\n".as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("x.txt:1"), "{e}");
+    }
+}
