@@ -118,3 +118,27 @@ fn findings_of_an_earlier_run_are_counted_not_rewritten() {
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The findings of summary.json: (signature key, undocumented label).
+fn labelled(s: &Value) -> Vec<(String, bool)> {
+    s["findings"].as_array().unwrap().iter().map(|f| (f["key"].as_str().unwrap().to_string(), f["undocumented"].as_bool().unwrap())).collect()
+}
+
+#[test]
+fn undocumented_forms_are_off_by_default_and_labelled_when_turned_on() {
+    let engine = format!("exec:{PLANTED} fma-split");
+    let args = ["--target", &engine, "--families", "fma", "--types", "bf16,bf16x2", "--cases", "200000", "--quiet"];
+    let directed = |k: &str| ["fma.rz", "fma.rm", "fma.rp"].iter().any(|p| k.starts_with(p));
+    let out = scratch("documented");
+    run(&args, &out);
+    let plain = labelled(&summary(&out));
+    assert!(!plain.is_empty(), "fma.rn.bf16 split into mul + add is found");
+    assert!(plain.iter().all(|(k, u)| !directed(k) && !u), "{plain:?}");
+    let out2 = scratch("undocumented");
+    run(&[&args[..], &["--undocumented"]].concat(), &out2);
+    let all = labelled(&summary(&out2));
+    assert!(all.iter().any(|(k, _)| directed(k)), "{all:?}");
+    assert!(all.iter().all(|(k, u)| directed(k) == *u), "exactly the ptxas-only forms are labelled: {all:?}");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&out2);
+}

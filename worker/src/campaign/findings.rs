@@ -44,6 +44,14 @@ pub struct Record {
     pub found_after_cases: u64,
     /// Minimization candidates probed.
     pub probes: usize,
+    /// The reproducer uses a form ptxas accepts but the PTX ISA does not document
+    /// (`campaign --undocumented`): a compiler's extension, not a promise of the spec.
+    pub undocumented: bool,
+}
+
+/// Whether `p` uses a form the PTX ISA does not document (ptx::isa::table, `Source::Ptxas`).
+pub fn uses_undocumented(p: &ptx::program::Program) -> bool {
+    p.body().iter().any(|s| !s.instr.is_documented())
 }
 
 /// Cases of one end-to-end signature checked before it is called explained for good.
@@ -105,7 +113,9 @@ impl Findings {
                 continue;
             }
             if let Ok(r) = Reproducer::load(&folder) {
-                let instructions = r.case().map_or(0, |c| c.program.body().len());
+                let case = r.case().ok();
+                let instructions = case.as_ref().map_or(0, |c| c.program.body().len());
+                let undocumented = case.as_ref().is_some_and(|c| uses_undocumented(&c.program));
                 records.insert(
                     r.signature.clone(),
                     Record {
@@ -117,6 +127,7 @@ impl Findings {
                         instructions,
                         found_after_cases: 0,
                         probes: r.probes,
+                        undocumented,
                     },
                 );
             }
@@ -227,6 +238,7 @@ impl Findings {
             instructions: case.program.body().len(),
             found_after_cases: r.found_after_cases,
             probes: min.probes,
+            undocumented: uses_undocumented(&case.program),
         };
         self.records.insert(key.clone(), record);
         Ok(Handled::Finding(self.records.get(&key).filter(|r| r.new)))

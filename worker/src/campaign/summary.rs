@@ -89,12 +89,13 @@ pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -
     for r in &s.findings {
         if r.new || r.hits > 0 {
             v.push(format!(
-                "    {} {}: {} mismatch(es), {} instruction(s){}",
+                "    {} {}: {} mismatch(es), {} instruction(s){}{}",
                 if r.new { "NEW  " } else { "known" },
                 r.key,
                 r.hits,
                 r.instructions,
-                if r.new { format!(", found after {} cases", r.found_after_cases) } else { String::new() }
+                if r.new { format!(", found after {} cases", r.found_after_cases) } else { String::new() },
+                if r.undocumented { " [undocumented form: ptxas accepts it, the PTX ISA does not document it]" } else { "" }
             ));
         }
     }
