@@ -228,7 +228,7 @@ impl Ir {
         for (i, &(ty, v)) in self.inputs.iter().enumerate() {
             if read[i] {
                 input_reg[i] = inputs.len() as u16;
-                inputs.push(ty);
+                inputs.push(self.consumers_type(i, &live).unwrap_or(ty));
                 values.push(v);
             }
         }
@@ -257,6 +257,22 @@ impl Ir {
         let outputs = self.outputs.iter().map(|&s| reg(s)).collect();
         let program = Program::new(inputs, body, outputs).ok()?;
         Some(Case { program, inputs: values })
+    }
+
+    /// The format every live instruction reading input `i` takes it as, when they agree and it
+    /// fits the input's register (same width): an input that replaced an f16 result feeding
+    /// only `fma.bf16` is a bf16, not an f16, in the reproducer (the bits are the same; the
+    /// declared type and decimal rendering follow the reader).
+    fn consumers_type(&self, i: usize, live: &[bool]) -> Option<Type> {
+        let mut tys = self
+            .body
+            .iter()
+            .zip(live)
+            .filter(|((_, srcs), &l)| l && srcs.contains(&Src::Input(i)))
+            .map(|((instr, _), _)| instr.ty);
+        let first = tys.next()?;
+        let own = self.inputs[i].0;
+        (tys.all(|t| t == first) && first.bits() == own.bits() && RegClass::of(first) == RegClass::of(own)).then_some(first)
     }
 
     /// Every use of `from` (operands and outputs) reads `to` instead.

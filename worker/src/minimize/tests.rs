@@ -152,3 +152,24 @@ fn modifiers_that_make_illegal_forms_are_not_proposed() {
     assert_eq!(cands.len(), 1);
     assert_eq!(cands[0].program.body()[0].instr.to_string(), "add.rn.f16");
 }
+
+#[test]
+fn an_input_standing_for_an_f16_result_read_by_a_bf16_instruction_is_declared_bf16() {
+    // As in the H100 finding fma.rz.bf16~rounding: abs.f16's result fed fma.rz.bf16; once abs
+    // is dropped, the fresh input holds the bits fma reads as bf16.
+    let c = case(
+        "// inputs: %h0:bf16, %h1:f16, %h2:bf16\nabs.f16 %h3, %h1;\nfma.rn.bf16 %h4, %h0, %h3, %h2;\n// outputs: %h4\n",
+        &[0x3f80, 0x3c00, 0x0000],
+    );
+    let mut ir = Ir::of(&c);
+    ir.replace_uses(Src::Result(0), Src::Input(1));
+    let p = ir.to_case().unwrap().program;
+    assert_eq!(p.to_string().lines().next().unwrap(), "// inputs: %h0:bf16, %h1:bf16, %h2:bf16");
+    // An input also read by an f16 instruction keeps its own type.
+    let c = case(
+        "// inputs: %h0:bf16, %h1:f16\nabs.f16 %h2, %h1;\nfma.rn.bf16 %h3, %h0, %h1, %h0;\n// outputs: %h2, %h3\n",
+        &[0x3f80, 0x3c00],
+    );
+    let p = Ir::of(&c).to_case().unwrap().program;
+    assert_eq!(p.to_string().lines().next().unwrap(), "// inputs: %h0:bf16, %h1:f16");
+}
