@@ -15,7 +15,6 @@ mod reports;
 mod webdriver;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use api::campaigns::{Counters, Heartbeat};
 use api::findings::IngestResult;
@@ -23,7 +22,7 @@ use common::TestServer;
 use reports::{batch, campaign, report};
 use serde_json::json;
 use uuid::Uuid;
-use webdriver::{Availability, Browser};
+use webdriver::{Browser, Shots};
 
 /// The seeded findings: (signature, hits). Opcodes and classes vary so that a filter keeps
 /// some rows and drops others.
@@ -104,21 +103,6 @@ async fn seed(s: &TestServer) -> Seeded {
     Seeded { ids, regression_finding }
 }
 
-/// Screenshots go to `$CARGO_TARGET_TMPDIR/screenshots`; each path is printed.
-struct Shots {
-    dir: PathBuf,
-    n: usize,
-}
-
-impl Shots {
-    async fn take(&mut self, b: &Browser, name: &str) {
-        self.n += 1;
-        let path = self.dir.join(format!("{:02}-{name}.png", self.n));
-        b.full_screenshot(&path).await;
-        println!("screenshot: {}", path.display());
-    }
-}
-
 async fn finding_status(s: &TestServer, id: i64) -> String {
     sqlx::query_scalar("SELECT status FROM findings WHERE id = $1").bind(id).fetch_one(&s.pool).await.unwrap()
 }
@@ -136,19 +120,11 @@ async fn listed_ids(b: &Browser) -> BTreeSet<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser() {
-    let (chromium, chromedriver) = match webdriver::availability() {
-        Ok(Availability::Ready { chromium, chromedriver }) => (chromium, chromedriver),
-        Ok(Availability::SkippedByRequest) => {
-            println!("browser test SKIPPED: PTXFUZZ_SKIP_BROWSER=1");
-            return;
-        }
-        Err(why) => panic!("{why}"),
-    };
+    let Some((chromium, chromedriver)) = webdriver::binaries_or_skip() else { return };
     let s = TestServer::start().await;
     let seeded = seed(&s).await;
     let b = Browser::start(&chromium, &chromedriver).await;
-    let mut shots = Shots { dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"), n: 0 };
-    let _ = std::fs::remove_dir_all(&shots.dir);
+    let mut shots = Shots::fresh(None);
 
     // The overview: three plots and the live campaign.
     b.goto(&format!("{}/", s.url)).await;

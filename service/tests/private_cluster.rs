@@ -3,139 +3,16 @@
 //! (../shared/hw/h100-sm90/campaign-60s.tar.gz), prints a single-use login link; survives
 //! kill -9; refuses a second server on its directory and a cluster of another major version.
 
+#[path = "support/private_server.rs"]
+mod private_server;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use api::findings::FindingPage;
-
-/// A temporary folder, removed on drop; a postmaster left in it (a failed test) is stopped.
-struct Tmp(PathBuf);
-
-impl Tmp {
-    fn new(name: &str) -> Tmp {
-        let d = std::env::temp_dir().join(format!("ptxfuzz-private-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Tmp(d)
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        if let Ok(t) = std::fs::read_to_string(self.0.join("data/pgdata/postmaster.pid")) {
-            if let Some(pid) = t.lines().next() {
-                // SIGQUIT: PostgreSQL's immediate shutdown.
-                let _ = Command::new("kill").args(["-QUIT", pid.trim()]).status();
-                std::thread::sleep(Duration::from_millis(500));
-            }
-        }
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The H100 campaign's --out folder, unpacked under `tmp` (as api::folder's tests do).
-fn campaign(tmp: &Tmp) -> PathBuf {
-    let tar = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/hw/h100-sm90/campaign-60s.tar.gz");
-    let ok = Command::new("tar").arg("xzf").arg(&tar).arg("-C").arg(&tmp.0).status().expect("run tar");
-    assert!(ok.success(), "tar xzf {} failed", tar.display());
-    tmp.0.join("campaign")
-}
-
-/// The signatures of the campaign's finding folders (a folder is named by its signature).
-fn folder_signatures(out: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(out)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().join("repro.json").is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
-}
-
-fn command(data_dir: &Path, import: &[&Path]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"));
-    c.arg("serve").arg("--data-dir").arg(data_dir);
-    for d in import {
-        c.arg("--import").arg(d);
-    }
-    c.env_remove("DATABASE_URL").env_remove("PTXFUZZ_BIND").env("RUST_LOG", "warn");
-    c
-}
-
-/// A running server; SIGTERM (a clean stop of its cluster) when dropped.
-struct Server {
-    child: Child,
-    /// Its stdout lines up to the `dashboard:` line.
-    lines: Vec<String>,
-    link: String,
-    base: String,
-}
-
-impl Server {
-    fn start(data_dir: &Path, import: &[&Path]) -> Server {
-        let mut child = command(data_dir, import).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start ptxfuzz-server");
-        let (tx, rx) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(l);
-            }
-        });
-        let mut stderr = child.stderr.take().unwrap();
-        let err = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = stderr.read_to_string(&mut s);
-            s
-        });
-        let start = Instant::now();
-        let mut lines = Vec::new();
-        loop {
-            let left = Duration::from_secs(30).saturating_sub(start.elapsed());
-            match rx.recv_timeout(left) {
-                Ok(l) if l.starts_with("dashboard: ") => {
-                    let link = l["dashboard: ".len()..].to_string();
-                    let base = link.split("/?").next().unwrap().to_string();
-                    lines.push(l);
-                    // Keep the pipes drained for the server's lifetime.
-                    std::thread::spawn(move || while rx.recv().is_ok() {});
-                    return Server { child, lines, link, base };
-                }
-                Ok(l) => lines.push(l),
-                Err(_) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!("no `dashboard:` line within 30 s; stdout {lines:?}; stderr {}", err.join().unwrap());
-                }
-            }
-        }
-    }
-
-    fn kill9(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_some() {
-            return;
-        }
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(30) {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use private_server::{campaign, command, folder_signatures, Server, Tmp};
 
 fn http() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()

@@ -1,6 +1,7 @@
 //! A small W3C WebDriver client for the browser test: starts Debian's `chromedriver` on a free
 //! loopback port, opens one headless Chromium session and speaks the protocol's JSON over HTTP
-//! (navigate, find by CSS, type, click, read text and attributes, screenshot).
+//! (navigate, find by CSS, type, click, read text and attributes, screenshot), and the
+//! numbered screenshots the tests keep ([`Shots`]).
 //!
 //! Written here rather than taken from a crate because the test needs a dozen commands, and
 //! this keeps the dependency tree (and CI's build) small.
@@ -53,6 +54,19 @@ pub fn availability() -> Result<Availability, String> {
         chromium: find("PTXFUZZ_CHROMIUM", CHROMIUM, "chromium")?,
         chromedriver: find("PTXFUZZ_CHROMEDRIVER", CHROMEDRIVER, "chromedriver")?,
     })
+}
+
+/// The browser and its driver for a test; `None` (the test says it is skipped) with
+/// `PTXFUZZ_SKIP_BROWSER=1`; panics with what to run when either is missing.
+pub fn binaries_or_skip() -> Option<(PathBuf, PathBuf)> {
+    match availability() {
+        Ok(Availability::Ready { chromium, chromedriver }) => Some((chromium, chromedriver)),
+        Ok(Availability::SkippedByRequest) => {
+            println!("browser test SKIPPED: PTXFUZZ_SKIP_BROWSER=1");
+            None
+        }
+        Err(why) => panic!("{why}"),
+    }
 }
 
 /// A running chromedriver and one browser session; both end on drop, a failed test's too.
@@ -303,6 +317,53 @@ impl Drop for Browser {
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+    }
+}
+
+/// A test's numbered whole-page screenshots in `$CARGO_TARGET_TMPDIR/screenshots`:
+/// `NN-name.png`, or `SERIES-NN-name.png` for a named series; each path is printed.
+pub struct Shots {
+    pub dir: PathBuf,
+    series: Option<&'static str>,
+    n: usize,
+}
+
+impl Shots {
+    /// Removes the series' screenshots of an earlier run first, and only those: the tests of a
+    /// binary run in parallel and share the folder.
+    pub fn fresh(series: Option<&'static str>) -> Shots {
+        let shots = Shots { dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"), series, n: 0 };
+        for e in std::fs::read_dir(&shots.dir).into_iter().flatten().flatten() {
+            if shots.is_mine(&e.file_name().to_string_lossy()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        shots
+    }
+
+    /// Whether `file` is named as this series names its screenshots.
+    fn is_mine(&self, file: &str) -> bool {
+        let rest = match self.series {
+            Some(s) => file.strip_prefix(s).and_then(|r| r.strip_prefix('-')),
+            None => Some(file),
+        };
+        rest.is_some_and(|r| r.len() > 3 && r.as_bytes()[..2].iter().all(u8::is_ascii_digit) && &r[2..3] == "-" && r.ends_with(".png"))
+    }
+
+    /// The path the next screenshot named `name` gets.
+    pub fn next_path(&mut self, name: &str) -> PathBuf {
+        self.n += 1;
+        let file = match self.series {
+            Some(s) => format!("{s}-{:02}-{name}.png", self.n),
+            None => format!("{:02}-{name}.png", self.n),
+        };
+        self.dir.join(file)
+    }
+
+    pub async fn take(&mut self, b: &Browser, name: &str) {
+        let path = self.next_path(name);
+        b.full_screenshot(&path).await;
+        println!("screenshot: {}", path.display());
     }
 }
 
