@@ -24,6 +24,9 @@ pub enum MismatchClass {
     NanPayload,
     /// The right zero with the wrong sign.
     SignedZero,
+    /// A nonzero number that is an allowed result with its sign bit flipped (a dropped or
+    /// extra negation, `.xorsign`/`.abs` misapplied): the magnitude is right.
+    Sign,
     /// The result is what the instruction gives with `.ftz` toggled (flushed vs not).
     Ftz,
     /// The result is what the instruction gives without its `.sat`/`.relu`, or lies outside
@@ -40,10 +43,11 @@ pub enum MismatchClass {
 }
 
 impl MismatchClass {
-    pub const ALL: [MismatchClass; 9] = [
+    pub const ALL: [MismatchClass; 10] = [
         MismatchClass::NanVsNumber,
         MismatchClass::NanPayload,
         MismatchClass::SignedZero,
+        MismatchClass::Sign,
         MismatchClass::Ftz,
         MismatchClass::Sat,
         MismatchClass::Rounding,
@@ -57,6 +61,7 @@ impl MismatchClass {
             MismatchClass::NanVsNumber => "nan-vs-number",
             MismatchClass::NanPayload => "nan-payload",
             MismatchClass::SignedZero => "signed-zero",
+            MismatchClass::Sign => "sign",
             MismatchClass::Ftz => "ftz",
             MismatchClass::Sat => "sat",
             MismatchClass::Rounding => "rounding",

@@ -37,6 +37,7 @@ pub struct Classified {
 /// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
 /// | 4 | nan-vs-number | `got` is NaN and only numbers are allowed, or a number and only NaN |
 /// | 5 | signed-zero | `got` is a zero and the other zero is allowed |
+/// | 5a | sign | `got` with its sign bit flipped is allowed (a nonzero number) |
 /// | 6 | ftz | `got` is zero and the primary subnormal, or `got` subnormal and the primary zero |
 /// | 7 | special-case-table | `instr` approximate and the lane's expectation exact (a table row) |
 /// | 8 | bound-exceeded | `instr` approximate, `got` outside its range (`excess` ulps) |
@@ -88,6 +89,11 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     let sign = 1u64 << (w - 1);
     if got_class == FpClass::Zero && lane_accepts(scalar, l, v ^ sign) {
         return out(MismatchClass::SignedZero, None);
+    }
+    // Only the sign bit differs from an allowed number (the H100's min.NaN.xorsign.abs.f16x2
+    // finding: -1.0 where 1.0 is expected).
+    if lane_accepts(scalar, l, v ^ sign) {
+        return out(MismatchClass::Sign, None);
     }
     let primary_class = scalar.classify(primary);
     if matches!((got_class, primary_class), (FpClass::Zero, FpClass::Subnormal) | (FpClass::Subnormal, FpClass::Zero)) {
@@ -217,6 +223,24 @@ mod tests {
         // 9.7.3.11: min(+0, -0) is -0.
         let c = class_of("min.f32", &[0, 0x8000_0000], 0);
         assert_eq!(c.class, MismatchClass::SignedZero);
+    }
+
+    #[test]
+    fn a_number_off_only_in_its_sign_is_sign() {
+        let c = class_of("neg.f32", &[f(1.0)], f(1.0));
+        assert_eq!(c.class, MismatchClass::Sign);
+        // The H100 finding (../shared/hw/h100-sm90/findings/min.NaN.xorsign.abs.f16x2~...):
+        // its recorded result, judged on the operands of its min (the neg of its input).
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/hw/h100-sm90/findings/min.NaN.xorsign.abs.f16x2~gross~normal.normal~sm90/repro.json"
+        );
+        let r: api::Reproducer = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let x = u64::from_str_radix(&r.inputs[0][2..], 16).unwrap();
+        let got = u64::from_str_radix(&r.actual[0][2..], 16).unwrap();
+        let neg = interp::eval(&instr("neg.f16x2"), &[x]).unwrap().primary_bits();
+        let c = class_of("min.NaN.xorsign.abs.f16x2", &[neg, neg], got);
+        assert_eq!(c.class, MismatchClass::Sign);
     }
 
     #[test]
