@@ -369,6 +369,17 @@ pub fn counters(t: &crate::campaign::stats::Totals) -> Counters {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_build_from_a_git_checkout_names_its_commit() {
+        let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.git").exists();
+        let c = interpreter_commit();
+        assert!(c.starts_with(concat!("ptxfuzz ", env!("CARGO_PKG_VERSION"))), "{c}");
+        if checkout {
+            let inner = c.split_once('(').map(|(_, r)| r.trim_end_matches(')')).unwrap_or_else(|| panic!("no commit in {c}"));
+            assert!(inner.len() >= 7 && inner.chars().all(|ch| ch.is_ascii_hexdigit()), "{c}");
+        }
+    }
+
     fn args(server: Option<&str>, token: Option<&str>) -> ServerArgs {
         ServerArgs {
             server: server.map(String::from),
