@@ -375,3 +375,29 @@ async fn openapi_documents_the_findings_and_campaign_routes() {
         .collect();
     assert!(params.contains(&"type") && params.contains(&"after"), "{params:?}");
 }
+
+#[tokio::test]
+async fn first_seen_is_when_a_worker_met_the_finding_not_when_it_was_delivered() {
+    let s = TestServer::start().await;
+    let at = |days: i64| chrono::Utc::now() - chrono::Duration::days(days);
+    let with = |nonce: u64, found: Option<chrono::DateTime<chrono::Utc>>| {
+        let mut r = report(A, nonce, 1);
+        r.reproducer.found_at = found;
+        r
+    };
+    let first_seen = || async {
+        let p = page(&s, "").await;
+        p.items.iter().find(|f| f.signature == A).unwrap().first_seen
+    };
+    // Found three days ago by an offline campaign, delivered now.
+    ingest(&s, &batch(None, vec![with(1, Some(at(3)))])).await;
+    let t3 = first_seen().await;
+    assert!((t3 - at(3)).num_seconds().abs() < 60, "{t3}");
+    // An earlier meeting moves it back; a later one, a report without the field, or a worker
+    // clock in the future do not move it.
+    ingest(&s, &batch(None, vec![with(2, Some(at(5))), with(3, Some(at(1))), with(4, None)])).await;
+    let t5 = first_seen().await;
+    assert!((t5 - at(5)).num_seconds().abs() < 60, "{t5}");
+    ingest(&s, &batch(None, vec![with(5, Some(chrono::Utc::now() + chrono::Duration::days(30)))])).await;
+    assert_eq!(first_seen().await, t5);
+}

@@ -56,6 +56,7 @@ pub async fn insert_finding(
             probes: 0,
             steps: 0,
             judge: "spec".into(),
+            found_at: None,
         };
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO reproducers (finding_id, content_sha256, target, device, driver_version, hits, program_text, reproducer)

@@ -93,6 +93,7 @@ impl ReproducerExt for Reproducer {
             probes: meta.probes,
             steps: meta.steps,
             judge: profile.name().to_string(),
+            found_at: Some(chrono::Utc::now()),
         })
     }
 

@@ -101,6 +101,7 @@ pub(crate) mod tests {
             probes: 0,
             steps: 0,
             judge: "spec".into(),
+            found_at: None,
         }
     }
 

@@ -55,6 +55,10 @@ pub struct Reproducer {
     /// `sm_90`: the H100's bits, `campaign --judge`). Files older than the field: `spec`.
     #[serde(default = "spec_judge")]
     pub judge: String,
+    /// When the worker met the finding (its clock); the server's `first_seen` is the earliest
+    /// of these, not the delivery time. Absent in files older than the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 fn spec_judge() -> String {

@@ -151,6 +151,7 @@ impl Reports {
                 probes: 40 + (index % 97) as usize,
                 steps: 3 + (index % 5) as usize,
                 judge: "spec".into(),
+                found_at: None,
             },
             hits: 1 + index % 7,
             ptx: None,

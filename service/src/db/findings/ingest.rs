@@ -81,6 +81,8 @@ struct Row {
     reproducer: String,
     ptx: Option<String>,
     sass: Option<String>,
+    /// When the worker met it (`Reproducer::found_at`).
+    found_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// Whether canonical JSON text holds a `\u0000` escape (a NUL, which PostgreSQL's text and
@@ -162,6 +164,7 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
         reproducer: serde_json::to_string(r).map_err(|e| format!("cannot serialise: {e}"))?,
         ptx: report.ptx.clone(),
         sass: report.sass.clone(),
+        found_at: r.found_at,
     })
 }
 
@@ -276,20 +279,32 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         e.0 += r.hits;
         e.1 += 1;
     }
+    // The earliest time a worker met each finding (a report of an older version has none).
+    let mut found: HashMap<i64, chrono::DateTime<chrono::Utc>> = HashMap::new();
+    for (row, &id) in rows.iter().zip(&finding_ids) {
+        if let Some(t) = row.found_at {
+            found.entry(id).and_modify(|e| *e = (*e).min(t)).or_insert(t);
+        }
+    }
     if !sums.is_empty() {
+        let founds: Vec<Option<chrono::DateTime<chrono::Utc>>> = sums.keys().map(|id| found.get(id).copied()).collect();
         let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
         sqlx::query!("SELECT id FROM findings WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE", &ids)
             .fetch_all(&mut *tx)
             .await?;
+        // first_seen: when a worker met it, not when it was delivered (an offline campaign
+        // delivers days later); a worker clock ahead of the server's counts as now.
         sqlx::query!(
             r#"UPDATE findings f
                SET occurrences = f.occurrences + u.h, reproducers = f.reproducers + u.n,
+                   first_seen = LEAST(f.first_seen, COALESCE(LEAST(u.found, now()), f.first_seen)),
                    last_seen = GREATEST(f.last_seen, now())
-               FROM UNNEST($1::int8[], $2::int8[], $3::int8[]) AS u(id, h, n)
+               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::timestamptz[]) AS u(id, h, n, found)
                WHERE f.id = u.id"#,
             &ids,
             &hits,
-            &counts
+            &counts,
+            &founds as &[Option<chrono::DateTime<chrono::Utc>>]
         )
         .execute(&mut *tx)
         .await?;
