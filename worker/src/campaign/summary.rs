@@ -127,8 +127,16 @@ fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
         ));
         v.push("  to test a GPU, run this on a machine with one (--target cuda); to test your own emulator,".into());
         v.push("  --target 'exec:COMMAND' (docs/exec-protocol.md; `ptxfuzz engines --check exec:COMMAND` first).".into());
+    } else if s.target.name.starts_with("replay:") {
+        v.push(format!(
+            "  no disagreement: every one of the {} recorded cases replayed is what the reference allows{}.",
+            t.cases,
+            if s.judge == "spec" { "" } else { " under this profile" }
+        ));
+        if s.judge == "spec" {
+            v.push("  --judge sm_90 asks for the H100's exact bits instead of the spec's set.".into());
+        }
     } else {
-        v.push(format!("  no disagreement in {} cases; a longer run (--seconds N) or other --families/--types search further.", t.cases));
     }
     v
 }

@@ -299,7 +299,7 @@ mod tests {
 
     const SAMPLE: &str = "add.f32 0x3f800000 0x3f800000 -> 0x40000000\n\
                           add.f32 0x3f800000 0x00000000 -> 0x3f800000\n\
-                          testp.nan.f32 0x7fc00000 -> 1\n\
+                          testp.notanumber.f32 0x7fc00000 -> 1\n\
                           frobnicate.f32 0x1 -> 0x1\n";
 
     fn capture() -> Capture {
