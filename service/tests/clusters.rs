@@ -178,3 +178,27 @@ async fn unknown_clusters_are_404_and_bad_parameters_400() {
     let page: ClusterPage = s.get("/api/v1/clusters").send().await.unwrap().json().await.unwrap();
     assert!(page.items.is_empty() && page.next.is_none());
 }
+
+#[tokio::test]
+async fn openapi_documents_the_cluster_routes_and_the_findings_cluster_filter() {
+    let s = TestServer::start().await;
+    let doc: serde_json::Value = s.get("/api/openapi.json").send().await.unwrap().json().await.unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, method) in
+        [("/api/v1/clusters", "get"), ("/api/v1/clusters/{id}", "get"), ("/api/v1/clusters/{id}/triage", "post")]
+    {
+        assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing");
+    }
+    let params: Vec<&str> = doc["paths"]["/api/v1/findings"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(params.contains(&"cluster"), "{params:?}");
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for name in ["Cluster", "ClusterPage", "ClusterTriage", "ClusterExplanation", "WorkedExample"] {
+        assert!(schemas.contains_key(name), "schema {name} missing");
+    }
+    assert!(schemas["FindingSummary"]["properties"].get("cluster_id").is_some());
+}
