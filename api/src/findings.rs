@@ -142,6 +142,10 @@ pub struct FindingSummary {
     pub last_seen: DateTime<Utc>,
     pub occurrences: i64,
     pub reproducers: i64,
+    /// Its root-cause cluster (`GET /api/v1/clusters/{id}`); null only for a finding stored
+    /// before clusters existed, until `ptxfuzz-server recluster` runs.
+    #[serde(default)]
+    pub cluster_id: Option<i64>,
     /// The known divergence it matches, if any (still counted, shown as known).
     pub known: Option<i64>,
 }

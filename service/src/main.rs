@@ -28,6 +28,12 @@ enum Command {
         #[arg(long, env = "DATABASE_URL")]
         database_url: String,
     },
+    /// Recompute every finding's root-cause cluster (after an upgrade whose explanation
+    /// catalogue changed); prints progress and the clusters before and after.
+    Recluster {
+        #[arg(long, env = "DATABASE_URL")]
+        database_url: String,
+    },
     /// Manage API tokens.
     #[command(subcommand)]
     Token(TokenCommand),
@@ -56,6 +62,19 @@ async fn main() -> Result<()> {
         Command::Migrate { database_url } => {
             db::connect(&database_url, 2).await?;
             println!("migrations applied");
+            Ok(())
+        }
+        Command::Recluster { database_url } => {
+            let pool = db::connect(&database_url, 2).await?;
+            let p = db::clusters::recluster::recluster(&pool, db::clusters::recluster::BATCH, |p| {
+                eprintln!("reclustered {} finding(s), {} moved", p.findings, p.moved);
+            })
+            .await
+            .context("reclustering failed; nothing half-done is lost: run it again")?;
+            println!(
+                "{} finding(s) reclustered, {} moved; clusters: {} before, {} after ({} empty removed)",
+                p.findings, p.moved, p.clusters_before, p.clusters_after, p.removed
+            );
             Ok(())
         }
         Command::Token(TokenCommand::Create { role, name, database_url }) => {

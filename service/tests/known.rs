@@ -98,6 +98,7 @@ async fn finding(s: &TestServer, signature: &str, repros: &[(&str, Option<&str>)
         class: "rounding".into(),
         operand_classes: "normal".into(),
         sm: Some(90),
+        cluster_id: None,
         status: Status::New,
         duplicate_of: None,
         first_seen: now,

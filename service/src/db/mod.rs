@@ -3,6 +3,7 @@
 //! `scripts/sqlx-prepare` after changing a query or a migration).
 
 pub mod campaigns;
+pub mod clusters;
 pub mod findings;
 pub mod known;
 pub mod leases;

@@ -99,6 +99,8 @@ struct ListQuery {
     since: Option<DateTime<Utc>>,
     /// Last seen before this time (RFC 3339).
     until: Option<DateTime<Utc>>,
+    /// In this cluster (`GET /api/v1/clusters`).
+    cluster: Option<i64>,
     /// Items per page (default 50, at most 500).
     limit: Option<i64>,
     /// The `next` cursor of the previous page.
@@ -150,6 +152,7 @@ impl ListQuery {
             driver: self.driver,
             since: self.since,
             until: self.until,
+            cluster: self.cluster,
         };
         Ok((filter, page_limit(self.limit)?, after))
     }

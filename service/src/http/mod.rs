@@ -4,6 +4,7 @@
 //! problem+json responses.
 
 pub mod campaigns;
+pub mod clusters;
 pub mod findings;
 pub mod known;
 pub mod ops;
@@ -64,6 +65,7 @@ impl utoipa::Modify for BearerAuth {
 pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let v1 = OpenApiRouter::new()
         .merge(campaigns::routes())
+        .merge(clusters::routes())
         .merge(findings::routes())
         .merge(known::routes())
         .merge(regressions::routes())

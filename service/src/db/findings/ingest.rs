@@ -13,6 +13,8 @@ use ptx::program::Program;
 use ptx::value::parse_hex;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
+
+use crate::db::clusters::{self, ClusterInfo};
 use uuid::Uuid;
 
 /// Hits one report may add (keeps the BIGINT sums far from overflow).
@@ -168,8 +170,20 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
     })
 }
 
-/// Validate a whole batch (CPU work: run it off the async threads).
-fn prepare_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
+/// Validate a whole batch and cluster each of its signatures, from the signature's first
+/// report in the batch (CPU work: run it off the async threads).
+fn prepare_batch(batch: &IngestBatch) -> Result<(Vec<Row>, HashMap<String, ClusterInfo>), Rejected> {
+    let rows = validate_batch(batch)?;
+    let mut clusters: HashMap<String, ClusterInfo> = HashMap::new();
+    for (row, report) in rows.iter().zip(&batch.findings) {
+        if !clusters.contains_key(&row.key.signature) {
+            clusters.insert(row.key.signature.clone(), ClusterInfo::of(&report.reproducer, &row.key));
+        }
+    }
+    Ok((rows, clusters))
+}
+
+fn validate_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
     match batch.findings.len() {
         0 => return Err(Rejected::Empty),
         n if n > MAX_BATCH => return Err(Rejected::TooLarge(n)),
@@ -186,8 +200,8 @@ fn prepare_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
 /// Store a batch; `Ok(Err(_))` when it was refused (nothing written).
 pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestResult, Rejected>, sqlx::Error> {
     let campaign_id = batch.campaign_id;
-    let rows = match tokio::task::spawn_blocking(move || prepare_batch(&batch)).await {
-        Ok(Ok(rows)) => rows,
+    let (rows, clusters) = match tokio::task::spawn_blocking(move || prepare_batch(&batch)).await {
+        Ok(Ok(prepared)) => prepared,
         Ok(Err(rejected)) => return Ok(Err(rejected)),
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
@@ -199,6 +213,10 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
             None => return Ok(Err(Rejected::UnknownCampaign(id))),
         },
     };
+
+    // 0. The batch's clusters (created when new; existing ones are not locked).
+    let cluster_id = clusters::ids_for(&mut tx, &clusters.values().collect::<Vec<_>>()).await?;
+    let cluster_of = |signature: &str| cluster_id[&clusters[signature].key];
 
     // 1. The batch's findings, one row per signature, in signature order.
     let mut keys: BTreeMap<&str, &FindingKey> = BTreeMap::new();
@@ -212,10 +230,11 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     // report insert instead of queueing behind each other's row locks.
     let signatures = col(|k| k.signature.clone());
     let mut ids: Vec<(i64, String)> = sqlx::query!(
-        r#"INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm)
-           SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm
-           FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[])
-                AS u(s, i, o, t, m, c, oc, sm)
+        r#"INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm, cluster_id)
+           SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm, cl
+           FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[],
+                       $9::int8[])
+                AS u(s, i, o, t, m, c, oc, sm, cl)
            ORDER BY s
            ON CONFLICT (signature) DO NOTHING
            RETURNING id, signature"#,
@@ -227,6 +246,7 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         &col(|k| k.class.clone()),
         &col(|k| k.operand_classes.clone()),
         &keys.iter().map(|k| k.sm).collect::<Vec<Option<i32>>>() as &[Option<i32>],
+        &keys.iter().map(|k| cluster_of(&k.signature)).collect::<Vec<i64>>(),
     )
     .fetch_all(&mut *tx)
     .await?
@@ -289,6 +309,8 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     if !sums.is_empty() {
         let founds: Vec<Option<chrono::DateTime<chrono::Utc>>> = sums.keys().map(|id| found.get(id).copied()).collect();
         let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
+        let signature_of: HashMap<i64, &str> = id_of.iter().map(|(s, &id)| (id, s.as_str())).collect();
+        let cluster_ids: Vec<i64> = ids.iter().map(|id| cluster_of(signature_of[id])).collect();
         sqlx::query!("SELECT id FROM findings WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE", &ids)
             .fetch_all(&mut *tx)
             .await?;
@@ -298,13 +320,16 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
             r#"UPDATE findings f
                SET occurrences = f.occurrences + u.h, reproducers = f.reproducers + u.n,
                    first_seen = LEAST(f.first_seen, COALESCE(LEAST(u.found, now()), f.first_seen)),
-                   last_seen = GREATEST(f.last_seen, now())
-               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::timestamptz[]) AS u(id, h, n, found)
+                   last_seen = GREATEST(f.last_seen, now()),
+                   -- A finding stored before clusters existed gets one; recluster moves the rest.
+                   cluster_id = COALESCE(f.cluster_id, u.c)
+               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::timestamptz[], $5::int8[]) AS u(id, h, n, found, c)
                WHERE f.id = u.id"#,
             &ids,
             &hits,
             &counts,
-            &founds as &[Option<chrono::DateTime<chrono::Utc>>]
+            &founds as &[Option<chrono::DateTime<chrono::Utc>>],
+            &cluster_ids
         )
         .execute(&mut *tx)
         .await?;

@@ -29,6 +29,8 @@ pub struct Filter {
     pub since: Option<DateTime<Utc>>,
     /// last_seen < until.
     pub until: Option<DateTime<Utc>>,
+    /// In this cluster.
+    pub cluster: Option<i64>,
 }
 
 /// Where a page starts: strictly after this (last_seen, id) in list order.
@@ -66,7 +68,7 @@ pub async fn list(
         None => sqlx::query_as!(
             SummaryRow,
             r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
-                      duplicate_of, first_seen, last_seen, occurrences, reproducers
+                      duplicate_of, first_seen, last_seen, occurrences, reproducers, cluster_id
                FROM findings f
                WHERE ($1::text IS NULL OR f.instruction = $1)
                  AND ($2::text IS NULL OR f.opcode = $2)
@@ -75,6 +77,7 @@ pub async fn list(
                  AND ($5::text IS NULL OR f.class = $5)
                  AND ($6::text IS NULL OR f.status = $6)
                  AND ($7::int4 IS NULL OR f.sm = $7)
+                 AND ($13::int8 IS NULL OR f.cluster_id = $13)
                  AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
                  AND ($9::timestamptz IS NULL OR f.last_seen < $9)
                  AND ($10::timestamptz IS NULL OR (f.last_seen, f.id) < ($10, $11::int8))
@@ -92,13 +95,14 @@ pub async fn list(
             after.map(|c| c.last_seen),
             after.map(|c| c.id),
             limit + 1,
+            filter.cluster,
         )
         .fetch_all(&mut *tx)
         .await?,
         Some(driver) => sqlx::query_as!(
             SummaryRow,
             r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
-                      duplicate_of, first_seen, last_seen, occurrences, reproducers
+                      duplicate_of, first_seen, last_seen, occurrences, reproducers, cluster_id
                FROM findings f
                WHERE f.id IN (SELECT r.finding_id FROM reproducers r WHERE r.driver_version = $8)
                  AND ($1::text IS NULL OR f.instruction = $1)
@@ -108,6 +112,7 @@ pub async fn list(
                  AND ($5::text IS NULL OR f.class = $5)
                  AND ($6::text IS NULL OR f.status = $6)
                  AND ($7::int4 IS NULL OR f.sm = $7)
+                 AND ($14::int8 IS NULL OR f.cluster_id = $14)
                  AND ($9::timestamptz IS NULL OR f.last_seen >= $9)
                  AND ($10::timestamptz IS NULL OR f.last_seen < $10)
                  AND ($11::timestamptz IS NULL OR (f.last_seen, f.id) < ($11, $12::int8))
@@ -126,6 +131,7 @@ pub async fn list(
             after.map(|c| c.last_seen),
             after.map(|c| c.id),
             limit + 1,
+            filter.cluster,
         )
         .fetch_all(&mut *tx)
         .await?,
@@ -159,6 +165,7 @@ pub async fn count_capped(pool: &PgPool, filter: &Filter, cap: i64) -> Result<i6
                    AND ($5::text IS NULL OR f.class = $5)
                    AND ($6::text IS NULL OR f.status = $6)
                    AND ($7::int4 IS NULL OR f.sm = $7)
+                 AND ($11::int8 IS NULL OR f.cluster_id = $11)
                    AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
                    AND ($9::timestamptz IS NULL OR f.last_seen < $9)
                  LIMIT $10) capped"#,
@@ -172,6 +179,7 @@ pub async fn count_capped(pool: &PgPool, filter: &Filter, cap: i64) -> Result<i6
             filter.since,
             filter.until,
             cap,
+            filter.cluster,
         )
         .fetch_one(&mut *tx)
         .await?,
@@ -186,6 +194,7 @@ pub async fn count_capped(pool: &PgPool, filter: &Filter, cap: i64) -> Result<i6
                    AND ($5::text IS NULL OR f.class = $5)
                    AND ($6::text IS NULL OR f.status = $6)
                    AND ($7::int4 IS NULL OR f.sm = $7)
+                 AND ($12::int8 IS NULL OR f.cluster_id = $12)
                    AND ($8::timestamptz IS NULL OR f.last_seen >= $8)
                    AND ($9::timestamptz IS NULL OR f.last_seen < $9)
                  LIMIT $11) capped"#,
@@ -200,6 +209,7 @@ pub async fn count_capped(pool: &PgPool, filter: &Filter, cap: i64) -> Result<i6
             filter.until,
             driver,
             cap,
+            filter.cluster,
         )
         .fetch_one(&mut *tx)
         .await?,

@@ -26,6 +26,7 @@ pub(crate) struct SummaryRow {
     pub last_seen: DateTime<Utc>,
     pub occurrences: i64,
     pub reproducers: i64,
+    pub cluster_id: Option<i64>,
 }
 
 fn status(s: &str) -> Result<Status, sqlx::Error> {
@@ -53,6 +54,7 @@ impl TryFrom<SummaryRow> for FindingSummary {
             last_seen: r.last_seen,
             occurrences: r.occurrences,
             reproducers: r.reproducers,
+            cluster_id: r.cluster_id,
             // Filled by the known-divergence matcher, not stored.
             known: None,
         })
@@ -63,7 +65,7 @@ pub async fn summary(pool: &PgPool, id: i64) -> Result<Option<FindingSummary>, s
     let row = sqlx::query_as!(
         SummaryRow,
         r#"SELECT id, signature, instruction, opcode, type AS ty, modifiers, class, operand_classes, sm, status,
-                  duplicate_of, first_seen, last_seen, occurrences, reproducers
+                  duplicate_of, first_seen, last_seen, occurrences, reproducers, cluster_id
            FROM findings WHERE id = $1"#,
         id
     )
