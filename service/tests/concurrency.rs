@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use api::findings::{IngestBatch, IngestResult};
 use common::reports::{distinct_signatures, hits_by_signature, Reports};
@@ -105,4 +105,26 @@ async fn eight_workers_post_100k_findings_and_totals_are_exact() {
     for (signature, occ) in found {
         assert_eq!(Some(&(occ as u64)), expected.get(&signature), "occurrences of {signature}");
     }
+    // first_seen is the earliest found_at of each finding's reports, whichever client
+    // delivered it first; the overview's per-day counts follow every move.
+    let mut earliest: HashMap<&str, chrono::DateTime<chrono::Utc>> = HashMap::new();
+    for r in &reports {
+        let t = r.reproducer.found_at.unwrap();
+        earliest.entry(r.reproducer.signature.as_str()).and_modify(|e| *e = (*e).min(t)).or_insert(t);
+    }
+    let seen: Vec<(String, chrono::DateTime<chrono::Utc>)> =
+        sqlx::query_as("SELECT signature, first_seen FROM findings").fetch_all(&s.pool).await.unwrap();
+    for (signature, first) in seen {
+        assert_eq!(Some(&first), earliest.get(signature.as_str()), "first_seen of {signature}");
+    }
+    let counted: Vec<(chrono::NaiveDate, i64)> =
+        sqlx::query_as("SELECT day, sum(n)::bigint FROM finding_counts GROUP BY day HAVING sum(n) <> 0 ORDER BY day")
+            .fetch_all(&s.pool)
+            .await
+            .unwrap();
+    let mut by_day: BTreeMap<chrono::NaiveDate, i64> = BTreeMap::new();
+    for t in earliest.values() {
+        *by_day.entry(t.date_naive()).or_default() += 1;
+    }
+    assert_eq!(counted, by_day.into_iter().collect::<Vec<_>>(), "finding_counts per day of first_seen");
 }

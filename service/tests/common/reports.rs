@@ -151,7 +151,10 @@ impl Reports {
                 probes: 40 + (index % 97) as usize,
                 steps: 3 + (index % 5) as usize,
                 judge: "spec".into(),
-                found_at: None,
+                // Spread over a day in index order's hash: concurrent clients sharing a finding
+                // deliver earlier meetings after later ones, so first_seen moves back (the
+                // ingest's separate first_seen step runs under load in the concurrency test).
+                found_at: chrono::DateTime::from_timestamp(1_767_225_600 + (index * 7919 % 86_400) as i64, 0),
             },
             hits: 1 + index % 7,
             ptx: None,

@@ -2,7 +2,9 @@
 //! then stored in one transaction of set-based statements: insert the batch's new findings
 //! (sorted by signature), insert the reports keyed by their content hash (a retried report
 //! inserts nothing), then lock the findings in id order and add only the new reports to their
-//! counters. Locking last keeps concurrent batches from queueing behind each other.
+//! counters. Locking last keeps concurrent batches from queueing behind each other. A new
+//! finding's `first_seen` is the earliest `found_at` of the batch; moving an existing one back
+//! happens after the commit (`first_seen.rs` says why).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -224,17 +226,25 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         keys.entry(r.key.signature.as_str()).or_insert(&r.key);
     }
     let keys: Vec<&FindingKey> = keys.into_values().collect();
+    // The earliest time a worker met each signature (a report of an older worker has none).
+    let mut found: HashMap<&str, chrono::DateTime<chrono::Utc>> = HashMap::new();
+    for r in &rows {
+        if let Some(t) = r.found_at {
+            found.entry(r.key.signature.as_str()).and_modify(|e| *e = (*e).min(t)).or_insert(t);
+        }
+    }
     let col = |f: fn(&FindingKey) -> String| keys.iter().map(|k| f(k)).collect::<Vec<String>>();
     // New signatures are inserted without touching existing rows: an existing finding is only
     // locked at the end (step 3), so concurrent batches sharing findings overlap for the whole
     // report insert instead of queueing behind each other's row locks.
     let signatures = col(|k| k.signature.clone());
     let mut ids: Vec<(i64, String)> = sqlx::query!(
-        r#"INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm, cluster_id)
-           SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm, cl
+        r#"INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm, cluster_id,
+                                first_seen)
+           SELECT s, i, o, t, string_to_array(m, '.'), c, oc, sm, cl, LEAST(fa, now())
            FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int4[],
-                       $9::int8[])
-                AS u(s, i, o, t, m, c, oc, sm, cl)
+                       $9::int8[], $10::timestamptz[])
+                AS u(s, i, o, t, m, c, oc, sm, cl, fa)
            ORDER BY s
            ON CONFLICT (signature) DO NOTHING
            RETURNING id, signature"#,
@@ -247,18 +257,30 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         &col(|k| k.operand_classes.clone()),
         &keys.iter().map(|k| k.sm).collect::<Vec<Option<i32>>>() as &[Option<i32>],
         &keys.iter().map(|k| cluster_of(&k.signature)).collect::<Vec<i64>>(),
+        // LEAST ignores a NULL: a report without found_at makes it now (a worker clock
+        // ahead of the server's counts as now too).
+        &keys.iter().map(|k| found.get(k.signature.as_str()).copied()).collect::<Vec<_>>()
+            as &[Option<chrono::DateTime<chrono::Utc>>],
     )
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
     .map(|r| (r.id, r.signature))
     .collect();
+    // Findings that existed before this batch, with the batch's earliest found_at for each.
+    let mut moves: Vec<(i64, chrono::DateTime<chrono::Utc>)> = Vec::new();
     if ids.len() < signatures.len() {
         // The others existed already (or a concurrent batch committed them meanwhile).
+        let new: std::collections::HashSet<String> = ids.iter().map(|(_, s)| s.clone()).collect();
         let existing = sqlx::query!("SELECT id, signature FROM findings WHERE signature = ANY($1)", &signatures)
             .fetch_all(&mut *tx)
             .await?;
-        ids.extend(existing.into_iter().map(|r| (r.id, r.signature)));
+        for r in existing.into_iter().filter(|r| !new.contains(&r.signature)) {
+            if let Some(&t) = found.get(r.signature.as_str()) {
+                moves.push((r.id, t));
+            }
+            ids.push((r.id, r.signature));
+        }
     }
     let id_of: HashMap<String, i64> = ids.into_iter().map(|(id, sig)| (sig, id)).collect();
     let finding_ids: Vec<i64> = rows.iter().map(|r| id_of[&r.key.signature]).collect();
@@ -299,42 +321,34 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         e.0 += r.hits;
         e.1 += 1;
     }
-    // The earliest time a worker met each finding (a report of an older version has none).
-    let mut found: HashMap<i64, chrono::DateTime<chrono::Utc>> = HashMap::new();
-    for (row, &id) in rows.iter().zip(&finding_ids) {
-        if let Some(t) = row.found_at {
-            found.entry(id).and_modify(|e| *e = (*e).min(t)).or_insert(t);
-        }
-    }
     if !sums.is_empty() {
-        let founds: Vec<Option<chrono::DateTime<chrono::Utc>>> = sums.keys().map(|id| found.get(id).copied()).collect();
         let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
         let signature_of: HashMap<i64, &str> = id_of.iter().map(|(s, &id)| (id, s.as_str())).collect();
         let cluster_ids: Vec<i64> = ids.iter().map(|id| cluster_of(signature_of[id])).collect();
         sqlx::query!("SELECT id FROM findings WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE", &ids)
             .fetch_all(&mut *tx)
             .await?;
-        // first_seen: when a worker met it, not when it was delivered (an offline campaign
-        // delivers days later); a worker clock ahead of the server's counts as now.
+        // Not first_seen: its counts trigger would lock counts rows after these finding rows,
+        // the reverse of step 1's order (first_seen.rs).
         sqlx::query!(
             r#"UPDATE findings f
                SET occurrences = f.occurrences + u.h, reproducers = f.reproducers + u.n,
-                   first_seen = LEAST(f.first_seen, COALESCE(LEAST(u.found, now()), f.first_seen)),
                    last_seen = GREATEST(f.last_seen, now()),
                    -- A finding stored before clusters existed gets one; recluster moves the rest.
                    cluster_id = COALESCE(f.cluster_id, u.c)
-               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::timestamptz[], $5::int8[]) AS u(id, h, n, found, c)
+               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[]) AS u(id, h, n, c)
                WHERE f.id = u.id"#,
             &ids,
             &hits,
             &counts,
-            &founds as &[Option<chrono::DateTime<chrono::Utc>>],
             &cluster_ids
         )
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
+    // An earlier meeting moves first_seen back, apart from the batch (first_seen.rs).
+    super::first_seen::move_back(pool, moves).await?;
     let received = rows.len() as u64;
     let new = inserted.len() as u64;
     Ok(Ok(IngestResult { received, inserted: new, duplicates: received - new, finding_ids }))

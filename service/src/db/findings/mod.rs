@@ -2,6 +2,7 @@
 //! `ingest` stores batches, `list` filters and pages; this module reads one finding and
 //! triages it.
 
+mod first_seen;
 pub mod ingest;
 pub mod list;
 
