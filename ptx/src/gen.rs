@@ -352,6 +352,21 @@ fn is_contractible(f: &Instr) -> bool {
 }
 
 /// Every form the ISA table accepts (for some target): [`crate::isa::all_forms`], computed once.
+/// Deterministic pseudo-random input for [`Generator::from_bytes`]: `n` bytes of a xorshift
+/// stream started at `seed`. The tests, benchmarks and the ptxas check draw their programs from
+/// it, so a failing seed reproduces anywhere.
+pub fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect()
+}
+
 pub fn legal_forms() -> &'static [Instr] {
     static FORMS: std::sync::OnceLock<Vec<Instr>> = std::sync::OnceLock::new();
     FORMS.get_or_init(crate::isa::all_forms)

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arbitrary::Unstructured;
-use ptx::gen::{GenConfig, Generator};
+use ptx::gen::{seeded_bytes as bytes, GenConfig, Generator};
 use ptx::isa::{Instr, PtxVersion, Target};
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
@@ -96,18 +96,6 @@ fn parallel<T: Sync>(jobs: &[T], f: impl Fn(&T) -> Option<String> + Sync) -> Vec
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
     })
-}
-
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect()
 }
 
 /// ptxas's error lines with the PTX line each names, for a readable failure.

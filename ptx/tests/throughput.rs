@@ -5,21 +5,9 @@
 use std::time::Instant;
 
 use arbitrary::Unstructured;
-use ptx::gen::{GenConfig, Generator};
+use ptx::gen::{seeded_bytes as bytes, GenConfig, Generator};
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
-
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect()
-}
 
 #[test]
 #[ignore = "throughput figures; run with --ignored --nocapture in release"]

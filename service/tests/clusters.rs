@@ -189,12 +189,7 @@ async fn openapi_documents_the_cluster_routes_and_the_findings_cluster_filter() 
     {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing");
     }
-    let params: Vec<&str> = doc["paths"]["/api/v1/findings"]["get"]["parameters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let params = common::get_parameters(&doc, "/api/v1/findings");
     assert!(params.contains(&"cluster"), "{params:?}");
     let schemas = doc["components"]["schemas"].as_object().unwrap();
     for name in ["Cluster", "ClusterPage", "ClusterTriage", "ClusterExplanation", "WorkedExample"] {

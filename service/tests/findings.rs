@@ -367,12 +367,7 @@ async fn openapi_documents_the_findings_and_campaign_routes() {
     ] {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing");
     }
-    let params: Vec<&str> = doc["paths"]["/api/v1/findings"]["get"]["parameters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let params = common::get_parameters(&doc, "/api/v1/findings");
     assert!(params.contains(&"type") && params.contains(&"after"), "{params:?}");
 }
 

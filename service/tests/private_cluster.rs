@@ -79,11 +79,7 @@ async fn a_server_killed_with_sigkill_restarts_on_its_data_directory_with_every_
     assert!(data.join("pgdata/postmaster.pid").exists());
     drop(s);
 
-    let s = Server::start(&data, &[&out]);
-    assert!(import_line(&s).ends_with("281 finding folder(s), 0 new, 281 already present"), "{}", import_line(&s));
-    let (n, after) = findings(&s.base).await;
-    assert_eq!(n, 281, "no finding twice");
-    assert_eq!(after, before, "every finding kept, its counts unchanged");
+    restarts_with_every_finding_once(&data, &out, &before).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -105,11 +101,7 @@ async fn a_server_and_its_postmaster_both_killed_restart_with_every_finding_once
     }
     assert!(pidfile.exists());
 
-    let s = Server::start(&data, &[&out]);
-    assert!(import_line(&s).ends_with("281 finding folder(s), 0 new, 281 already present"), "{}", import_line(&s));
-    let (n, after) = findings(&s.base).await;
-    assert_eq!(n, 281, "no finding twice");
-    assert_eq!(after, before, "every finding kept, its counts unchanged");
+    restarts_with_every_finding_once(&data, &out, &before).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -141,4 +133,14 @@ fn a_data_directory_of_another_postgresql_major_version_is_named_in_the_error() 
     assert!(err.contains("apt-get install postgresql-9.6"), "{err}");
     assert!(err.contains("--data-dir"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A new server on `data` importing `out` again finds all 281 folders present, and the findings
+/// are exactly `before`: none lost, none twice, counts unchanged.
+async fn restarts_with_every_finding_once(data: &Path, out: &Path, before: &BTreeMap<String, (i64, i64)>) {
+    let s = Server::start(data, &[out]);
+    assert!(import_line(&s).ends_with("281 finding folder(s), 0 new, 281 already present"), "{}", import_line(&s));
+    let (n, after) = findings(&s.base).await;
+    assert_eq!(n, 281, "no finding twice");
+    assert_eq!(&after, before, "every finding kept, its counts unchanged");
 }

@@ -4,18 +4,7 @@ use super::*;
 use crate::isa::{PtxVersion, Target};
 use crate::rounding::Rounding;
 
-/// Deterministic pseudo-random bytes (xorshift), `n` of them.
-pub(crate) fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect()
-}
+pub(crate) use super::seeded_bytes as bytes;
 
 /// `n` programs from `g`, each from its own 256-byte window of one stream.
 fn programs(g: &Generator, seed: u64, n: usize) -> Vec<Program> {

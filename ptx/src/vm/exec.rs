@@ -52,17 +52,7 @@ mod tests {
     /// Programs checked per (sm, seed); 3 sms x 2 seeds x 17,000 = 102,000 >= the 100 k.
     const PROGRAMS: usize = 17_000;
 
-    fn stream(seed: u64, n: usize) -> Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::gen::seeded_bytes as stream;
 
     /// Encode, decode and run `count` generated programs (one generated case each) and compare
     /// every output bit for bit with `Program::run`'s primary result. Returns the number of

@@ -79,3 +79,8 @@ pub async fn expect_problem(r: reqwest::Response, status: u16) -> String {
     assert_eq!(body["status"], status);
     body["detail"].as_str().unwrap().to_string()
 }
+
+/// The names of the parameters the OpenAPI document `doc` gives `GET path`.
+pub fn get_parameters<'a>(doc: &'a serde_json::Value, path: &str) -> Vec<&'a str> {
+    doc["paths"][path]["get"]["parameters"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect()
+}
