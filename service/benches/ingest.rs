@@ -1,11 +1,14 @@
 //! Service benchmark (`cargo bench -p service --bench ingest`; figures in docs/benchmarks.md):
 //! (a) ingest through `POST /api/v1/findings/batch` in batches of 1,000 from 1, 2 and 4 clients,
 //! (b) the same rows by a plain `COPY reproducers FROM STDIN`, to show the API's overhead,
-//! (c) `GET /api/v1/findings` latency over 1,000,000 findings seeded by SQL.
+//! (c) `GET /api/v1/findings` latency over 1,000,000 findings seeded by SQL,
+//! (d) the explanations alone: the CPU time ingest spends choosing each batch's clusters
+//! (`ClusterInfo::of` once per signature per batch: what ingest paid before it skipped findings
+//! that have a cluster already), without a server.
 //!
 //! Environment: `BENCH_N` reports for (a) and (b) (100000), `BENCH_CLIENTS` (1,2,4),
 //! `BENCH_FINDINGS` findings for (c) (1000000), `BENCH_REQUESTS` per list query (30),
-//! `BENCH_SKIP` a comma list of parts to skip (`ingest`, `copy`, `list`), `BENCH_KEEP=1` keeps
+//! `BENCH_SKIP` a comma list of parts to skip (`ingest`, `copy`, `list`, `explain`), `BENCH_KEEP=1` keeps
 //! the databases (their URLs are printed) for EXPLAIN ANALYZE.
 
 #[path = "../tests/common/mod.rs"]
@@ -29,6 +32,30 @@ const BATCH: usize = 1_000;
 /// Signature slots of the generated reports: a few thousand findings, as a long campaign fleet
 /// produces, so batches both create findings and add to existing ones.
 const SIGNATURE_SLOTS: u64 = 5_000;
+
+/// (d): what choosing clusters costs per batch, on one core.
+fn explain(reports: &[FindingReport]) {
+    use service::db::clusters::ClusterInfo;
+    use service::db::findings::ingest::FindingKey;
+    let t = Instant::now();
+    let mut explained = 0;
+    for batch in reports.chunks(BATCH) {
+        let mut seen = std::collections::HashSet::new();
+        for r in batch {
+            if seen.insert(r.reproducer.signature.as_str()) {
+                let sig: api::Signature = r.reproducer.signature.parse().expect("a generated signature parses");
+                std::hint::black_box(ClusterInfo::of(&r.reproducer, &FindingKey::of(&sig)));
+                explained += 1;
+            }
+        }
+    }
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "(d) explanations: {explained} (one per signature per batch of {BATCH}) for {} reports in {s:.2} s = {:.0} us per report",
+        reports.len(),
+        s * 1e6 / reports.len() as f64
+    );
+}
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -63,6 +90,9 @@ async fn main() {
     }
     if !skipped("copy") {
         dbs.push(copy(&reports).await);
+    }
+    if !skipped("explain") && !reports.is_empty() {
+        explain(&reports);
     }
     if !skipped("list") {
         dbs.push(list(env_or("BENCH_FINDINGS", 1_000_000), env_or("BENCH_REQUESTS", 30)).await);

@@ -4,7 +4,9 @@
 //! `dashboard:` line within 30 s; the browser opens the line's link and is logged in (a finding
 //! shows the triage controls, and a triage saved through them is recorded); the findings list,
 //! paged through, shows every folder's signature once; the same link in a fresh browser logs
-//! nobody in; SIGTERM stops the server and its cluster cleanly. Every step is screenshotted
+//! nobody in; the clusters page (issue #13) lists the campaign's root causes, open and largest
+//! first, and one click on a cluster's page triages all its findings; SIGTERM stops the server
+//! and its cluster cleanly. Every step is screenshotted
 //! into `$CARGO_TARGET_TMPDIR/screenshots/login-NN-name.png` (docs/dashboard.md).
 //!
 //! As browser.rs: missing `chromium`/`chromedriver` fail the test (run
@@ -118,6 +120,50 @@ async fn serve_with_an_import_logs_one_browser_in_through_its_link_and_lists_eve
     let api: serde_json::Value = reqwest::get(format!("{}/api/v1{href}", server.base)).await.unwrap().json().await.unwrap();
     assert_eq!(api["finding"]["status"], "confirmed-hardware", "the triage is stored: {api}");
     shots.take(&b, "finding-triaged").await;
+
+    // The clusters page (issue #13): the campaign in a few root causes, open ones first and
+    // largest first; the bf16-as-f16 cluster's page, and one click triages all its findings.
+    b.click(&b.find("nav a[href=\"/clusters\"]").await).await;
+    b.wait_for("table#clusters").await;
+    let rows = b.find_all("table#clusters tr.cluster").await;
+    assert!((1..=12).contains(&rows.len()), "the 281 findings in at most 12 clusters: {}", rows.len());
+    let mut sizes = Vec::new();
+    for r in &rows {
+        let cells = b.find_in(r, "td").await;
+        sizes.push((b.text(&cells[4]).await == "new", b.text(&cells[2]).await.parse::<i64>().unwrap()));
+    }
+    let mut ordered = sizes.clone();
+    ordered.sort_by_key(|&(open, n)| (!open, std::cmp::Reverse(n)));
+    assert_eq!(sizes, ordered, "open clusters first, largest first");
+    assert_eq!(sizes.iter().map(|s| s.1).sum::<i64>(), n as i64, "every finding in one cluster");
+    shots.take(&b, "clusters").await;
+    let mut bf16 = None;
+    for r in &rows {
+        let model = b.find_in(r, "td small code").await;
+        if b.text(&model[0]).await == "bf16-as-f16" {
+            bf16 = b.find_in(r, "a.cluster-link").await.into_iter().next();
+        }
+    }
+    let bf16 = bf16.expect("a cluster explained by bf16-as-f16 (bf16 computed as f16)");
+    b.click(&bf16).await;
+    b.wait_for("form#cluster-triage").await;
+    let hex = b.text(&b.find("pre#example-hex").await).await;
+    assert!(hex.contains("0x"), "the worked example in hex: {hex}");
+    let cluster = b.current_url().await.rsplit('/').next().unwrap().to_string();
+    shots.take(&b, "cluster").await;
+    b.click(&b.find("form#cluster-triage button[value=confirmed-hardware]").await).await;
+    b.wait_for_url("the cluster page again", |u| u.ends_with(&format!("/clusters/{cluster}"))).await;
+    assert_eq!(b.text(&b.wait_for("#cluster-status").await).await, "confirmed-hardware");
+    let page: serde_json::Value = reqwest::get(format!("{}/api/v1/findings?cluster={cluster}&limit=500", server.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let items = page["items"].as_array().unwrap();
+    assert!(items.len() > 100, "the bf16 cluster holds most of the campaign: {}", items.len());
+    assert!(items.iter().all(|f| f["status"] == "confirmed-hardware"), "one click triaged every finding of the cluster");
+    shots.take(&b, "cluster-triaged").await;
     b.quit().await;
     drop(b);
 

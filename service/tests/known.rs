@@ -152,6 +152,13 @@ async fn a_new_server_ships_the_h100_behaviours_as_known_divergences() {
     let shipped: Vec<&KnownDivergence> = list.iter().filter(|k| k.created_by == SHIPPED).collect();
     assert_eq!(shipped.len(), 7);
     assert!(shipped.iter().all(|k| k.rule.reason.contains("Evidence: ../shared/hw/h100-sm90/")), "{shipped:?}");
+    // migrations/0007: the bf16 fma reasons say how each packing is computed (docs/triage.md).
+    let fma: Vec<&&KnownDivergence> = shipped.iter().filter(|k| k.rule.pattern.starts_with("fma.")).collect();
+    assert_eq!(fma.len(), 3);
+    for k in fma {
+        let r = &k.rule.reason;
+        assert!(r.contains("rounds to f16 to nearest") && r.contains("HFMA2.MMA.BF16_V2") && !r.contains("is computed as f16 arithmetic"), "{r}");
+    }
     // The reproducers ptxfuzz found on the H100: every one the README lists is known; the
     // sign finding of min.NaN.xorsign.abs.f16x2 (a behaviour the README does not list) is not.
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/findings"));

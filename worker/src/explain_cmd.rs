@@ -28,8 +28,9 @@ pub struct ExplainArgs {
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
 
-    /// Print one JSON object: `findings` (folder, signature, explanation or null, cluster) and
-    /// `clusters` (key, size, largest first).
+    /// Print one JSON object: `findings` (folder, signature, explanation or null, `fits`: every
+    /// catalogue entry that reproduces the finding as well, cluster) and `clusters` (key, size,
+    /// largest first).
     #[arg(long)]
     json: bool,
 }
@@ -53,7 +54,12 @@ pub fn run(args: ExplainArgs) -> Result<()> {
             let r = &report.reproducer;
             let (explanation, key) = cluster_of(r).with_context(|| format!("explaining {folder}"))?;
             *clusters.entry(key.clone()).or_default() += 1;
-            rows.push((folder, r.signature.clone(), explanation, key));
+            // The other entries that fit: a minimized case often cannot tell two causes apart.
+            let fits = match api::cluster::finding_case(r) {
+                Ok(Some((instr, cases))) => ptx::explain::fitting(&instr, &cases),
+                _ => vec![],
+            };
+            rows.push((folder, r.signature.clone(), explanation, key, fits));
         }
     }
     let mut sizes: Vec<(ClusterKey, usize)> = clusters.into_iter().collect();
@@ -62,7 +68,7 @@ pub fn run(args: ExplainArgs) -> Result<()> {
     if args.json {
         let findings: Vec<_> = rows
             .iter()
-            .map(|(folder, signature, e, key)| {
+            .map(|(folder, signature, e, key, fits)| {
                 serde_json::json!({
                     "folder": folder,
                     "signature": signature,
@@ -73,6 +79,7 @@ pub fn run(args: ExplainArgs) -> Result<()> {
                         "spec": e.spec,
                         "detail": e.detail,
                     })),
+                    "fits": fits,
                     "cluster": key.key(),
                 })
             })
@@ -83,11 +90,14 @@ pub fn run(args: ExplainArgs) -> Result<()> {
         writeln!(out)?;
         return Ok(());
     }
-    for (folder, _, e, _) in &rows {
+    for (folder, _, e, _, fits) in &rows {
         match e {
             Some(e) if e.detail.is_empty() => writeln!(out, "{folder}\n    {}: {}", e.id, e.description)?,
             Some(e) => writeln!(out, "{folder}\n    {}: {} ({})", e.id, e.description, e.detail)?,
             None => writeln!(out, "{folder}\n    unexplained")?,
+        }
+        if fits.len() > 1 {
+            writeln!(out, "    also fits: {}", fits[1..].join(", "))?;
         }
     }
     writeln!(out, "\n{} clusters over {} findings:", sizes.len(), rows.len())?;

@@ -65,6 +65,10 @@ struct Planted {
     class: &'static str,
     /// The first finding comes within this many cases.
     within: u64,
+    /// The catalogue entry (docs/triage.md) that matches the deviation: it must fit every
+    /// finding (`ptxfuzz explain --json`'s `fits`, issue #13) and explain more of them than any
+    /// other entry (a minimized case often fits an earlier entry as well).
+    explained_by: &'static str,
 }
 
 const PLANTED_BUGS: &[Planted] = &[
@@ -74,6 +78,7 @@ const PLANTED_BUGS: &[Planted] = &[
         instr_prefixes: &["add.", "sub.", "mul.", "fma.", "div."],
         class: "ftz",
         within: 100_000,
+        explained_by: "ftz-inputs-only",
     },
     Planted {
         deviation: "rz-as-rn",
@@ -81,6 +86,7 @@ const PLANTED_BUGS: &[Planted] = &[
         instr_prefixes: &["add.rz.f32~", "add.rz.ftz.f32~", "add.rz.sat.f32~", "add.rz.ftz.sat.f32~"],
         class: "rounding",
         within: 50_000,
+        explained_by: "other-rounding",
     },
     Planted {
         deviation: "fma-split",
@@ -88,6 +94,7 @@ const PLANTED_BUGS: &[Planted] = &[
         instr_prefixes: &["fma."],
         class: "rounding",
         within: 50_000,
+        explained_by: "fma-unfused",
     },
     Planted {
         deviation: "sat-nan",
@@ -95,6 +102,7 @@ const PLANTED_BUGS: &[Planted] = &[
         instr_prefixes: &["add.", "sub.", "mul.", "fma."],
         class: "sat",
         within: 100_000,
+        explained_by: "clamp-dropped",
     },
     Planted {
         deviation: "minmax-zeros",
@@ -102,6 +110,7 @@ const PLANTED_BUGS: &[Planted] = &[
         instr_prefixes: &["min.", "max."],
         class: "signed-zero",
         within: 100_000,
+        explained_by: "folded-to-operand",
     },
     Planted {
         deviation: "rcp-binade",
@@ -109,6 +118,7 @@ const PLANTED_BUGS: &[Planted] = &[
         instr_prefixes: &["rcp.approx."],
         class: "bound-exceeded",
         within: 100_000,
+        explained_by: "bound-exceeded",
     },
 ];
 
@@ -146,10 +156,28 @@ fn each_planted_deviation_is_found_and_minimized_to_at_most_two_instructions() {
             found.len(),
             max_len
         ));
+        check_explained(&out, bug);
         check_reproducer(&out, &found[0], bug.deviation);
         let _ = std::fs::remove_dir_all(&out);
     }
     eprintln!("{}", report.join("\n"));
+}
+
+/// `ptxfuzz explain --json` on the campaign: the planted rule's entry fits every finding and
+/// is the explanation given most often.
+fn check_explained(out: &Path, bug: &Planted) {
+    let o = Command::new(PTXFUZZ).arg("explain").arg(out).arg("--json").output().unwrap();
+    assert!(o.status.success(), "explain: {}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut named: std::collections::BTreeMap<String, usize> = Default::default();
+    for f in v["findings"].as_array().unwrap() {
+        let fits: Vec<&str> = f["fits"].as_array().unwrap().iter().filter_map(|x| x.as_str()).collect();
+        assert!(fits.contains(&bug.explained_by), "{}: {} fits {fits:?}, not {}", bug.deviation, f["signature"], bug.explained_by);
+        *named.entry(f["explanation"]["id"].as_str().unwrap().to_string()).or_default() += 1;
+    }
+    let top = named.iter().max_by_key(|(_, n)| **n).map(|(id, _)| id.as_str());
+    assert_eq!(top, Some(bug.explained_by), "{}: explanations given {named:?}", bug.deviation);
+    eprintln!("{}: explained as {named:?}", bug.deviation);
 }
 
 /// `ptxfuzz repro` says REPRODUCED on the planted engine and not on the interpreter; the

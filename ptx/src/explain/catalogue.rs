@@ -6,7 +6,7 @@ use super::model::{lane, lane_excess, Model};
 use super::Case;
 use crate::format::Scalar;
 use crate::interp::eval;
-use crate::isa::{AbsMode, Clamp, Ftz, Instr, Precision, Type};
+use crate::isa::{AbsMode, Clamp, Ftz, Instr, Opcode, Precision, Type};
 use crate::Rounding;
 
 /// One named perturbation. `id` is stable (it keys clusters in the database).
@@ -27,15 +27,15 @@ pub struct Entry {
 pub const CATALOGUE: &[Entry] = &[
     Entry {
         id: "bf16-as-f16",
-        description: "bf16 operands read as f16, computed as f16 and packed as f16 (a bf16 form compiled as its f16 twin)",
+        description: "bf16 operands read as f16, computed as f16 and the result packed as f16 (a bf16 form compiled as f16 arithmetic)",
         spec: "9.7.4 (bf16 operands and result)",
-        candidates: |i, _| reinterpreted(i, Scalar::BF16),
+        candidates: |i, _| if i.ty.lanes() == 1 { reinterpreted(i, Scalar::BF16) } else { vec![] },
     },
     Entry {
         id: "f16-as-bf16",
-        description: "f16 operands read as bf16, computed as bf16 and packed as bf16",
+        description: "f16 operands read as bf16 and the result packed as bf16",
         spec: "9.7.4 (f16 operands and result)",
-        candidates: |i, _| reinterpreted(i, Scalar::F16),
+        candidates: |i, _| if i.ty.lanes() == 1 { reinterpreted(i, Scalar::F16) } else { vec![] },
     },
     Entry {
         id: "clamp-dropped",
@@ -46,6 +46,29 @@ pub const CATALOGUE: &[Entry] = &[
             f.clamp = Clamp::None;
             if i.clamp == Clamp::None { vec![] } else { vec![(Model::Form(f), format!("{f} instead of {i}"))] }
         },
+    },
+    // Another rounding mode before the flushing entries: a case whose exact result is a
+    // subnormal that rounds to zero fits "flushed" and "to nearest" alike, and the H100's
+    // packed bf16 fma ignores its rounding mode, never flushes (HFMA2.MMA.BF16_V2).
+    Entry {
+        id: "other-rounding",
+        description: "the result is rounded in another rounding mode",
+        spec: "9.7.3 / 9.7.4 rounding modifiers",
+        candidates: other_rounding,
+    },
+    // Half of .ftz before none of it: a case with normal operands and a kept subnormal result
+    // shows only that results are not flushed, which is what `ftz-inputs-only` claims.
+    Entry {
+        id: "ftz-inputs-only",
+        description: ".ftz flushes subnormal operands but not subnormal results",
+        spec: "9.7.3 .ftz (operands and results)",
+        candidates: |i, _| if i.ftz == Ftz::Flush { vec![(Model::FtzInputsOnly, String::new())] } else { vec![] },
+    },
+    Entry {
+        id: "ftz-result-only",
+        description: ".ftz flushes subnormal results but not subnormal operands",
+        spec: "9.7.3 .ftz (operands and results)",
+        candidates: |i, _| if i.ftz == Ftz::Flush { vec![(Model::FtzResultOnly, String::new())] } else { vec![] },
     },
     Entry {
         id: "ftz-ignored",
@@ -71,11 +94,27 @@ pub const CATALOGUE: &[Entry] = &[
         spec: "9.7.3 (subnormal operands)",
         candidates: |i, _| if i.ftz == Ftz::Flush { vec![] } else { vec![(Model::InputsFlushed, String::new())] },
     },
+    // The packed half forms read in the other format come after another rounding mode: the
+    // H100's packed `fma.{rz,rm,rp}.bf16x2` keeps bf16 and rounds to nearest (SASS
+    // `HFMA2.MMA.BF16_V2`, docs/triage.md), and a minimized packed case often fits f16 too.
     Entry {
-        id: "other-rounding",
-        description: "the result is rounded in another rounding mode",
-        spec: "9.7.3 / 9.7.4 rounding modifiers",
-        candidates: other_rounding,
+        id: "packed-as-other-half",
+        description: "a packed half form's lanes read in the other 16-bit format (bf16x2 as f16x2, f16x2 as bf16x2)",
+        spec: "9.7.4 (packed half operands and result)",
+        candidates: |i, _| {
+            if i.ty.lanes() != 2 {
+                return vec![];
+            }
+            [Scalar::BF16, Scalar::F16].into_iter().flat_map(|from| reinterpreted(i, from)).collect()
+        },
+    },
+    // Before the fold: an fma whose product rounded to a zero (or absorbed into the addend)
+    // returns its addend, which reads as a fold too.
+    Entry {
+        id: "fma-unfused",
+        description: "fma/mad computed as a mul then an add, each rounded (double rounding)",
+        spec: "9.7.3.5 fma (one rounding)",
+        candidates: |_, _| vec![(Model::Unfused, "mul then add".into())],
     },
     Entry {
         id: "folded-to-operand",
@@ -103,13 +142,13 @@ pub const CATALOGUE: &[Entry] = &[
         id: "nan-canonical",
         description: "the result is the canonical NaN, the operand's payload lost",
         spec: "9.7.3 NaN results (f64 payload propagation)",
-        candidates: |_, _| vec![(Model::CanonicalNan, String::new())],
-    },
-    Entry {
-        id: "fma-unfused",
-        description: "fma/mad computed as a mul then an add, each rounded (double rounding)",
-        spec: "9.7.3.5 fma (one rounding)",
-        candidates: |_, _| vec![(Model::Unfused, "mul then add".into())],
+        // Only with a NaN operand, whose payload was lost: a NaN made from numbers (inf - inf
+        // after a mul rounded to infinity) is another entry's evidence.
+        candidates: |i, cases| {
+            let s = i.ty.scalar();
+            let nan_operand = cases.iter().any(|c| c.operands.iter().any(|&o| (0..i.ty.lanes() as usize).any(|l| s.is_nan(lane(i.ty, o, l)))));
+            if nan_operand { vec![(Model::CanonicalNan, String::new())] } else { vec![] }
+        },
     },
     Entry {
         id: "lanes-swapped",
@@ -165,22 +204,27 @@ fn reinterpreted(i: &Instr, from: Scalar) -> Vec<(Model, String)> {
     };
     let mut f = *i;
     f.ty = ty;
-    // The clamp, the flushing of subnormals and the rounding mode may go with the substitution
-    // (the H100's bf16 fma.rz compiled as f16 drops .relu): same effect, same id, the detail
-    // says which.
+    // First what ptxas 13.5 emits for the directed-rounding bf16 fma on sm_90 (HADD2.F32 of
+    // each operand's bits as f16, FFMA in the form's mode, F2FP.F16.F32 to nearest, .relu
+    // gone): `fma.rm.relu.bf16` of 1.0, 1.0, 0x6a80 gives 0x6a82, 1.875^2 + 3328 = 3331.515625
+    // exact in f32, then to nearest in f16.
     let mut out = Vec::new();
-    // The rounding mode too: some of those compute fma.rn.f16 (`fma.rm.relu.bf16` of 1.0, 1.0,
-    // 0x6a80 gives 0x6a82, f16 1.875^2 + 3328 rounded to nearest).
-    let rn = Precision::Rounded(Rounding::Rn);
-    for precision in [i.precision, rn] {
-        for ftz in [i.ftz, Ftz::Flush] {
-            for clamp in [i.clamp, Clamp::None] {
-                let mut g = f;
-                (g.precision, g.ftz, g.clamp) = (precision, ftz, clamp);
-                if !out.iter().any(|(m, _)| *m == Model::Form(g)) {
-                    out.push((Model::Form(g), format!("computed as {g}")));
-                }
-            }
+    if let Some(r) = i.precision.rounding().filter(|&r| r != Rounding::Rn) {
+        if matches!(i.op, Opcode::Fma | Opcode::Mad | Opcode::Add | Opcode::Sub | Opcode::Mul) {
+            let read = ty.scalar();
+            let detail = format!("read as {}, {}.{}.f32, rounded to {} to nearest", read.name(), i.op.name(), r.name(), read.name());
+            out.push((Model::ViaF32 { read, rounding: r }, detail));
+        }
+    }
+    // Then the form's twin computed in the other format, as written or flushing subnormals.
+    // Not with another rounding mode or without its clamp: a minimized case often fits those
+    // by chance, and another rounding mode in the form's own format is `other-rounding` (the
+    // H100's `fma.rz.bf16x2` is `HFMA2.MMA.BF16_V2`, bf16 to nearest, not f16).
+    for ftz in [i.ftz, Ftz::Flush] {
+        let mut g = f;
+        g.ftz = ftz;
+        if !out.iter().any(|(m, _)| *m == Model::Form(g)) {
+            out.push((Model::Form(g), format!("computed as {g}")));
         }
     }
     out

@@ -56,6 +56,25 @@ pub fn family_key(instr: &Instr) -> String {
     format!("{}.{}", instr.op.name(), instr.ty.scalar().name())
 }
 
+/// Every catalogue entry (in catalogue order) some model of which reproduces the hardware's
+/// result on every case: the first is [`explain`]'s answer, the rest fit the cases as well (a
+/// minimized case is often too small to tell two causes apart). Empty when [`explain`] is
+/// `None`.
+pub fn fitting(instr: &Instr, cases: &[Case]) -> Vec<&'static str> {
+    if explain(instr, cases).is_none() {
+        return vec![];
+    }
+    CATALOGUE
+        .iter()
+        .filter(|entry| {
+            (entry.candidates)(instr, cases)
+                .iter()
+                .any(|(model, _)| cases.iter().all(|c| model.reproduces(instr, &c.operands, c.got)))
+        })
+        .map(|entry| entry.id)
+        .collect()
+}
+
 /// The simplest catalogue entry whose model reproduces the hardware's result on every case;
 /// `None` when there are no cases, when the reference already accepts every result (nothing
 /// to explain), or when no entry reproduces them all.

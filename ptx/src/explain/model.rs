@@ -23,8 +23,19 @@ pub enum Model {
     InputsFlushed,
     /// The form as written, then subnormal result lanes flushed to signed zero.
     ResultFlushed,
+    /// A `.ftz` form's flushing applied to its operands only: subnormal operand lanes
+    /// flushed, then the form without `.ftz` (subnormal results kept).
+    FtzInputsOnly,
+    /// A `.ftz` form's flushing applied to its result only: the form without `.ftz` on the
+    /// operands as given, then subnormal result lanes flushed.
+    FtzResultOnly,
     /// fma/mad as a mul then an add, each rounded in the form's mode.
     Unfused,
+    /// Each lane read as `read` (over the same bits), widened exactly to f32, the operation
+    /// computed as `OP.rounding.f32` (no clamp, no `.ftz`), the f32 result rounded to `read`
+    /// to nearest: what ptxas 13.5 emits for `fma.{rz,rm,rp}{.relu}.bf16` on sm_90
+    /// (`HADD2.F32` per operand, `FFMA.RZ`/`.RM`/`.RP`, `F2FP.F16.F32.PACK_AB`; docs/triage.md).
+    ViaF32 { read: Scalar, rounding: crate::Rounding },
     /// A packed result with its two lanes swapped.
     LanesSwapped,
     /// A packed result with lane `i`'s result in both lanes.
@@ -99,7 +110,18 @@ impl Model {
             }
             Model::ResultFlushed => reference()
                 .is_some_and(|e| map_lanes(ty, e.primary_bits(), |v| flush(s, v)) == got),
+            Model::FtzInputsOnly | Model::FtzResultOnly => {
+                let mut kept = *instr;
+                kept.ftz = crate::isa::Ftz::Preserve;
+                if *self == Model::FtzInputsOnly {
+                    let flushed: Vec<u64> = operands.iter().map(|&o| map_lanes(ty, o, |v| flush(s, v))).collect();
+                    eval(&kept, &flushed).is_ok_and(|e| e.accepts(got))
+                } else {
+                    eval(&kept, operands).is_ok_and(|e| map_lanes(ty, e.primary_bits(), |v| flush(s, v)) == got)
+                }
+            }
             Model::Unfused => unfused(instr, operands).is_some_and(|e| e.accepts(got)),
+            Model::ViaF32 { read, rounding } => via_f32(instr, *read, *rounding, operands) == Some(got),
             Model::LanesSwapped => ty.lanes() == 2
                 && reference().is_some_and(|e| e.accepts(pack(ty, &[lane(ty, got, 1), lane(ty, got, 0)]))),
             Model::LaneBroadcast(i) => ty.lanes() == 2
@@ -167,4 +189,30 @@ fn unfused(instr: &Instr, operands: &[u64]) -> Option<Expectation> {
         return Some(Expectation::exact_register(instr.ty, relu));
     }
     eval(&add, &[product, operands[2]]).ok()
+}
+
+/// [`Model::ViaF32`]: the lanes of `operands` read as `read`, the operation in f32 with
+/// `rounding`, each lane's f32 result rounded to `read` to nearest (a NaN to the canonical NaN,
+/// as `F2FP` gives it). `None` for an operation other than add/sub/mul/fma/mad.
+pub(crate) fn via_f32(instr: &Instr, read: Scalar, rounding: crate::Rounding, operands: &[u64]) -> Option<u64> {
+    use crate::format::{BF16, F16};
+    use crate::rounding::round_f64;
+    if !matches!(instr.op, Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma | Opcode::Mad) || read.bits() != 16 {
+        return None;
+    }
+    let ty = instr.ty;
+    let mut op = Instr::new(if instr.op == Opcode::Mad { Opcode::Fma } else { instr.op }, Type::F32);
+    op.precision = Precision::Rounded(rounding);
+    let mut lanes = Vec::with_capacity(ty.lanes() as usize);
+    for l in 0..ty.lanes() as usize {
+        let widened: Vec<u64> =
+            operands.iter().map(|&o| (read.to_f64(lane(ty, o, l)) as f32).to_bits() as u64).collect();
+        let r = f32::from_bits(eval(&op, &widened).ok()?.primary_bits() as u32) as f64;
+        lanes.push(match read {
+            _ if r.is_nan() => read.mask() >> 1,
+            Scalar::F16 => round_f64::<F16>(r.to_bits(), crate::Rounding::Rn),
+            _ => round_f64::<BF16>(r.to_bits(), crate::Rounding::Rn),
+        });
+    }
+    Some(pack(ty, &lanes))
 }

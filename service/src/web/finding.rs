@@ -244,6 +244,7 @@ async fn finding_page(State(state): State<AppState>, session: MaybeSession, Path
         p { code { (f.signature) } " · " (f.class) " · status " strong class=(format!("status-{}", f.status)) { (f.status) }
             @if let Some(dup) = f.duplicate_of { " of " a href=(format!("/findings/{dup}")) { "#" (dup) } }
             @if let Some(k) = f.known { " · " span class="known" { "known divergence #" (k) } }
+            @if let Some(c) = f.cluster_id { " · " a #cluster-link href=(format!("/clusters/{c}")) { "cluster " (c) } }
             " · " (f.occurrences) " occurrences in " (f.reproducers) " reports, first seen " (f.first_seen.format("%Y-%m-%d %H:%M"))
             ", last seen " (f.last_seen.format("%Y-%m-%d %H:%M")) }
         @match (newest, &ev) {

@@ -69,6 +69,7 @@ struct Params {
     driver: Option<String>,
     since: Option<String>,
     until: Option<String>,
+    cluster: Option<String>,
     sort: Option<String>,
     after: Option<String>,
 }
@@ -129,8 +130,9 @@ impl Params {
             driver: text("driver", &self.driver)?,
             since: given(&self.since).map(|v| parse_time("since", v)).transpose()?,
             until: given(&self.until).map(|v| parse_time("until", v)).transpose()?,
-            // The dashboard's cluster page is not built yet; the API filters by cluster.
-            cluster: None,
+            cluster: given(&self.cluster)
+                .map(|s| s.parse::<i64>().map_err(|_| format!("cluster: '{s}' is not a cluster id; pick one on the clusters page")))
+                .transpose()?,
         };
         Ok((filter, sort, after))
     }
@@ -148,6 +150,7 @@ impl Params {
             ("driver", &self.driver),
             ("since", &self.since),
             ("until", &self.until),
+            ("cluster", &self.cluster),
             ("sort", &self.sort),
         ];
         pairs

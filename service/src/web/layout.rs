@@ -8,6 +8,7 @@ use super::session::Session;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nav {
     Overview,
+    Clusters,
     Findings,
     Regressions,
     Sweeps,
@@ -33,6 +34,7 @@ pub fn page(title: &str, nav: Nav, session: Option<&Session>, content: Markup) -
                     nav {
                         strong { "ptxfuzz" }
                         (item(Nav::Overview, "/", "Overview"))
+                        (item(Nav::Clusters, "/clusters", "Clusters"))
                         (item(Nav::Findings, "/findings", "Findings"))
                         (item(Nav::Regressions, "/regressions", "Regressions"))
                         (item(Nav::Sweeps, "/sweeps", "Sweeps & math"))

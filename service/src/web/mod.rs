@@ -2,10 +2,12 @@
 //! interpolates), readable without JavaScript; writing (triage, filing regressions) needs a
 //! triager session (`session`: login form, HttpOnly cookie, CSRF token on every form).
 //!
-//! Pages: `/` overview (`overview`), `/findings` (`findings`), `/findings/{id}` (`finding`),
+//! Pages: `/` overview (`overview`), `/clusters` and `/clusters/{id}` (`clusters`, the
+//! triager's starting point), `/findings` (`findings`), `/findings/{id}` (`finding`),
 //! `/regressions` (`regressions`), `/sweeps` (`sweeps`). Every page is bounded: lists are
 //! keyset-paged like the API, plots aggregate in SQL.
 
+pub mod clusters;
 pub mod finding;
 pub mod findings;
 pub mod layout;
@@ -31,6 +33,7 @@ pub fn routes() -> Router<AppState> {
         .route("/static/style.css", get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE) }))
         .merge(session::routes())
         .merge(overview::routes())
+        .merge(clusters::routes())
         .merge(findings::routes())
         .merge(finding::routes())
         .merge(regressions::routes())

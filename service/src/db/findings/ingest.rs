@@ -6,7 +6,7 @@
 //! finding's `first_seen` is the earliest `found_at` of the batch; moving an existing one back
 //! happens after the commit (`first_seen.rs` says why).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use api::findings::{FindingReport, IngestBatch, IngestResult, MAX_BATCH};
 use api::repro::FORMAT;
@@ -172,17 +172,18 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
     })
 }
 
-/// Validate a whole batch and cluster each of its signatures, from the signature's first
-/// report in the batch (CPU work: run it off the async threads).
-fn prepare_batch(batch: &IngestBatch) -> Result<(Vec<Row>, HashMap<String, ClusterInfo>), Rejected> {
-    let rows = validate_batch(batch)?;
+/// Cluster each signature of the batch that has no cluster yet (`clustered` holds those that
+/// do: a finding keeps its cluster until `recluster`), from its first report in the batch. CPU
+/// work (the explanation catalogue runs the interpreter, about 10 us a report on the 2-core
+/// VM, docs/benchmarks.md): run it off the async threads.
+fn cluster_batch(rows: &[Row], batch: &IngestBatch, clustered: &HashSet<String>) -> HashMap<String, ClusterInfo> {
     let mut clusters: HashMap<String, ClusterInfo> = HashMap::new();
     for (row, report) in rows.iter().zip(&batch.findings) {
-        if !clusters.contains_key(&row.key.signature) {
+        if !clustered.contains(&row.key.signature) && !clusters.contains_key(&row.key.signature) {
             clusters.insert(row.key.signature.clone(), ClusterInfo::of(&report.reproducer, &row.key));
         }
     }
-    Ok((rows, clusters))
+    clusters
 }
 
 fn validate_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
@@ -202,9 +203,28 @@ fn validate_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
 /// Store a batch; `Ok(Err(_))` when it was refused (nothing written).
 pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestResult, Rejected>, sqlx::Error> {
     let campaign_id = batch.campaign_id;
-    let (rows, clusters) = match tokio::task::spawn_blocking(move || prepare_batch(&batch)).await {
+    let (batch, rows) = match tokio::task::spawn_blocking(move || validate_batch(&batch).map(|rows| (batch, rows))).await {
         Ok(Ok(prepared)) => prepared,
         Ok(Err(rejected)) => return Ok(Err(rejected)),
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    };
+    // Explanations only for findings without a cluster: in a long campaign most reports add
+    // to existing findings, and ingest does not pay for the catalogue again.
+    let signatures: Vec<String> = rows.iter().map(|r| r.key.signature.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let clustered: HashSet<String> =
+        sqlx::query_scalar("SELECT signature FROM findings WHERE signature = ANY($1) AND cluster_id IS NOT NULL")
+            .bind(&signatures)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect();
+    let (rows, clusters) = match tokio::task::spawn_blocking(move || {
+        let clusters = cluster_batch(&rows, &batch, &clustered);
+        (rows, clusters)
+    })
+    .await
+    {
+        Ok(done) => done,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
     let mut tx = pool.begin().await?;
@@ -218,7 +238,8 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
 
     // 0. The batch's clusters (created when new; existing ones are not locked).
     let cluster_id = clusters::ids_for(&mut tx, &clusters.values().collect::<Vec<_>>()).await?;
-    let cluster_of = |signature: &str| cluster_id[&clusters[signature].key];
+    // None: the finding exists with its cluster (COALESCE below keeps it).
+    let cluster_of = |signature: &str| clusters.get(signature).map(|c| cluster_id[&c.key]);
 
     // 1. The batch's findings, one row per signature, in signature order.
     let mut keys: BTreeMap<&str, &FindingKey> = BTreeMap::new();
@@ -237,7 +258,6 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     // New signatures are inserted without touching existing rows: an existing finding is only
     // locked at the end (step 3), so concurrent batches sharing findings overlap for the whole
     // report insert instead of queueing behind each other's row locks.
-    let signatures = col(|k| k.signature.clone());
     let mut ids: Vec<(i64, String)> = sqlx::query!(
         r#"INSERT INTO findings (signature, instruction, opcode, type, modifiers, class, operand_classes, sm, cluster_id,
                                 first_seen)
@@ -256,7 +276,7 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
         &col(|k| k.class.clone()),
         &col(|k| k.operand_classes.clone()),
         &keys.iter().map(|k| k.sm).collect::<Vec<Option<i32>>>() as &[Option<i32>],
-        &keys.iter().map(|k| cluster_of(&k.signature)).collect::<Vec<i64>>(),
+        &keys.iter().map(|k| cluster_of(&k.signature)).collect::<Vec<Option<i64>>>() as &[Option<i64>],
         // LEAST ignores a NULL: a report without found_at makes it now (a worker clock
         // ahead of the server's counts as now too).
         &keys.iter().map(|k| found.get(k.signature.as_str()).copied()).collect::<Vec<_>>()
@@ -324,7 +344,7 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     if !sums.is_empty() {
         let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
         let signature_of: HashMap<i64, &str> = id_of.iter().map(|(s, &id)| (id, s.as_str())).collect();
-        let cluster_ids: Vec<i64> = ids.iter().map(|id| cluster_of(signature_of[id])).collect();
+        let cluster_ids: Vec<Option<i64>> = ids.iter().map(|id| cluster_of(signature_of[id])).collect();
         sqlx::query!("SELECT id FROM findings WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE", &ids)
             .fetch_all(&mut *tx)
             .await?;
@@ -341,7 +361,7 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
             &ids,
             &hits,
             &counts,
-            &cluster_ids
+            &cluster_ids as &[Option<i64>]
         )
         .execute(&mut *tx)
         .await?;
