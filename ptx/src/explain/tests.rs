@@ -132,3 +132,53 @@ fn ftz_flushing_the_result_only_computes_with_subnormal_operands() {
     let cases = [case(&[0x0000_0001, 0xbf80_0000, 0x0080_0000], 0x0000_0000)];
     assert_eq!(id_of("fma.rn.ftz.f32", 3, &cases), Some("ftz-result-only"));
 }
+
+// The entries no H100 case has shown yet, each on a constructed case that only it (and no
+// earlier entry) reproduces: the catalogue's order and models, checked one by one.
+
+#[test]
+fn f16_read_as_bf16_is_f16_as_bf16() {
+    // 0x3f80 is 1.875 in f16 (sum 0x4380) and 1.0 in bf16 (sum 2.0 = 0x4000)
+    assert_eq!(id_of("add.rn.f16", 2, &[case(&[0x3f80, 0x3f80], 0x4000)]), Some("f16-as-bf16"));
+}
+
+#[test]
+fn packed_f16_read_as_bf16_is_packed_as_other_half() {
+    assert_eq!(id_of("add.rn.f16x2", 2, &[case(&[0x3f80_3f80, 0x3f80_3f80], 0x4000_4000)]), Some("packed-as-other-half"));
+}
+
+#[test]
+fn a_subnormal_operand_and_result_both_kept_under_ftz_is_ftz_ignored() {
+    // 2^-127 * 1.0: .ftz gives 0, flushing either side alone gives 0 too
+    assert_eq!(id_of("mul.rn.ftz.f32", 2, &[case(&[0x0040_0000, 0x3f80_0000], 0x0040_0000)]), Some("ftz-ignored"));
+}
+
+#[test]
+fn a_subnormal_flushed_without_ftz_is_ftz_applied() {
+    assert_eq!(id_of("mul.rn.f32", 2, &[case(&[0x0040_0000, 0x3f80_0000], 0x0000_0000)]), Some("ftz-applied"));
+}
+
+#[test]
+fn a_subnormal_addend_dropped_and_a_subnormal_result_kept_is_inputs_flushed() {
+    // 0.5 * 2^-126 + 2^-149 = 0x00400001; without the addend 0x00400000, kept
+    let cases = [case(&[0x3f00_0000, 0x0080_0000, 0x0000_0001], 0x0040_0000)];
+    assert_eq!(id_of("fma.rn.f32", 3, &cases), Some("inputs-flushed"));
+}
+
+#[test]
+fn packed_lanes_in_the_wrong_order_are_lanes_swapped() {
+    // (2, 1) + (1, 1) = (3, 2): 0x40004200; swapped 0x42004000
+    assert_eq!(id_of("add.rn.f16x2", 2, &[case(&[0x3c00_4000, 0x3c00_3c00], 0x4200_4000)]), Some("lanes-swapped"));
+}
+
+#[test]
+fn lane_zero_in_both_lanes_is_lane_broadcast() {
+    assert_eq!(id_of("add.rn.f16x2", 2, &[case(&[0x3c00_4000, 0x3c00_3c00], 0x4200_4200)]), Some("lane-broadcast"));
+}
+
+#[test]
+fn a_nan_operand_payload_lost_is_nan_canonical() {
+    // f64 keeps a NaN operand's payload (9.7.3); the canonical NaN loses it
+    let cases = [case(&[0x7ff8_0000_0000_0123, 0x3ff0_0000_0000_0000], 0x7fff_ffff_ffff_ffff)];
+    assert_eq!(id_of("add.rn.f64", 2, &cases), Some("nan-canonical"));
+}
