@@ -206,7 +206,8 @@ pub struct Triage {
 }
 
 /// A known divergence: findings whose signature matches `pattern` (a glob, `*` any run of
-/// characters) on a matching target and driver are shown as known, with `reason`.
+/// characters) on a matching target and driver, and of `cluster` when given, are shown as
+/// known, with `reason`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -219,6 +220,10 @@ pub struct KnownDivergenceNew {
     pub driver_max: Option<String>,
     pub reason: String,
     pub expires_at: Option<DateTime<Utc>>,
+    /// Only the findings of this root-cause cluster (`GET /clusters`) whose signature matches
+    /// `pattern`: with `"pattern": "*"`, the whole cluster. Absent: findings of any cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<i64>,
 }
 
 fn star() -> String {

@@ -163,6 +163,16 @@ async fn serve_with_an_import_logs_one_browser_in_through_its_link_and_lists_eve
     let items = page["items"].as_array().unwrap();
     assert!(items.len() > 100, "the bf16 cluster holds most of the campaign: {}", items.len());
     assert!(items.iter().all(|f| f["status"] == "confirmed-hardware"), "one click triaged every finding of the cluster");
+    // The cluster marked as a known divergence from its page: one rule naming the cluster.
+    b.fill("form#cluster-known textarea[name=reason]", "bf16 fma compiled as f16 (SASS: HADD2.F32, FFMA.RZ, F2FP)").await;
+    b.click(&b.find("form#cluster-known button").await).await;
+    let rules = b.text(&b.wait_for("#cluster-known-rules").await).await;
+    assert!(rules.contains("compiled as f16"), "{rules}");
+    let known: serde_json::Value =
+        reqwest::get(format!("{}/api/v1/known-divergences", server.base)).await.unwrap().json().await.unwrap();
+    let cluster_id: i64 = cluster.parse().unwrap();
+    assert!(known.as_array().unwrap().iter().any(|k| k["cluster"] == cluster_id), "{known}");
+    assert!(b.find_all("form#cluster-regression").await.len() == 1, "the file-as-regression form");
     shots.take(&b, "cluster-triaged").await;
     b.quit().await;
     drop(b);

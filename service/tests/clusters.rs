@@ -155,6 +155,20 @@ async fn the_h100_campaign_imports_into_few_clusters_that_recluster_restores_and
     let listed: ClusterPage =
         s.get("/api/v1/clusters?status=confirmed-hardware").send().await.unwrap().json().await.unwrap();
     assert_eq!(listed.items.iter().map(|c| c.id).collect::<Vec<_>>(), [small.id]);
+
+    // A known divergence for one cluster marks its findings, and only theirs (without the
+    // shipped H100 rules, which cover most of this campaign by signature).
+    sqlx::query("DELETE FROM known_divergences").execute(&s.pool).await.unwrap();
+    let rule = serde_json::json!({ "pattern": "*", "reason": "seen on the H100", "cluster": small.id });
+    let r = s.post("/api/v1/known-divergences", &s.triager).json(&rule).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let k: api::findings::KnownDivergence = r.json().await.unwrap();
+    assert_eq!(k.rule.cluster, Some(small.id));
+    let known: BTreeSet<i64> = all_findings(&s, "").await.iter().filter(|f| f.known == Some(k.id)).map(|f| f.id).collect();
+    assert_eq!(known, members);
+    let nowhere = serde_json::json!({ "pattern": "*", "reason": "r", "cluster": 999999 });
+    let r = s.post("/api/v1/known-divergences", &s.triager).json(&nowhere).send().await.unwrap();
+    assert!(expect_problem(r, 422).await.contains("cluster 999999"));
 }
 
 #[tokio::test]

@@ -210,3 +210,40 @@ async fn note_and_title_with_markup_render_escaped() {
     assert!(!html.contains(evil), "raw markup on the page");
     assert_eq!(html.matches("&lt;script&gt;alert(1)&lt;/script&gt;").count(), 2, "note and title, escaped");
 }
+
+#[tokio::test]
+async fn the_cluster_known_form_needs_a_triager_its_csrf_token_and_a_reason() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let cluster: i64 = sqlx::query_scalar("SELECT cluster_id FROM findings WHERE id = $1").bind(id).fetch_one(&s.pool).await.unwrap();
+    let path = format!("/clusters/{cluster}/known");
+    let rules = || async { sqlx::query_scalar::<_, i64>("SELECT count(*) FROM known_divergences WHERE cluster_id IS NOT NULL").fetch_one(&s.pool).await.unwrap() };
+    // No session: to the login page; a worker: refused; a forged token: refused.
+    let r = post_form(&s, &path, None, &[("csrf", ""), ("reason", "r")]).await;
+    assert_eq!((r.status().as_u16(), r.headers()["location"].to_str().unwrap()), (303, format!("/login?next=/clusters/{cluster}").as_str()));
+    let c = browser();
+    let worker = login(&s, &c, &s.worker).await;
+    let (_, html) = page(&s, &c, &format!("/clusters/{cluster}"), Some(&worker)).await;
+    assert!(!html.contains("id=\"cluster-known\""), "no form for a worker");
+    let r = post_form(&s, &path, Some(&worker), &[("csrf", &csrf_of(&html)), ("reason", "r")]).await;
+    assert_eq!(r.status(), 403);
+    let c = browser();
+    let cookie = login(&s, &c, &s.triager).await;
+    let (_, html) = page(&s, &c, &format!("/clusters/{cluster}"), Some(&cookie)).await;
+    assert!(html.contains("id=\"cluster-known\"") && html.contains("id=\"cluster-regression\""), "{html}");
+    let csrf = csrf_of(&html);
+    let r = post_form(&s, &path, Some(&cookie), &[("csrf", "forged"), ("reason", "r")]).await;
+    assert_eq!(r.status(), 403);
+    // An empty reason is refused saying why; an unknown cluster is 404; then one rule.
+    let r = post_form(&s, &path, Some(&cookie), &[("csrf", &csrf), ("reason", "  ")]).await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("say why"));
+    let r = post_form(&s, "/clusters/999999/known", Some(&cookie), &[("csrf", &csrf), ("reason", "r")]).await;
+    assert_eq!(r.status(), 404);
+    assert_eq!(rules().await, 0);
+    let r = post_form(&s, &path, Some(&cookie), &[("csrf", &csrf), ("reason", "seen on sm_90")]).await;
+    assert_eq!((r.status().as_u16(), r.headers()["location"].to_str().unwrap()), (303, format!("/clusters/{cluster}").as_str()));
+    assert_eq!(rules().await, 1);
+    let (_, html) = page(&s, &c, &format!("/clusters/{cluster}"), Some(&cookie)).await;
+    assert!(html.contains("id=\"cluster-known-rules\"") && html.contains("seen on sm_90"));
+}

@@ -11,15 +11,16 @@ use sqlx::PgPool;
 
 pub async fn insert(pool: &PgPool, rule: &KnownDivergenceNew, created_by: &str) -> Result<KnownDivergence, sqlx::Error> {
     let row = sqlx::query!(
-        "INSERT INTO known_divergences (pattern, target_pattern, driver_min, driver_max, reason, expires_at, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, created_at",
+        "INSERT INTO known_divergences (pattern, target_pattern, driver_min, driver_max, reason, expires_at, created_by, cluster_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, created_at",
         rule.pattern,
         rule.target_pattern,
         rule.driver_min,
         rule.driver_max,
         rule.reason,
         rule.expires_at,
-        created_by
+        created_by,
+        rule.cluster
     )
     .fetch_one(pool)
     .await?;
@@ -29,7 +30,7 @@ pub async fn insert(pool: &PgPool, rule: &KnownDivergenceNew, created_by: &str) 
 /// Every rule, expired ones included, newest first.
 pub async fn list(pool: &PgPool) -> Result<Vec<KnownDivergence>, sqlx::Error> {
     let rows = sqlx::query!(
-        "SELECT id, pattern, target_pattern, driver_min, driver_max, reason, expires_at, created_by, created_at
+        "SELECT id, pattern, target_pattern, driver_min, driver_max, reason, expires_at, created_by, created_at, cluster_id
          FROM known_divergences ORDER BY id DESC"
     )
     .fetch_all(pool)
@@ -45,6 +46,7 @@ pub async fn list(pool: &PgPool) -> Result<Vec<KnownDivergence>, sqlx::Error> {
                 driver_max: r.driver_max,
                 reason: r.reason,
                 expires_at: r.expires_at,
+                cluster: r.cluster_id,
             },
             created_by: r.created_by,
             created_at: r.created_at,
@@ -65,6 +67,8 @@ struct Rule {
     target_pattern: String,
     driver_min: Option<String>,
     driver_max: Option<String>,
+    /// Only findings of this cluster.
+    cluster_id: Option<i64>,
 }
 
 impl Rule {
@@ -86,7 +90,8 @@ impl Rule {
 }
 
 /// Set `known` on each summary: the id of the first (oldest) active rule whose pattern matches
-/// its signature and that covers one of its reproducers (target and driver of the same
+/// its signature, whose cluster (if it names one) is the finding's, and that covers one of its
+/// reproducers (target and driver of the same
 /// reproducer). Two queries whatever the number of items.
 pub async fn matching(pool: &PgPool, items: &mut [FindingSummary]) -> Result<(), sqlx::Error> {
     for it in items.iter_mut() {
@@ -97,7 +102,7 @@ pub async fn matching(pool: &PgPool, items: &mut [FindingSummary]) -> Result<(),
     }
     let rules = sqlx::query_as!(
         Rule,
-        "SELECT id, pattern, target_pattern, driver_min, driver_max FROM known_divergences
+        "SELECT id, pattern, target_pattern, driver_min, driver_max, cluster_id FROM known_divergences
          WHERE expires_at IS NULL OR expires_at > now() ORDER BY id"
     )
     .fetch_all(pool)
@@ -121,7 +126,9 @@ pub async fn matching(pool: &PgPool, items: &mut [FindingSummary]) -> Result<(),
         it.known = rules
             .iter()
             .find(|rule| {
-                glob_match(&rule.pattern, &it.signature) && cs.iter().any(|(t, d)| rule.covers(t, d.as_deref()))
+                rule.cluster_id.is_none_or(|c| it.cluster_id == Some(c))
+                    && glob_match(&rule.pattern, &it.signature)
+                    && cs.iter().any(|(t, d)| rule.covers(t, d.as_deref()))
             })
             .map(|rule| rule.id);
     }
@@ -224,6 +231,7 @@ mod tests {
             target_pattern: "cuda:*".into(),
             driver_min: lo.map(Into::into),
             driver_max: hi.map(Into::into),
+            cluster_id: None,
         };
         let r = rule(Some("550.54"), Some("560"));
         assert!(r.covers("cuda:0", Some("550.54")));

@@ -71,7 +71,7 @@ fn check(rule: &KnownDivergenceNew) -> Result<(), Problem> {
         (status = 201, body = KnownDivergence),
         (status = 400, description = "Malformed body", content_type = "application/problem+json"),
         (status = 403, description = "Needs a triager token", content_type = "application/problem+json"),
-        (status = 422, description = "Empty pattern or reason, bad driver version, past expiry", content_type = "application/problem+json"),
+        (status = 422, description = "Empty pattern or reason, bad driver version, past expiry, no such cluster", content_type = "application/problem+json"),
     ),
     security(("bearer" = [])))]
 async fn create_known(
@@ -81,6 +81,11 @@ async fn create_known(
 ) -> Result<(StatusCode, Json<KnownDivergence>), Problem> {
     caller.require(Role::Triager)?;
     check(&body)?;
+    if let Some(c) = body.cluster {
+        if db::clusters::get(&state.pool, c).await?.is_none() {
+            return Err(Problem::unprocessable(format!("cluster {c} does not exist; pick one from GET /api/v1/clusters")));
+        }
+    }
     let k = db::known::insert(&state.pool, &body, &caller.name).await?;
     Ok((StatusCode::CREATED, Json(k)))
 }

@@ -34,6 +34,7 @@ pub fn routes() -> Router<AppState> {
         .route("/clusters", get(clusters_page))
         .route("/clusters/{id}", get(cluster_page))
         .route("/clusters/{id}/triage", post(post_triage))
+        .route("/clusters/{id}/known", post(post_known))
 }
 
 fn unavailable(e: sqlx::Error, session: Option<&Session>) -> Response {
@@ -99,8 +100,9 @@ async fn clusters_page(State(state): State<AppState>, session: MaybeSession) -> 
 }
 
 /// One-click triage: a button per status (all but `duplicate`, which names one original
-/// finding) and an optional note, for every finding of the cluster.
-fn triage_form(c: &Cluster, session: Option<&Session>) -> Markup {
+/// finding) and an optional note, for every finding of the cluster; a known divergence for
+/// the whole cluster; filing its `representative` finding as a regression.
+fn triage_form(c: &Cluster, session: Option<&Session>, representative: Option<i64>) -> Markup {
     match session {
         Some(s) if s.role.allows(crate::auth::Role::Triager) => html! {
             h2 { "Triage every finding of this cluster" }
@@ -111,8 +113,28 @@ fn triage_form(c: &Cluster, session: Option<&Session>) -> Markup {
                     button type="submit" name="status" value=(st.name()) class=[(st == c.status).then_some("current")] { (st.name()) } " "
                 }
             }
-            p.note { "Each finding's history records the change with your name and the note. "
-                "To mark a known divergence or file a regression, open one of the findings below." }
+            p.note { "Each finding's history records the change with your name and the note." }
+            h2 { "Mark the cluster as a known divergence" }
+            form #cluster-known method="post" action=(format!("/clusters/{}/known", c.id)) {
+                input type="hidden" name="csrf" value=(s.csrf);
+                label { "Reason (the evidence, the hardware and driver it was seen on)" br;
+                    textarea name="reason" rows="2" cols="60" required {} } br;
+                button type="submit" { "Mark known" }
+            }
+            p.note { "A known divergence covering this cluster: its findings, present and future, are "
+                "still counted and shown as known (GET /api/v1/known-divergences lists it with "
+                "\"cluster\": " (c.id) ")." }
+            @if let Some(rep) = representative {
+                h2 { "File as regression" }
+                form #cluster-regression method="post" action=(format!("/findings/{rep}/regression")) {
+                    input type="hidden" name="csrf" value=(s.csrf);
+                    label { "Title" br; input type="text" name="title" size="60"
+                        value=(format!("cluster {}: {}", c.id, c.title)); } br;
+                    button type="submit" { "File finding " (rep) " as a regression" }
+                }
+                p.note { "The cluster's most recently seen finding stands for it: its minimized "
+                    "reproducer is re-run on every GPU and driver that leases regressions." }
+            }
         },
         Some(s) => html! { p { "Triage needs a triager token; '" (s.name) "' is a " (s.role) " token." } },
         None => html! { p { a href=(format!("/login?next=/clusters/{}", c.id)) { "Log in" } " with a triager token to triage this cluster." } },
@@ -132,6 +154,10 @@ async fn cluster_page(State(state): State<AppState>, session: MaybeSession, Path
         Ok(p) => p,
         Err(e) => return unavailable(e, session),
     };
+    let known: Vec<_> = match crate::db::known::list(&state.pool).await {
+        Ok(all) => all.into_iter().filter(|k| k.rule.cluster == Some(id)).collect(),
+        Err(e) => return unavailable(e, session),
+    };
     let content = html! {
         p.sentence { (c.explanation.sentence) }
         table.facts {
@@ -147,7 +173,10 @@ async fn cluster_page(State(state): State<AppState>, session: MaybeSession, Path
         h2 { "Worked example" }
         pre #example-hex { (c.explanation.example.hex) }
         pre #example-decimal { (c.explanation.example.decimal) }
-        (triage_form(&c, session))
+        @if !known.is_empty() {
+            p #cluster-known-rules { "Known divergence: " @for k in &known { "#" (k.id) " " (k.rule.reason) " " } }
+        }
+        (triage_form(&c, session, findings.first().map(|f| f.id)))
         h2 { "Findings" }
         table #cluster-findings {
             thead { tr { th { "Finding" } th { "Signature" } th { "Status" } th.num { "Reports" } th { "Last seen" } } }
@@ -205,6 +234,54 @@ async fn post_triage(
         Ok(ClusterTriaged::Done(_)) => Redirect::to(&back).into_response(),
         Ok(ClusterTriaged::NotFound) => not_found(&raw, Some(&s)),
         Ok(ClusterTriaged::Invalid(why)) => error_page(StatusCode::UNPROCESSABLE_ENTITY, "Triage refused", &why, Some(&s)),
+        Err(e) => unavailable(e, Some(&s)),
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct KnownForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// A known divergence covering the whole cluster (pattern `*`, any target and driver), the
+/// same rule `POST /api/v1/known-divergences` with `"cluster"` makes.
+async fn post_known(
+    State(state): State<AppState>,
+    session: MaybeSession,
+    Path(raw): Path<String>,
+    form: Result<Form<KnownForm>, FormRejection>,
+) -> Response {
+    let back = format!("/clusters/{raw}");
+    let f = form.map(|Form(f)| f).unwrap_or_default();
+    let s = match require_triager(&session, &f.csrf, &back) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let Ok(id) = raw.parse::<i64>() else { return not_found(&raw, Some(&s)) };
+    let reason = f.reason.trim();
+    if reason.is_empty() || reason.contains('\0') || reason.len() > MAX_NOTE {
+        let msg = format!("reason: say why this divergence is accepted (at most {MAX_NOTE} bytes, no NUL characters)");
+        return error_page(StatusCode::BAD_REQUEST, "Known divergence refused", &msg, Some(&s));
+    }
+    match db::get(&state.pool, id).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return not_found(&raw, Some(&s)),
+        Err(e) => return unavailable(e, Some(&s)),
+    }
+    let rule = api::findings::KnownDivergenceNew {
+        pattern: "*".into(),
+        target_pattern: "*".into(),
+        driver_min: None,
+        driver_max: None,
+        reason: reason.to_string(),
+        expires_at: None,
+        cluster: Some(id),
+    };
+    match crate::db::known::insert(&state.pool, &rule, &s.name).await {
+        Ok(_) => Redirect::to(&back).into_response(),
         Err(e) => unavailable(e, Some(&s)),
     }
 }
