@@ -136,5 +136,30 @@ fn deliver_findings_sends_a_campaigns_folders_and_a_second_delivery_adds_nothing
     assert!(first.contains(&format!("{n} finding folder(s)")) && first.contains(&format!("{n} new, 0 already")), "{first}");
     let second = String::from_utf8(run(&args, &server.worker).stdout).unwrap();
     assert!(second.contains(&format!("0 new, {n} already on the server")), "{second}");
+
+    // Issue #13's measure: delivered, the campaign is a few root causes; every finding has
+    // its cluster, the scalar bf16 fma ones in the cluster that says computed as f16.
+    let clusters: serde_json::Value = get_json(&format!("{}/api/v1/clusters?limit=100", server.url));
+    let clusters = clusters["items"].as_array().unwrap();
+    assert!(clusters.len() <= 12, "{} clusters", clusters.len());
+    assert_eq!(clusters.iter().map(|c| c["signatures"].as_i64().unwrap()).sum::<i64>(), n as i64);
+    let as_f16 = clusters.iter().find(|c| c["key"] == "bf16-as-f16~fma.bf16").expect("the f16 cluster");
+    assert!(as_f16["explanation"]["sentence"].as_str().unwrap().contains("computed as f16"), "{as_f16}");
+    let mut after = String::new();
+    let mut seen = 0;
+    loop {
+        let page: serde_json::Value = get_json(&format!("{}/api/v1/findings?limit=200{after}", server.url));
+        for f in page["items"].as_array().unwrap() {
+            seen += 1;
+            let scalar_bf16_fma = f["opcode"] == "fma" && f["type"] == "bf16";
+            assert!(f["cluster_id"].is_i64(), "{f}");
+            assert_eq!(f["cluster_id"] == as_f16["id"], scalar_bf16_fma, "{f}");
+        }
+        match page["next"].as_str() {
+            Some(next) => after = format!("&after={next}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen, n);
     let _ = std::fs::remove_dir_all(&dir);
 }
