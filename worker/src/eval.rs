@@ -24,9 +24,10 @@ Output: the destination's bits in hex, zero-padded to the register width (4 digi
 f16/bf16, 8 for f32/f16x2/bf16x2, 16 for f64/f32x2; 0 or 1 for testp), a tab, and the
 value in decimal (packed lanes comma-separated, lane 0 first). A NaN result the spec leaves
 unspecified prints as the canonical NaN; --accept shows every allowed result.
---profile sm_90 prints the one result an H100 gives (ptx/profiles/sm_90.json); for the
-approximate forms (.approx/.full, sin, cos, lg2, ex2, tanh, rsqrt) it prints the spec's
-allowed set and says so.";
+--profile sm_90 prints the one result an H100 gives (ptx/profiles/sm_90.json), for the
+approximate forms too where the profile has a bit-exact model of the unit (ex2.approx on
+f16/bf16, docs/approx.md); for the other approximate forms (.approx/.full f32, sin, cos, lg2,
+tanh, rsqrt) it prints the spec's allowed set and says why.";
 
 /// Evaluate instructions in the reference interpreter.
 #[derive(Args, Debug)]
@@ -81,7 +82,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
                 return Ok(());
             }
             Resolved::Set(exp) => {
-                println!("{}\t(approximate form: {} has no bit-exact model yet; the spec's allowed set)", render(&instr, &exp, true), profile.name());
+                println!("{}\t({})", render(&instr, &exp, true), why_a_set(&profile, &instr));
                 return Ok(());
             }
         }
@@ -96,6 +97,19 @@ pub fn run(args: EvalArgs) -> Result<()> {
     }
     println!("{line}");
     Ok(())
+}
+
+/// Why a hardware profile answers `instr` with the spec's set: the model it has is partial, or
+/// it has none (docs/approx.md, "Models").
+fn why_a_set(profile: &Profile, instr: &Instr) -> String {
+    let name = profile.name();
+    match profile {
+        Profile::Hardware(h) => match h.approx_model(&instr.to_string()) {
+            Some(m) => format!("approximate form: {name}'s model '{}' is partial ({}); the spec's allowed set", m.id, m.measured),
+            None => format!("approximate form: {name} has no bit-exact model of it yet; the spec's allowed set"),
+        },
+        Profile::Spec => "the spec's allowed set".into(),
+    }
 }
 
 /// One line of single-instruction output: `HEX\tDECIMAL`, or the accept set and its decimals.
@@ -141,8 +155,8 @@ fn render_bits(instr: &Instr, bits: u64) -> String {
 
 /// The batch loop: parsed forms are cached per (mnemonic, operand count), operands in hex take
 /// a fast path, and output is buffered; a bad line gives `error: ...` and the loop goes on.
-/// Under a hardware profile each line is the one result, or for an approximate form the spec's
-/// set followed by `\tapproximate: spec set`.
+/// Under a hardware profile each line is the one result, or for an approximate form without a
+/// bit-exact model the spec's set followed by `\tapproximate: spec set`.
 pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Profile) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, output);
     let mut forms: HashMap<(String, usize), Result<Instr, String>> = HashMap::new();

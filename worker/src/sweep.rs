@@ -74,8 +74,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "SWEEPS_JSONL")]
     pub truth: Option<std::path::PathBuf>,
     /// Count as mismatches the results this profile does not give: spec (the set the PTX ISA
-    /// allows) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form; the
-    /// approximate forms keep the spec's set until bit-exact models exist).
+    /// allows) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form and the
+    /// approximate forms with a bit-exact model; the others keep the spec's set).
     #[arg(long, default_value = "spec")]
     pub judge: String,
     #[command(flatten)]

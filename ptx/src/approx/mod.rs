@@ -30,12 +30,14 @@ mod highprec;
 mod special_rows;
 
 pub use bounds::{bounds, Bound, BoundKind, Interval};
+// For the hardware profile's models of these units (`profile::approx_model`).
+pub(crate) use reference::{correctly_rounded_f32, to_f64};
 
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
 use crate::expect::{EvalError, Expectation, LaneExpectation, Outcome, Reading};
 use crate::isa::{AbsMode, Clamp, Ftz, Instr, NanMode, Opcode, Precision, Type};
 use accept::{bound_range, ulp_range};
-use reference::{correctly_rounded_div, exact, exact_div, round_nearest, to_f64};
+use reference::{correctly_rounded_div, exact, exact_div, round_nearest};
 use special::{Class, Table};
 
 /// The function an approximate form computes, one per spec section.

@@ -73,7 +73,7 @@ pub(crate) fn exact_div(a: f64, b: f64) -> f64 {
 
 /// The binary32 result rounded to nearest.
 #[inline]
-fn correctly_rounded_f32(func: Func, x: f32) -> f32 {
+pub(crate) fn correctly_rounded_f32(func: Func, x: f32) -> f32 {
     match func {
         Func::Rcp => 1.0 / x,
         Func::Sqrt => x.sqrt(),

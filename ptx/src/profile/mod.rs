@@ -4,11 +4,15 @@
 //! one row per decision, naming the `Reading` it takes or rejects, the forms it applies to, the
 //! hardware evidence and the spec section. A new GPU is a new file, not new code.
 
+pub mod approx_model;
 mod table;
 mod tininess;
 #[cfg(test)]
+mod dense_tests;
+#[cfg(test)]
 mod tests;
 
+pub use approx_model::ApproxModel;
 pub use table::{HardwareProfile, Rule};
 
 use crate::expect::{EvalError, Expectation, Outcome, Reading};
@@ -28,8 +32,8 @@ pub enum Profile {
 pub enum Resolved {
     /// Exactly these register bits.
     One(u64),
-    /// A set: the spec profile, or a form the hardware profile does not model bit for bit
-    /// (the approximate instructions).
+    /// A set: the spec profile, or an approximate form the hardware profile has no
+    /// bit-exact model of (`HardwareProfile::approx_model` says whether a partial one exists).
     Set(Expectation),
 }
 
@@ -58,11 +62,12 @@ impl Profile {
         }
     }
 
-    /// Whether the profile claims one result for every case of `instr`.
+    /// Whether the profile claims one result for every case of `instr`: every IEEE-rounded
+    /// and non-rounding form, and the approximate forms with a bit-exact model.
     pub fn claims(&self, instr: &Instr) -> bool {
         match self {
             Profile::Spec => false,
-            Profile::Hardware(_) => !instr.is_approximate(),
+            Profile::Hardware(h) => !instr.is_approximate() || exact_model(h, instr).is_some(),
         }
     }
 
@@ -71,7 +76,12 @@ impl Profile {
         let hw = match self {
             Profile::Spec => return Resolved::Set(exp.clone()),
             Profile::Hardware(h) if !instr.is_approximate() => h,
-            Profile::Hardware(_) => return Resolved::Set(exp.clone()),
+            Profile::Hardware(h) => {
+                return match exact_model(h, instr) {
+                    Some((model, form)) => Resolved::One(modelled(h, model, &form, operands)),
+                    None => Resolved::Set(exp.clone()),
+                }
+            }
         };
         let Some(scalar) = exp.scalar else { return Resolved::One(exp.primary_bits()) };
         let form = instr.to_string();
@@ -113,6 +123,24 @@ impl Profile {
         }
         Resolved::One(out)
     }
+}
+
+/// The bit-exact model `hw` has of `instr`, with the approximate form it runs on.
+fn exact_model<'a>(hw: &'a HardwareProfile, instr: &Instr) -> Option<(&'a ApproxModel, crate::approx::Form)> {
+    let form = crate::approx::Form::of(instr)?;
+    let model = hw.exact_model(&instr.to_string())?;
+    // A row whose evaluator cannot run this form (an f32 lane) is not a claim.
+    ApproxModel::runs_on(&form).then_some((model, form))
+}
+
+/// Every lane of `operands` through `model`.
+fn modelled(hw: &HardwareProfile, model: &ApproxModel, form: &crate::approx::Form, operands: &[u64]) -> u64 {
+    let w = form.scalar.bits();
+    let nan = hw.canonical_nan(form.scalar);
+    (0..form.lanes).fold(0, |out, i| {
+        let x = (operands[0] >> (i * w)) & form.scalar.mask();
+        out | model.lane(form, x, nan).expect("exact_model checked the form") << (i * w)
+    })
 }
 
 /// Evaluate `instr` and narrow the result to `profile`.

@@ -1,5 +1,6 @@
-//! The data of a hardware profile: its rule table, parsed from `ptx/profiles/NAME.json`.
+//! The data of a hardware profile: its rule table and approximate-unit models, parsed from `ptx/profiles/NAME.json`.
 
+use super::approx_model::{ApproxModel, Status};
 use super::{reading_named, ProfileError};
 use crate::expect::Reading;
 use crate::format::Scalar;
@@ -29,6 +30,10 @@ struct File {
     canonical_nan: BTreeMap<String, String>,
     rules: Vec<Rule>,
     f64_nan: F64Nan,
+    /// Models of the approximate units (`approx_model.rs`); a file without them answers every
+    /// approximate form with the spec's set.
+    #[serde(default)]
+    approx_models: Option<serde_json::Value>,
 }
 
 /// Where an f64 NaN result comes from: the payload of the first NaN operand in `payload_order`
@@ -52,6 +57,7 @@ pub struct HardwareProfile {
     nan: [u64; 4],
     pub f64_nan: F64Nan,
     f64_generated: u64,
+    pub approx_models: Vec<ApproxModel>,
 }
 
 impl HardwareProfile {
@@ -70,7 +76,11 @@ impl HardwareProfile {
         }
         let g = &f.f64_nan.generated;
         let f64_generated = g.strip_prefix("0x").and_then(crate::value::parse_hex).ok_or_else(|| bad(format!("f64_nan.generated: '{g}' is not 0x-hex")))?;
-        Ok(HardwareProfile { name: f.name, gpu: f.gpu, rules: f.rules, readings, nan, f64_nan: f.f64_nan, f64_generated })
+        let approx_models = match f.approx_models {
+            Some(v) => ApproxModel::parse_all(v).map_err(bad)?,
+            None => Vec::new(),
+        };
+        Ok(HardwareProfile { name: f.name, gpu: f.gpu, rules: f.rules, readings, nan, f64_nan: f.f64_nan, f64_generated, approx_models })
     }
 
     /// The first rule naming `reading` that matches `form`.
@@ -80,6 +90,16 @@ impl HardwareProfile {
             .zip(&self.readings)
             .find(|(rule, r)| **r == reading && rule.forms.iter().any(|p| glob(p, form)))
             .map(|(rule, _)| rule)
+    }
+
+    /// The first model row naming `form` (a mnemonic), bit-exact or partial.
+    pub fn approx_model(&self, form: &str) -> Option<&ApproxModel> {
+        self.approx_models.iter().find(|m| m.forms.iter().any(|p| glob(p, form)))
+    }
+
+    /// The model the profile answers `form` with: a bit-exact row only.
+    pub fn exact_model(&self, form: &str) -> Option<&ApproxModel> {
+        self.approx_model(form).filter(|m| m.status == Status::BitExact)
     }
 
     /// The f64 NaN result of `op` (its `Opcode::name`) on `operands`; `None` when the table has no row for `op`.

@@ -119,8 +119,9 @@ pub struct CampaignArgs {
     #[arg(long)]
     pub batch_cases: Option<usize>,
     /// Judge results against this profile: spec (the set the PTX ISA allows, true of every
-    /// GPU) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form; the
-    /// approximate forms keep the spec's set). `--target exec:... --judge sm_90` judges an
+    /// GPU) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form and the
+    /// approximate forms with a bit-exact model; the others keep the spec's set).
+    /// `--target exec:... --judge sm_90` judges an
     /// emulator bit for bit against the H100 with no GPU present.
     #[arg(long, default_value = "spec")]
     pub judge: String,
