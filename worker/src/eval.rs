@@ -105,7 +105,7 @@ fn why_a_set(profile: &Profile, instr: &Instr) -> String {
     let name = profile.name();
     match profile {
         Profile::Hardware(h) => match h.approx_model(&instr.to_string()) {
-            Some(m) => format!("approximate form: {name}'s model '{}' is partial ({}); the spec's allowed set", m.id, m.measured),
+            Some(m) => format!("approximate form: {name}'s model '{}' of it is partial, docs/approx.md \"Models\"; the spec's allowed set", m.id),
             None => format!("approximate form: {name} has no bit-exact model of it yet; the spec's allowed set"),
         },
         Profile::Spec => "the spec's allowed set".into(),
