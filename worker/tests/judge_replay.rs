@@ -81,6 +81,31 @@ fn an_engine_that_follows_the_h100_has_no_finding_under_sm_90() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+#[test]
+fn the_ex2_half_forms_are_judged_bit_for_bit_by_the_sm_90_model() {
+    // Issue #15: the profile answers ex2.approx on f16/bf16 with its bit-exact model. The spec's
+    // engine (correctly rounded results, inside the documented bound) is reported under sm_90
+    // wherever the H100 truncates instead; the engine that follows the H100 never is.
+    let args = ["--judge", "sm_90", "--families", "ex2", "--types", "f16,f16x2,bf16,bf16x2", "--cases", "100000"];
+    let out = scratch("ex2-spec");
+    let spec = reference("spec");
+    let (_, err) = campaign(&[&["--target", spec.as_str()][..], &args].concat(), &out);
+    let found = reproducers(&out);
+    assert!(!found.is_empty(), "the correctly rounded ex2 differs from the H100's truncation somewhere: {err}");
+    for r in &found {
+        let form = r["signature"].as_str().unwrap().split('~').next().unwrap();
+        assert!(form.starts_with("ex2.approx.") && form.contains("16"), "{form}");
+        let dir = out.join(r["signature"].as_str().unwrap());
+        assert_eq!(repro(&dir, &spec, "spec"), 3, "{form}: the spec allows the correctly rounded result");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    let out = scratch("ex2-h100");
+    let (s, err) = campaign(&[&["--target", reference("sm_90").as_str()][..], &args].concat(), &out);
+    assert_eq!(s["totals"]["mismatches"], 0, "{err}");
+    assert!(reproducers(&out).is_empty());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// The forms of the findings of a replay campaign over every recorded H100 case.
 fn replay_forms(judge: &str) -> (Value, BTreeSet<String>) {
     let out = scratch(&format!("replay-{judge}"));
