@@ -26,8 +26,8 @@ value in decimal (packed lanes comma-separated, lane 0 first). A NaN result the 
 unspecified prints as the canonical NaN; --accept shows every allowed result.
 --profile sm_90 prints the one result an H100 gives (ptx/profiles/sm_90.json), for the
 approximate forms too where the profile has a bit-exact model of the unit (ex2.approx on
-f16/bf16, docs/approx.md); for the other approximate forms (.approx/.full f32, sin, cos, lg2,
-tanh, rsqrt) it prints the spec's allowed set and says why.";
+f16/bf16, tanh.approx on bf16; docs/approx.md); for the other approximate forms (.approx/.full
+f32, sin, cos, lg2, f32/f16 tanh, rsqrt) it prints the spec's allowed set and says why.";
 
 /// Evaluate instructions in the reference interpreter.
 #[derive(Args, Debug)]

@@ -8,8 +8,10 @@
 //!    truncated toward zero (the f32 `ex2` unit: 23, from the dense dumps);
 //! 3. inputs below `identity_below` in magnitude return themselves, inputs at or above
 //!    `saturate_from` return +-1 (tanh);
-//! 4. the unit's value: `core` (today one kind, the correctly rounded f32 function: where the
-//!    half forms truncate it, the unit's own error mostly vanishes);
+//! 4. the unit's value: `core`, the correctly rounded f32 function (where the half forms
+//!    truncate it, the ex2 unit's own error vanishes) or a quadratic per segment of |x| from a
+//!    named table (`approx_tables`: the tanh unit's smooth error is a minimax quadratic's),
+//!    evaluated in f64 and rounded to f32;
 //! 5. the output: the f32 value truncated to the form's format (`output`).
 //!
 //! A row is `bit-exact` only when it reproduced every recorded input (the test beside this
@@ -22,12 +24,63 @@ use crate::format::{Format, Scalar, BF16, F16};
 use crate::isa::Ftz;
 use serde::Deserialize;
 
-/// How the unit's value is obtained.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+/// How the unit's value is obtained, as a row names it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+enum CoreRow {
+    CorrectlyRoundedF32,
+    /// The name of a table in the file's `approx_tables`.
+    SegmentQuadratic(String),
+}
+
+/// How the unit's value is obtained.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Core {
     /// The function at the (quantized) input, correctly rounded to f32 (CORE-MATH).
     CorrectlyRoundedF32,
+    /// `c0 + c1 t + c2 t^2` (f64, in that order of operations) with `t = (|x| - lo) / (hi - lo)`
+    /// on the segment holding |x|, the sign of x, rounded to nearest f32.
+    SegmentQuadratic { table: String, segments: Vec<Segment> },
+}
+
+/// One segment `[lo, hi)` of a table and its quadratic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Segment {
+    pub lo: f64,
+    pub hi: f64,
+    pub c: [f64; 3],
+}
+
+/// A table as the file writes it: an explanation and `[lo, hi, c0, c1, c2]` rows of f64 bit
+/// patterns (`0x...`, so that the values are read exactly).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableRow {
+    /// Where the table comes from (for the reader of the file; required so that none is silent).
+    #[allow(dead_code)]
+    about: String,
+    segments: Vec<[String; 5]>,
+}
+
+impl Segment {
+    fn parse_table(name: &str, t: &TableRow) -> Result<Vec<Segment>, String> {
+        let f = |h: &str| {
+            h.strip_prefix("0x")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .map(f64::from_bits)
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| format!("approx table {name}: '{h}' is not a finite f64 as 0x-hex"))
+        };
+        let mut out = Vec::with_capacity(t.segments.len());
+        for row in &t.segments {
+            let s = Segment { lo: f(&row[0])?, hi: f(&row[1])?, c: [f(&row[2])?, f(&row[3])?, f(&row[4])?] };
+            if !(s.lo < s.hi) || out.last().is_some_and(|p: &Segment| p.hi > s.lo) {
+                return Err(format!("approx table {name}: segments must be non-empty and in increasing order ({} .. {})", s.lo, s.hi));
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
 }
 
 /// How the f32 value becomes the form's result.
@@ -64,7 +117,7 @@ struct Row {
     /// An f32 bit pattern: magnitudes at or above it return +-1.
     #[serde(default)]
     saturate_from: Option<String>,
-    core: Core,
+    core: CoreRow,
     output: Output,
     status: Status,
     measured: String,
@@ -93,13 +146,25 @@ pub struct ApproxModel {
 }
 
 impl ApproxModel {
-    /// Parse the `approx_models` array of a profile file; `Err` says which row is wrong.
-    pub(super) fn parse_all(value: serde_json::Value) -> Result<Vec<ApproxModel>, String> {
-        let rows: Vec<Row> = serde_json::from_value(value).map_err(|e| format!("approx_models: {e}"))?;
-        rows.into_iter().map(ApproxModel::from_row).collect()
+    /// Parse the `approx_models` array of a profile file, with the `approx_tables` object its
+    /// rows name; `Err` says which row or table is wrong.
+    pub(super) fn parse_all(models: serde_json::Value, tables: Option<serde_json::Value>) -> Result<Vec<ApproxModel>, String> {
+        let rows: Vec<Row> = serde_json::from_value(models).map_err(|e| format!("approx_models: {e}"))?;
+        let tables: std::collections::BTreeMap<String, TableRow> = match tables {
+            Some(t) => serde_json::from_value(t).map_err(|e| format!("approx_tables: {e}"))?,
+            None => Default::default(),
+        };
+        rows.into_iter().map(|r| ApproxModel::from_row(r, &tables)).collect()
     }
 
-    fn from_row(r: Row) -> Result<ApproxModel, String> {
+    fn from_row(r: Row, tables: &std::collections::BTreeMap<String, TableRow>) -> Result<ApproxModel, String> {
+        let core = match &r.core {
+            CoreRow::CorrectlyRoundedF32 => Core::CorrectlyRoundedF32,
+            CoreRow::SegmentQuadratic(name) => {
+                let t = tables.get(name).ok_or_else(|| format!("approx model {}: no table '{name}' in approx_tables", r.id))?;
+                Core::SegmentQuadratic { table: name.clone(), segments: Segment::parse_table(name, t)? }
+            }
+        };
         let f32_hex = |field: &str, t: &Option<String>| -> Result<Option<f32>, String> {
             t.as_ref()
                 .map(|t| {
@@ -123,7 +188,7 @@ impl ApproxModel {
             id: r.id,
             forms: r.forms,
             input_fraction_bits: r.input_fraction_bits,
-            core: r.core,
+            core,
             output: r.output,
             status: r.status,
             measured: r.measured,
@@ -176,8 +241,21 @@ impl ApproxModel {
         };
         // Every quantized half value is an f32 (at most 24 significant bits: a half value
         // has 11, and the cut only removes low ones).
-        let y = match self.core {
+        let y = match &self.core {
             Core::CorrectlyRoundedF32 => crate::approx::correctly_rounded_f32(form.func, q as f32),
+            Core::SegmentQuadratic { segments, .. } => {
+                let a = q.abs();
+                // Every |x| between the identity and saturation thresholds has a segment (a
+                // table that leaves a gap answers NaN there, which the dense test would show).
+                let v = match segments.iter().find(|s| s.lo <= a && a < s.hi) {
+                    Some(s) => {
+                        let t = (a - s.lo) / (s.hi - s.lo);
+                        s.c[0] + s.c[1] * t + s.c[2] * t * t
+                    }
+                    None => f64::NAN,
+                };
+                (if q < 0.0 { -v } else { v }) as f32
+            }
         };
         match self.output {
             Output::Truncate => truncate::<F>(y, form.ftz),
@@ -256,10 +334,24 @@ mod tests {
             ))
             .unwrap()
         };
-        assert!(ApproxModel::parse_all(row("")).is_ok());
-        let e = ApproxModel::parse_all(row(r#", "saturate_from": "8.0""#)).unwrap_err();
+        assert!(ApproxModel::parse_all(row(""), None).is_ok());
+        let e = ApproxModel::parse_all(row(r#", "saturate_from": "8.0""#), None).unwrap_err();
         assert!(e.contains("approx model m") && e.contains("saturate_from"), "{e}");
-        let e = ApproxModel::parse_all(row(r#", "rounding": "rz""#)).unwrap_err();
+        let e = ApproxModel::parse_all(row(r#", "rounding": "rz""#), None).unwrap_err();
         assert!(e.contains("rounding"), "{e}");
+    }
+
+    #[test]
+    fn a_segment_table_must_exist_and_run_in_increasing_order() {
+        let model = serde_json::json!([{"id": "m", "forms": ["tanh.approx.bf16"], "core": {"segment-quadratic": "t"},
+            "output": "truncate", "status": "partial", "measured": "", "hardware": "", "evidence": ["e"], "spec": "9.7.4.9"}]);
+        let e = ApproxModel::parse_all(model.clone(), None).unwrap_err();
+        assert!(e.contains("no table 't'"), "{e}");
+        let seg = |lo: f64, hi: f64| [lo, hi, 0.0, 1.0, 0.0].map(|v| format!("{:#x}", v.to_bits()));
+        let tables = |segs: Vec<[String; 5]>| Some(serde_json::json!({"t": {"about": "test", "segments": segs}}));
+        let m = ApproxModel::parse_all(model.clone(), tables(vec![seg(0.5, 1.0), seg(1.0, 2.0)])).unwrap();
+        assert!(matches!(&m[0].core, Core::SegmentQuadratic { segments, .. } if segments.len() == 2));
+        let e = ApproxModel::parse_all(model, tables(vec![seg(1.0, 2.0), seg(0.5, 1.0)])).unwrap_err();
+        assert!(e.contains("increasing order"), "{e}");
     }
 }
