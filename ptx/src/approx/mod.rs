@@ -31,7 +31,7 @@ mod special_rows;
 
 pub use bounds::{bounds, Bound, BoundKind, Interval};
 // For the hardware profile's models of these units (`profile::approx_model`).
-pub(crate) use reference::{correctly_rounded_f32, to_f64};
+pub(crate) use reference::{correctly_rounded_f32, pow2, to_f64};
 
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
 use crate::expect::{EvalError, Expectation, LaneExpectation, Outcome, Reading};

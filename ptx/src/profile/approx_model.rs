@@ -19,7 +19,7 @@
 //! answers with bit-exact rows only. A `partial` row documents how far a model gets.
 
 use crate::approx::special::{self, Class};
-use crate::approx::Form;
+use crate::approx::{pow2, Form};
 use crate::format::{Format, Scalar, BF16, F16};
 use crate::isa::Ftz;
 use serde::Deserialize;
@@ -65,8 +65,7 @@ struct TableRow {
 impl Segment {
     fn parse_table(name: &str, t: &TableRow) -> Result<Vec<Segment>, String> {
         let f = |h: &str| {
-            h.strip_prefix("0x")
-                .and_then(|h| u64::from_str_radix(h, 16).ok())
+            hex(h)
                 .map(f64::from_bits)
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| format!("approx table {name}: '{h}' is not a finite f64 as 0x-hex"))
@@ -168,8 +167,8 @@ impl ApproxModel {
         let f32_hex = |field: &str, t: &Option<String>| -> Result<Option<f32>, String> {
             t.as_ref()
                 .map(|t| {
-                    t.strip_prefix("0x")
-                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    hex(t)
+                        .and_then(|b| u32::try_from(b).ok())
                         .map(f32::from_bits)
                         .filter(|v| v.is_finite() && *v > 0.0)
                         .ok_or_else(|| format!("approx model {}: {field} '{t}' is not a positive finite f32 as 0x-hex", r.id))
@@ -263,8 +262,9 @@ impl ApproxModel {
     }
 }
 
-fn pow2(e: i32) -> f64 {
-    f64::from_bits(((1023 + e) as u64) << 52)
+/// A `0x`-prefixed bit pattern, as the profile file writes every exact value.
+fn hex(text: &str) -> Option<u64> {
+    text.strip_prefix("0x").and_then(crate::value::parse_hex)
 }
 
 /// The f32 `y` truncated to `F` (toward zero); past `F`'s largest exponent, infinity; `.ftz`
