@@ -121,7 +121,7 @@ fn check_lane<F: Format>(instr: &Instr, form: &Form, a: u64, b: u64, tally: &mut
                 || F::is_zero(fa) && F::is_zero(fb)
         }
         _ => {
-            form.table.and_then(|t| t.lookup(super::special::Class::of::<F>(fa))).is_some()
+            form.special(super::special::Class::of::<F>(fa)).is_some()
                 || F::sign(fa) && matches!(form.func, Func::Sqrt | Func::Rsqrt | Func::Lg2)
         }
     };

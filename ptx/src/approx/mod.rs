@@ -17,6 +17,7 @@
 mod accept;
 pub mod bounds;
 pub mod f64gross;
+mod primary;
 mod reference;
 pub mod special;
 
@@ -79,7 +80,9 @@ pub struct Form {
     pub lanes: u32,
     /// Source operands: 2 for div, else 1.
     pub arity: usize,
-    table: Option<&'static Table>,
+    /// The special-value table indexed by input class (`Class as usize`): one load per lane
+    /// instead of a search of the table's rows, which the batch path felt.
+    specials: [Option<special::Special>; Class::COUNT],
     rows: &'static [Bound],
 }
 
@@ -124,7 +127,7 @@ impl Form {
             ftz: instr.ftz,
             lanes: instr.ty.lanes(),
             arity,
-            table: special::table(func, scalar),
+            specials: special::table(func, scalar).map_or([None; Class::COUNT], Table::by_class),
             rows: bounds::rows_for(func, scalar),
         })
     }
@@ -168,6 +171,12 @@ impl Form {
         }
     }
 
+    /// The special-value table's result for an input of `class`, if it has a row for it.
+    #[inline]
+    fn special(&self, class: Class) -> Option<special::Special> {
+        self.specials[class as usize]
+    }
+
     #[inline]
     fn flush_in<F: Format>(&self, bits: u64) -> u64 {
         if self.ftz == Ftz::Flush {
@@ -185,7 +194,7 @@ impl Form {
             _ => {}
         }
         let a = self.flush_in::<F>(a);
-        if let Some(s) = self.table.and_then(|t| t.lookup(Class::of::<F>(a))) {
+        if let Some(s) = self.special(Class::of::<F>(a)) {
             return match s.bits::<F>(a) {
                 Some(bits) => LaneExpectation::exact(bits),
                 None => nan_lane::<F>(a),
@@ -263,7 +272,7 @@ impl Form {
     /// rcp.approx.ftz.f64, rsqrt.approx.ftz.f64 on the upper word (see `f64gross`).
     fn gross(&self, a: u64) -> LaneExpectation {
         let tmp = F64::flush(f64gross::upper(a));
-        if let Some(s) = self.table.and_then(|t| t.lookup(Class::of::<F64>(tmp))) {
+        if let Some(s) = self.special(Class::of::<F64>(tmp)) {
             return match s.bits::<F64>(tmp) {
                 Some(bits) => LaneExpectation::exact(bits),
                 None => f64gross::invalid_nan(),
@@ -285,7 +294,7 @@ impl Form {
             }
             Func::RcpGross | Func::RsqrtGross => {
                 let tmp = F64::flush(f64gross::upper(a));
-                return match self.table.and_then(|t| t.lookup(Class::of::<F64>(tmp))) {
+                return match self.special(Class::of::<F64>(tmp)) {
                     Some(s) => s.value(f64::from_bits(tmp)),
                     None => exact(self.func, f64::from_bits(tmp)),
                 };
@@ -294,7 +303,7 @@ impl Form {
         }
         let a = self.flush_in::<F>(a);
         let x = to_f64::<F>(a);
-        match self.table.and_then(|t| t.lookup(Class::of::<F>(a))) {
+        match self.special(Class::of::<F>(a)) {
             Some(s) => s.value(x),
             None => exact(self.func, x),
         }

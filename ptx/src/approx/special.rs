@@ -23,6 +23,9 @@ pub enum Class {
 }
 
 impl Class {
+    /// Number of classes (the variants above, numbered from 0).
+    pub const COUNT: usize = 9;
+
     #[inline]
     pub fn of<F: Format>(bits: u64) -> Class {
         let neg = F::sign(bits);
@@ -101,6 +104,15 @@ impl Table {
     #[inline]
     pub fn lookup(&self, class: Class) -> Option<Special> {
         self.rows.iter().find(|(c, _)| *c == class).map(|(_, s)| *s)
+    }
+
+    /// The table as an array indexed by `Class as usize` (for `Form`'s per-lane lookups).
+    pub fn by_class(&self) -> [Option<Special>; Class::COUNT] {
+        let mut out = [None; Class::COUNT];
+        for &(c, s) in self.rows {
+            out[c as usize] = Some(s);
+        }
+        out
     }
 }
 
@@ -283,6 +295,18 @@ pub static TABLES: [&Table; 13] =
 mod tests {
     use super::*;
     use crate::format::{F32, F64};
+
+    #[test]
+    fn by_class_indexes_every_row_of_every_table() {
+        // `Class::COUNT` is the number of variants: the last one's index plus one.
+        assert_eq!(Nan as usize + 1, Class::COUNT);
+        for t in TABLES {
+            let a = t.by_class();
+            for c in [NegInf, NegNormal, NegSubnormal, NegZero, PosZero, PosSubnormal, PosNormal, PosInf, Nan] {
+                assert_eq!(a[c as usize], t.lookup(c), "{} {c:?}", t.forms);
+            }
+        }
+    }
 
     #[test]
     fn classes_follow_the_encoding() {

@@ -12,6 +12,7 @@ use super::arith::{self, ArithOp};
 use super::expect::{LaneExpectation, Outcome};
 use super::minmax::{self, Extremum};
 use super::{eval, sign, testp, EvalError, Expectation};
+use crate::approx;
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
 use crate::isa::{Clamp, Ftz, Instr, Opcode};
 use crate::rounding::Rounding;
@@ -38,7 +39,8 @@ impl Kernel {
                 .rounding()
                 .and_then(|mode| arith_loop(op, instr.ty.scalar(), mode, instr.ftz, instr.clamp)),
             None => exact_loop(instr),
-        };
+        }
+        .or_else(|| approx_loop(instr));
         Ok(Kernel { instr: *instr, run: run.unwrap_or(generic_loop), dedicated: run.is_some() })
     }
 
@@ -46,8 +48,8 @@ impl Kernel {
         &self.instr
     }
 
-    /// Whether the form has a loop of its own; if not (approximate forms), each case goes
-    /// through [`eval`], several times slower.
+    /// Whether the form has a loop of its own; if not, each case goes through [`eval`],
+    /// several times slower (every form has one today: `every_form_has_a_dedicated_loop`).
     pub fn dedicated(&self) -> bool {
         self.dedicated
     }
@@ -255,6 +257,31 @@ fn exact_loop(instr: &Instr) -> Option<Loop> {
     })
 }
 
+/// Approximate forms: the primary result per lane from [`approx::Form::primary`] (the
+/// reference, without the accepted range `eval` builds around it), the form's tables looked
+/// up once per call instead of once per case.
+fn approx_loop(instr: &Instr) -> Option<Loop> {
+    approx::Form::of(instr).map(|_| approx_lanes as Loop)
+}
+
+fn approx_lanes(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+    let Some(form) = approx::Form::of(instr) else {
+        return generic_loop(instr, cases, out); // `approx_loop` checked it already
+    };
+    let (w, mask) = (form.scalar.bits(), form.scalar.mask());
+    if form.lanes == 2 {
+        for (c, o) in cases.iter().zip(out.iter_mut()) {
+            let lo = form.primary([c[0] & mask, c[1] & mask]);
+            let hi = form.primary([(c[0] >> w) & mask, (c[1] >> w) & mask]);
+            *o = lo | hi << w;
+        }
+    } else {
+        for (c, o) in cases.iter().zip(out.iter_mut()) {
+            *o = form.primary([c[0], c[1]]);
+        }
+    }
+}
+
 /// The primary outcome of a lane as bits (a NaN "any" as the canonical NaN, as
 /// [`Expectation::primary_bits`] gives it).
 #[inline(always)]
@@ -449,11 +476,10 @@ mod tests {
     }
 
     #[test]
-    fn every_exact_form_has_a_dedicated_loop() {
+    fn every_form_has_a_dedicated_loop() {
         // A form without one still evaluates correctly, through `eval`, but several times
-        // slower: a new form or modifier combination should get its loop. (Approximate forms
-        // go through `eval`: their primary is the reference, computed in `crate::approx`.)
-        for instr in all_forms().into_iter().filter(|i| !i.is_approximate()) {
+        // slower: a new form or modifier combination should get its loop.
+        for instr in all_forms() {
             if let Ok(kernel) = Kernel::new(&instr) {
                 assert!(kernel.dedicated, "{instr} goes through eval");
             }

@@ -137,8 +137,9 @@ pub struct CampaignArgs {
     /// No progress line (the summary is still printed).
     #[arg(long)]
     pub quiet: bool,
-    /// Threads that run the interp/host engines and judge results (default: every core). The
-    /// generator runs on one more thread beside them.
+    /// Threads that generate programs, run the interp/host engines and judge results (default:
+    /// every core). What a campaign finds does not depend on it: each program draws from its
+    /// own seeded stream and findings are handled in program order.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     #[command(flatten)]
@@ -156,7 +157,7 @@ pub struct Summary<'a> {
     pub elapsed_s: f64,
     pub cases_per_s: f64,
     pub programs_per_s: f64,
-    /// Threads of the engine and judge pool (`--jobs`).
+    /// Threads of the generator, engine and judge pool (`--jobs`).
     pub jobs: usize,
     pub interrupted: bool,
     pub config: &'a GenConfig,
@@ -355,13 +356,21 @@ fn run_batch(
         return Ok(());
     }
     let results = target.run(&jobs);
+    // The interpreter as target computed the judge's reference already: judging it again
+    // would run every program twice.
+    let own_reference = target.outputs_are_reference() && !trace;
     // Judge every job of the batch at once, one rayon task per job (a default job of 1,024
     // cases is a single chunk of `compare::check`, so parallelism comes from the jobs), then
     // handle mismatches in job order: findings do not depend on the thread count.
     let judged: Vec<Result<compare::Verdicts, _>> = jobs
         .par_iter()
         .zip(results)
-        .map(|(job, r)| r.and_then(|out| compare::check(job, &out, copts)))
+        .map(|(job, r)| {
+            r.and_then(|out| match own_reference {
+                true => compare::check_with_reference(job, &out, &out, copts),
+                false => compare::check(job, &out, copts),
+            })
+        })
         .collect();
     for (job, judged) in jobs.iter().zip(judged) {
         totals.programs += 1;

@@ -1,8 +1,11 @@
 //! Where a campaign's programs and cases come from: a corpus replayed first (when given),
 //! then random programs from `ptx::gen`, produced on their own thread into a bounded queue.
 //!
-//! Randomness is a SplitMix64 stream seeded by `--seed`, turned into the byte streams
-//! `ptx::gen` reads, so a seed always gives the same programs and cases.
+//! Randomness is SplitMix64 seeded by `--seed`, turned into the byte streams `ptx::gen`
+//! reads: random program number `i` (and its cases) from a stream of its own (`program_rng`),
+//! the corpus's extra cases from one stream, so a seed always gives the same programs and
+//! cases, whatever the number of threads. Random programs are generated a batch at a time on
+//! the rayon pool, so the source uses every `--jobs` thread, not one.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,7 @@ use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use ptx::gen::Generator;
 use ptx::program::Program;
+use rayon::prelude::*;
 
 use crate::repro::{Reproducer, ReproducerExt};
 
@@ -83,9 +87,16 @@ impl Rng {
 
     /// Fill `buf` with random bytes.
     pub fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let v = self.next_u64().to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
+        // Whole words first: a copy of constant length compiles to one store, where a
+        // variable-length one was a `memmove` call per word in the campaign's profile.
+        let mut words = buf.chunks_exact_mut(8);
+        for chunk in &mut words {
+            chunk.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        let rest = words.into_remainder();
+        if !rest.is_empty() {
+            let n = rest.len();
+            rest.copy_from_slice(&self.next_u64().to_le_bytes()[..n]);
         }
     }
 }
@@ -160,6 +171,25 @@ pub fn random_cases(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, buf: 
     }
 }
 
+/// The stream of random program number `i` of a campaign seeded with `seed`: SplitMix64 from
+/// a state that mixes both (the finalizer of SplitMix64 applied twice), so that the streams of
+/// neighbouring programs are unrelated.
+fn program_rng(seed: u64, i: u64) -> Rng {
+    let mix = |x: u64| Rng(x).next_u64();
+    Rng(mix(seed ^ mix(i)))
+}
+
+/// Random program number `i` with `n` random cases (`None` if the generator rejects its bytes).
+fn random_item(gen: &Generator, seed: u64, i: u64, n: usize) -> Option<Item> {
+    let mut rng = program_rng(seed, i);
+    let mut bytes = [0u8; 256];
+    rng.fill(&mut bytes);
+    let program = gen.program(&mut Unstructured::new(&bytes)).ok()?;
+    let mut cases = Vec::with_capacity(n * program.inputs().len());
+    random_cases(gen, &mut rng, &program, n, &mut Vec::new(), &mut cases);
+    Some(Item { program, cases, origin: None })
+}
+
 /// Start the source thread. It stops when `stop` is set, the receiver is dropped, the case
 /// budget is spent or (without `random`) the corpus is done.
 pub fn spawn(gen: Generator, cfg: SourceConfig, stop: Arc<AtomicBool>) -> (Receiver<Batch>, JoinHandle<SourceReport>) {
@@ -192,14 +222,16 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
     };
     let mut files = cfg.corpus.iter();
     let mut recorded = cfg.recorded.iter();
+    // Random programs are numbered; program `i` draws from its own stream (`program_rng`).
+    let mut next_program = 0u64;
     loop {
         if stop.load(Ordering::Relaxed) || budget == 0 {
             break;
         }
-        let item = if let Some(r) = recorded.next() {
+        let items = if let Some(r) = recorded.next() {
             let k = r.program.inputs().len().max(1);
             let n = (r.cases.len() / k).min(budget.min(usize::MAX as u64) as usize);
-            Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone() }
+            vec![Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone() }]
         } else if let Some(path) = files.next() {
             report.corpus_files += 1;
             let Some((program, case)) = fs::read(path).ok().and_then(|b| decode(gen, &b)) else {
@@ -210,24 +242,33 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
             let mut cases = case;
             let more = per_program.saturating_sub(1).min(budget.saturating_sub(1) as usize);
             random_cases(gen, &mut rng, &program, more, &mut buf, &mut cases);
-            Item { program, cases, origin: Some(path.clone()) }
+            vec![Item { program, cases, origin: Some(path.clone()) }]
         } else if cfg.random {
-            let mut bytes = [0u8; 256];
-            rng.fill(&mut bytes);
-            let Ok(program) = gen.program(&mut Unstructured::new(&bytes)) else { continue };
-            let n = (per_program as u64).min(budget) as usize;
-            let mut cases = Vec::with_capacity(n * program.inputs().len());
-            random_cases(gen, &mut rng, &program, n, &mut buf, &mut cases);
-            Item { program, cases, origin: None }
+            // The rest of the batch at once, generated on the rayon pool (the `--jobs`
+            // threads, shared with the engines and the judge): one source thread was the
+            // campaign's limit once judging ran on every core. Each program's stream depends
+            // on its number only, so the programs do not depend on the thread count.
+            let mut plan = Vec::new();
+            let mut left = budget;
+            let want = cfg.cases_per_batch.saturating_sub(batch_cases).div_ceil(per_program).max(1);
+            while plan.len() < want && left > 0 {
+                let n = (per_program as u64).min(left) as usize;
+                left -= n as u64;
+                plan.push((next_program, n));
+                next_program += 1;
+            }
+            plan.into_par_iter().filter_map(|(i, n)| random_item(gen, cfg.seed, i, n)).collect()
         } else {
             break;
         };
-        let n = item.cases.len() / item.program.inputs().len().max(1);
-        budget = budget.saturating_sub(n as u64);
-        batch_cases += n;
-        batch.items.push(item);
-        if batch_cases >= cfg.cases_per_batch && send(&mut batch, &mut batch_cases) {
-            return report;
+        for item in items {
+            let n = item.cases.len() / item.program.inputs().len().max(1);
+            budget = budget.saturating_sub(n as u64);
+            batch_cases += n;
+            batch.items.push(item);
+            if batch_cases >= cfg.cases_per_batch && send(&mut batch, &mut batch_cases) {
+                return report;
+            }
         }
     }
     if !batch.items.is_empty() {
@@ -272,6 +313,22 @@ mod tests {
         let flat = |v: &[Batch]| v.iter().flat_map(|b| b.items.iter().map(|i| (i.program.to_string(), i.cases.clone()))).collect::<Vec<_>>();
         assert_eq!(flat(&a), flat(&b));
         assert_ne!(flat(&a), flat(&c));
+    }
+
+    #[test]
+    fn programs_do_not_depend_on_the_thread_count() {
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (tx, rx) = sync_channel(1000);
+            pool.install(|| produce(&gen(), &cfg(3, 4321), &AtomicBool::new(false), &tx));
+            drop(tx);
+            rx.iter().flat_map(|b| b.items).map(|i| (i.program.to_string(), i.cases)).collect::<Vec<_>>()
+        };
+        let one = run(1);
+        assert!(one.len() > 40, "{} programs", one.len());
+        assert_eq!(one, run(3));
+        // Neighbouring programs are unrelated draws, not shifted copies of one stream.
+        assert_ne!(one[0].0, one[1].0);
     }
 
     #[test]

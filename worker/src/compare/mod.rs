@@ -6,6 +6,9 @@
 //!   for approximate forms every value within the documented bound (`docs/approx.md`).
 //! - **Fast path**: a result whose bits equal the interpreter's primary result is accepted
 //!   without building the full expectation; only the others get `eval`/`Program::trace`.
+//!   End-to-end mode compares a whole chunk of outputs with the primaries at once first.
+//!   When the target is the interpreter itself, its outputs are the primaries
+//!   (`Engine::outputs_are_reference`, [`check_with_reference`]): they are not computed twice.
 //! - **Trace mode** (`Job::trace`): every instruction's result is checked against the
 //!   expectation computed from the *target's own* inputs to that instruction (its traced
 //!   sources), so one approximate or wrong result does not spoil everything after it: each
@@ -371,6 +374,17 @@ impl Ctx<'_> {
     fn end_to_end(&self, range: Range<usize>, reference: &Output) -> Verdicts {
         let p = self.p();
         let mut v = Verdicts { cases: range.len() as u64, ..Verdicts::default() };
+        // The batch path: where the target's whole chunk equals the primary results (the
+        // common case, by far), one slice comparison judges it; else case by case below.
+        let n_out = p.outputs().len();
+        if self.target.per_case == n_out && reference.per_case == n_out {
+            let slots = range.start * n_out..range.end * n_out;
+            if self.target.values[slots.clone()] == reference.values[slots.clone()] {
+                v.results = slots.len() as u64;
+                v.fast = v.results;
+                return v;
+            }
+        }
         let mut scratch = (Vec::with_capacity(p.reg_count()), Vec::with_capacity(p.body().len()));
         for i in range {
             let got_all = &self.target.case(i)[..p.outputs().len()];

@@ -34,6 +34,31 @@ fn faithful_results_are_all_accepted_on_the_fast_path() {
 }
 
 #[test]
+fn one_wrong_result_in_a_chunk_is_found_and_the_rest_counted_fast() {
+    // The whole-chunk comparison must fall back to case by case, in every chunk it spans.
+    let p = prog(CHAIN);
+    let n = 3 * CHUNK + 5;
+    let cases: Vec<u64> = (0..n as u32).flat_map(|i| [f(i as f32), f(0.25)]).collect();
+    let job = Job::new(&p, &cases, false);
+    let reference = interp(&job);
+    let mut target = reference.clone();
+    for bad in [7, 2 * CHUNK + 1] {
+        target.values[bad] ^= 1;
+    }
+    for v in [check(&job, &target, &CompareOptions::default()), check_with_reference(&job, &target, &reference, &CompareOptions::default())] {
+        let v = v.unwrap();
+        assert_eq!((v.cases, v.results, v.fast), (n as u64, n as u64, n as u64 - 2));
+        assert_eq!(v.mismatch_count(), 2, "{:?}", v.signatures);
+        let mut found: Vec<usize> = v.mismatches.iter().map(|m| m.case).collect();
+        found.sort();
+        assert_eq!(found, [7, 2 * CHUNK + 1]);
+    }
+    // The interpreter judged against its own output: every result on the fast path.
+    let v = check_with_reference(&job, &reference, &reference, &CompareOptions::default()).unwrap();
+    assert_eq!((v.results, v.fast, v.mismatch_count()), (n as u64, n as u64, 0));
+}
+
+#[test]
 fn trace_mode_blames_only_the_instruction_that_went_wrong() {
     let p = prog(CHAIN);
     let cases = [f(1.0), f(2.0)];

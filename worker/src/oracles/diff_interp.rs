@@ -50,6 +50,10 @@ impl Engine for InterpEngine {
     fn preferred_cases(&self) -> usize {
         CHUNK * 4 * rayon::current_num_threads()
     }
+
+    fn outputs_are_reference(&self) -> bool {
+        true
+    }
 }
 
 /// One kernel per instruction; fails for forms the interpreter cannot evaluate.
