@@ -19,7 +19,7 @@ use crate::gen::legal_forms;
 use crate::isa::{Instr, PtxVersion, Target};
 use crate::kernel::min_ptx_for_sm;
 
-pub use bytecode::{Bytecode, Decoded, Op};
+pub use bytecode::{Bytecode, Decoded, Encoder, Op};
 pub use emit::{module, ENTRY};
 
 /// Slots of the per-thread register file (64 bits each, 2 KiB per thread in local memory).

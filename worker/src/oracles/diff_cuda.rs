@@ -22,6 +22,7 @@
 //! (`worker/tests/cuda_ptx.rs`). `scripts/gpu-check` is the check on real hardware.
 
 mod driver;
+mod vm_batch;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -30,7 +31,9 @@ use ptx::isa::Target;
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 
-use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Job, Output};
+use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Exec, Job, Output};
+use ptx::vm::Encoder;
+use vm_batch::VmBatch;
 use api::fnv1a;
 
 /// The CUDA version cudarc is built against (its pinned `cuda-12080` feature).
@@ -77,6 +80,11 @@ pub struct CudaEngine {
     modules: HashMap<u64, (String, driver::Module)>,
     input: Option<driver::Buffer>,
     output: Option<driver::Buffer>,
+    /// The `isa` mode: the sm's instruction VM, JIT-compiled once on first use, its encoder,
+    /// and its bytecode and program-table buffers.
+    vm: Option<(driver::Module, Encoder)>,
+    vm_code: Option<driver::Buffer>,
+    vm_progs: Option<driver::Buffer>,
     gpu: driver::Gpu,
 }
 
@@ -112,6 +120,9 @@ impl CudaEngine {
             modules: HashMap::new(),
             input: None,
             output: None,
+            vm: None,
+            vm_code: None,
+            vm_progs: None,
             gpu: g,
         })
     }
@@ -161,6 +172,9 @@ impl CudaEngine {
         self.modules.clear();
         self.input = None;
         self.output = None;
+        self.vm = None;
+        self.vm_code = None;
+        self.vm_progs = None;
         guarded(|| self.gpu.reset()).err().map(|message| EngineFault::LostContext { message })
     }
 
@@ -171,8 +185,11 @@ impl CudaEngine {
             return jobs.iter().map(|_| Err(f.clone())).collect();
         }
         let target = self.target();
-        // Checks, then the entry function of every runnable job.
+        // Checks, then the entry function of every runnable job; `isa` jobs without trace go
+        // to the instruction VM (which stores outputs only: a traced `isa` job runs as a
+        // one-kernel program, whose stores after each instruction keep it instruction-exact).
         let mut runnable: Vec<(usize, driver::Function)> = Vec::new();
+        let mut on_vm: Vec<usize> = Vec::new();
         for mode in [Mode::Outputs, Mode::Trace] {
             let mut idx = Vec::new();
             for (k, job) in jobs.iter().enumerate() {
@@ -187,6 +204,7 @@ impl CudaEngine {
                     None if job.n_cases() > u32::MAX as usize => {
                         results[k] = Some(Err(EngineFault::Invalid { message: "more than 2^32-1 cases in one job".into() }))
                     }
+                    None if job.exec == Exec::Isa && mode == Mode::Outputs => on_vm.push(k),
                     None => idx.push(k),
                 }
             }
@@ -205,6 +223,13 @@ impl CudaEngine {
             if let Err(f) = self.launch_all(jobs, &runnable, &mut results) {
                 for (k, _) in &runnable {
                     results[*k] = Some(Err(f.clone()));
+                }
+            }
+        }
+        if !on_vm.is_empty() {
+            if let Err(f) = self.launch_vm(jobs, &on_vm, &mut results) {
+                for k in on_vm {
+                    results[k].get_or_insert(Err(f.clone()));
                 }
             }
         }
@@ -258,6 +283,72 @@ impl CudaEngine {
             let per_case = job.per_case();
             let values = all[o..o + job.n_cases() * per_case].to_vec();
             results[k] = Some(Ok(Output { values, per_case }));
+        }
+        Ok(())
+    }
+}
+
+impl CudaEngine {
+    /// The `isa` mode: pack the jobs `idx` for the instruction VM, upload, launch, wait,
+    /// download. NOT RUN ON A GPU YET: the layout is tested on the CPU (`vm_batch`), the
+    /// launch itself is what `engines --check cuda` checks first on a GPU.
+    fn launch_vm(
+        &mut self,
+        jobs: &[Job],
+        idx: &[usize],
+        results: &mut [Option<Result<Output, EngineFault>>],
+    ) -> Result<(), EngineFault> {
+        if self.vm.is_none() {
+            let jit = |log: String| EngineFault::Jit { log };
+            let text = ptx::vm::module(self.sm).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+            let enc = Encoder::new(self.sm).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+            self.vm = Some((guarded(|| driver::Module::load(&text)).map_err(jit)?, enc));
+        }
+        let (m, enc) = self.vm.as_ref().expect("just loaded");
+        let f = m.function(ptx::vm::ENTRY).map_err(|log| EngineFault::Jit { log })?;
+        let (batch, faults) = VmBatch::pack(enc, jobs, idx);
+        for (k, fault) in faults {
+            results[k] = Some(Err(fault));
+        }
+        if batch.programs() == 0 {
+            return Ok(());
+        }
+        // Enough blocks per program to fill the GPU once every program's row is counted; the
+        // grid-stride loop takes the rest of a large program's cases.
+        let blocks_x = (batch.max_cases() as u32).div_ceil(driver::BLOCK).clamp(1, 1024);
+        let launched = (|| -> Result<(), String> {
+            ensure(&mut self.vm_code, batch.code.len())?.upload(&batch.code)?;
+            ensure(&mut self.vm_progs, batch.progs.len())?.upload(&batch.progs)?;
+            ensure(&mut self.input, batch.inputs.len())?.upload(&batch.inputs)?;
+            let out = ensure(&mut self.output, batch.out_len)?.ptr();
+            let (code, progs) = (self.vm_code.as_ref().expect("ensured").ptr(), self.vm_progs.as_ref().expect("ensured").ptr());
+            let input = self.input.as_ref().expect("ensured").ptr();
+            for (first, n) in batch.launches(driver::MAX_GRID_Y as usize) {
+                let progs = progs + (8 * vm_batch::PROG_WORDS * first) as u64;
+                driver::launch_vm(f, [code, progs, input, out], n as u32, blocks_x)?;
+            }
+            Ok(())
+        })();
+        let fault = match launched.map_err(Some).and_then(|()| {
+            self.gpu.wait(self.timeout).map_err(|w| match w {
+                driver::Wait::Timeout => None,
+                driver::Wait::Failed(m) => Some(m),
+            })
+        }) {
+            Ok(()) => None,
+            Err(Some(message)) => Some(EngineFault::Launch { message }),
+            Err(None) => Some(EngineFault::Timeout { seconds: self.timeout.as_secs() }),
+        };
+        if let Some(f) = fault {
+            return Err(self.reset().unwrap_or(f));
+        }
+        let mut all = vec![0u64; batch.out_len];
+        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
+            let f = EngineFault::Launch { message };
+            return Err(self.reset().unwrap_or(f));
+        }
+        for (k, out) in batch.unpack(&all) {
+            results[k] = Some(Ok(out));
         }
         Ok(())
     }

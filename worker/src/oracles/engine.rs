@@ -28,6 +28,31 @@ use ptx::kernel::{Layout, Mode};
 use ptx::program::Program;
 use serde::{Deserialize, Serialize};
 
+/// How a GPU executes a job's program (issue 12): the two modes test different things.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Exec {
+    /// The whole program JIT-compiled as one kernel (`ptx::kernel`), so compiler effects
+    /// (contraction, folding, the bf16 `fma` lowering) show. The default: the one mode that
+    /// has run on a GPU (the H100 run of docs/hardware/).
+    #[default]
+    Compiled,
+    /// Every instruction executed alone, exactly as written, by the precompiled instruction VM
+    /// (`ptx::vm`, one module per sm, no JIT per program): the hardware's own results.
+    /// Engines that execute instruction by instruction anyway (interp, host, exec, replay)
+    /// treat both modes alike.
+    Isa,
+}
+
+impl Exec {
+    pub fn name(self) -> &'static str {
+        match self {
+            Exec::Compiled => "compiled",
+            Exec::Isa => "isa",
+        }
+    }
+}
+
 /// One program and its cases (see the module docs for the flat layout).
 #[derive(Clone, Copy, Debug)]
 pub struct Job<'a> {
@@ -36,11 +61,18 @@ pub struct Job<'a> {
     pub cases: &'a [u64],
     /// Also return every instruction's result (after the outputs).
     pub trace: bool,
+    /// How a GPU runs it ([`Exec::Compiled`] unless set).
+    pub exec: Exec,
 }
 
 impl<'a> Job<'a> {
     pub fn new(program: &'a Program, cases: &'a [u64], trace: bool) -> Job<'a> {
-        Job { program, cases, trace }
+        Job { program, cases, trace, exec: Exec::Compiled }
+    }
+
+    /// The same job in execution mode `exec`.
+    pub fn with_exec(self, exec: Exec) -> Job<'a> {
+        Job { exec, ..self }
     }
 
     /// Inputs per case.

@@ -251,3 +251,30 @@ pub fn launch(f: Function, input: u64, output: u64, n: u32) -> Result<(), String
     unsafe { result::launch_kernel(f.0, (grid, 1, 1), (BLOCK, 1, 1), 0, std::ptr::null_mut(), &mut params) }
         .map_err(describe)
 }
+
+/// The largest grid y dimension (CUDA: 65,535): programs per VM launch.
+pub const MAX_GRID_Y: u32 = 65_535;
+
+/// Launch the instruction VM `f(code, progs, in, out)` (`ptx::vm::emit`'s entry) on the
+/// default stream, asynchronous: `programs` blocks rows (`ctaid.y` = program) of `blocks_x`
+/// blocks each, whose threads take the program's cases in a grid-stride loop.
+/// NOT RUN ON A GPU YET (docs/engines.md, "The instruction VM").
+pub fn launch_vm(f: Function, bufs: [u64; 4], programs: u32, blocks_x: u32) -> Result<(), String> {
+    if programs == 0 || blocks_x == 0 {
+        return Ok(());
+    }
+    assert!(programs <= MAX_GRID_Y, "at most {MAX_GRID_Y} programs per launch");
+    let [mut a, mut b, mut c, mut d] = bufs;
+    let mut params = [
+        &mut a as *mut u64 as *mut c_void,
+        &mut b as *mut u64 as *mut c_void,
+        &mut c as *mut u64 as *mut c_void,
+        &mut d as *mut u64 as *mut c_void,
+    ];
+    // SAFETY: the VM entry takes four .u64 parameters, matched by `params`, which live
+    // through the call (the driver copies them at launch).
+    unsafe {
+        result::launch_kernel(f.0, (blocks_x, programs, 1), (BLOCK, 1, 1), 0, std::ptr::null_mut(), &mut params)
+    }
+    .map_err(describe)
+}
