@@ -1,5 +1,7 @@
 //! A smoke check for any engine: programs with results known from the spec (and from IEEE
-//! 754 arithmetic done by hand), run in one batch, in end-to-end and trace mode. The tests run
+//! 754 arithmetic done by hand), run in one batch, in end-to-end and trace mode, and in each
+//! execution mode the engine has (`Engine::exec_modes`: on a GPU the whole-program kernels
+//! and the instruction VM; a check that fails only in `isa` mode names the VM). The tests run
 //! it against every engine available without a GPU (interp, host, exec with `ptxfuzz
 //! exec-reference`); `ptxfuzz engines --check ENGINE` runs it for users bringing their own.
 //!
@@ -8,7 +10,7 @@
 
 use ptx::program::Program;
 
-use crate::oracles::{Engine, EngineFault, Job};
+use crate::oracles::{Engine, EngineFault, Exec, Job};
 use crate::compare::{self, CompareOptions};
 
 /// One known result: a program, one case, the expected result slots (`None`: any NaN).
@@ -82,9 +84,10 @@ const KNOWN: &[Known] = &[
 /// The outcome of a smoke check.
 #[derive(Debug, Default)]
 pub struct SmokeReport {
-    pub passed: Vec<&'static str>,
+    /// Names of the checks passed (with ` [isa]` appended in the VM's mode).
+    pub passed: Vec<String>,
     /// Checks the engine does not support (with its fault), not failures.
-    pub skipped: Vec<(&'static str, String)>,
+    pub skipped: Vec<(String, String)>,
     pub failed: Vec<String>,
 }
 
@@ -101,12 +104,18 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
         KNOWN.iter().map(|kn| Program::parse(kn.program).expect("smoke programs are valid")).collect();
     let mut idx = Vec::new();
     let mut jobs = Vec::new();
-    for (i, (kn, p)) in KNOWN.iter().zip(&programs).enumerate() {
-        if engine.supports(p) {
-            idx.push(i);
-            jobs.push(Job::new(p, kn.inputs, kn.trace));
-        } else {
-            report.skipped.push((kn.name, "not supported".into()));
+    let mut names = Vec::new();
+    for &exec in engine.exec_modes() {
+        let suffix = if exec == Exec::Compiled { String::new() } else { format!(" [{}]", exec.name()) };
+        for (i, (kn, p)) in KNOWN.iter().zip(&programs).enumerate() {
+            let name = format!("{}{suffix}", kn.name);
+            if engine.supports(p) {
+                idx.push(i);
+                jobs.push(Job::new(p, kn.inputs, kn.trace).with_exec(exec));
+                names.push(name);
+            } else {
+                report.skipped.push((name, "not supported".into()));
+            }
         }
     }
     let results = engine.run(&jobs);
@@ -114,16 +123,16 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
         report.failed.push(format!("{} results for {} jobs", results.len(), jobs.len()));
         return report;
     }
-    for ((&i, job), r) in idx.iter().zip(&jobs).zip(results) {
+    for (((&i, job), r), name) in idx.iter().zip(&jobs).zip(results).zip(names) {
         let kn = &KNOWN[i];
         let out = match r {
             Ok(out) => out,
             Err(f @ (EngineFault::Unsupported { .. } | EngineFault::Refused { .. })) => {
-                report.skipped.push((kn.name, f.to_string()));
+                report.skipped.push((name, f.to_string()));
                 continue;
             }
             Err(f) => {
-                report.failed.push(format!("{}: {f}", kn.name));
+                report.failed.push(format!("{name}: {f}"));
                 continue;
             }
         };
@@ -157,15 +166,15 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
             })
             .collect();
         if out.values.len() != kn.expected.len() {
-            report.failed.push(format!("{}: {} values, expected {}", kn.name, out.values.len(), kn.expected.len()));
+            report.failed.push(format!("{name}: {} values, expected {}", out.values.len(), kn.expected.len()));
         } else if !bad.is_empty() {
-            report.failed.push(format!("{}: {}", kn.name, bad.join("; ")));
+            report.failed.push(format!("{name}: {}", bad.join("; ")));
         } else {
             // The reference must agree with the known value too.
             match compare::check(job, &out, &CompareOptions::default()) {
-                Ok(v) if v.is_clean() => report.passed.push(kn.name),
-                Ok(v) => report.failed.push(format!("{}: the known value is a mismatch for compare: {:?}", kn.name, v.signatures)),
-                Err(f) => report.failed.push(format!("{}: {f}", kn.name)),
+                Ok(v) if v.is_clean() => report.passed.push(name),
+                Ok(v) => report.failed.push(format!("{name}: the known value is a mismatch for compare: {:?}", v.signatures)),
+                Err(f) => report.failed.push(format!("{name}: {f}")),
             }
         }
     }
@@ -218,5 +227,37 @@ mod tests {
         let r = smoke(&mut RzAsRn(Default::default()));
         assert_eq!(r.failed.len(), 1, "{:#?}", r.failed);
         assert!(r.failed[0].starts_with("add.rz.f32 truncates"), "{:?}", r.failed);
+    }
+
+    #[test]
+    fn an_engine_with_two_execution_modes_is_checked_in_both() {
+        /// The interpreter, whose `isa` mode (only) computes every add.rz as add.rn.
+        struct IsaRzAsRn(crate::oracles::diff_interp::InterpEngine);
+        impl Engine for IsaRzAsRn {
+            fn info(&self) -> &crate::oracles::EngineInfo {
+                self.0.info()
+            }
+            fn supports(&self, p: &Program) -> bool {
+                self.0.supports(p)
+            }
+            fn exec_modes(&self) -> &'static [Exec] {
+                &[Exec::Compiled, Exec::Isa]
+            }
+            fn run(&mut self, jobs: &[Job]) -> Vec<Result<crate::oracles::Output, EngineFault>> {
+                let swapped: Vec<Program> = jobs
+                    .iter()
+                    .map(|j| match j.exec {
+                        Exec::Isa => Program::parse(&j.program.to_string().replace("add.rz", "add.rn")).unwrap(),
+                        Exec::Compiled => j.program.clone(),
+                    })
+                    .collect();
+                let jobs2: Vec<Job> = jobs.iter().zip(&swapped).map(|(j, p)| Job { program: p, ..*j }).collect();
+                self.0.run(&jobs2)
+            }
+        }
+        let r = smoke(&mut IsaRzAsRn(Default::default()));
+        assert_eq!(r.passed.len(), 2 * KNOWN.len() - 1, "{:?}", r.failed);
+        assert_eq!(r.failed.len(), 1, "{:#?}", r.failed);
+        assert!(r.failed[0].starts_with("add.rz.f32 truncates [isa]:"), "{:?}", r.failed);
     }
 }

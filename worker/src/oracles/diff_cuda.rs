@@ -387,6 +387,10 @@ impl Engine for CudaEngine {
     fn preferred_cases(&self) -> usize {
         1 << 20
     }
+
+    fn exec_modes(&self) -> &'static [Exec] {
+        &[Exec::Compiled, Exec::Isa]
+    }
 }
 
 #[cfg(test)]

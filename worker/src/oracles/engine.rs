@@ -305,6 +305,13 @@ pub trait Engine: Send {
     fn outputs_are_reference(&self) -> bool {
         false
     }
+
+    /// The execution modes whose results can differ on this engine ([`Exec`]): both on a GPU,
+    /// where `isa` runs the instruction VM and `compiled` one kernel per program; one elsewhere
+    /// (the CPU engines execute instruction by instruction whatever the job asks).
+    fn exec_modes(&self) -> &'static [Exec] {
+        &[Exec::Compiled]
+    }
 }
 
 /// Which engine to open (the `--target` / `--engine` argument).
