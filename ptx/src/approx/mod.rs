@@ -171,6 +171,20 @@ impl Form {
         }
     }
 
+    /// Step 2 for a (flushed) input: `Some(Some(bits))` where the special-value table gives an
+    /// exact result, `Some(None)` where the result is NaN (a NaN row, or a negative input
+    /// outside the function's domain), `None` where the function must be evaluated. Shared by
+    /// [`Form::lane`] and [`Form::primary`], so the two cannot disagree on which inputs are exact.
+    #[inline]
+    fn exact_lane<F: Format>(&self, a: u64) -> Option<Option<u64>> {
+        if let Some(s) = self.special(Class::of::<F>(a)) {
+            return Some(s.bits::<F>(a));
+        }
+        // A negative subnormal of a non-.ftz form, which the tables (-normal: NaN) leave out;
+        // the real function has no value there: NaN.
+        (F::sign(a) && matches!(self.func, Func::Sqrt | Func::Rsqrt | Func::Lg2)).then_some(None)
+    }
+
     /// The special-value table's result for an input of `class`, if it has a row for it.
     #[inline]
     fn special(&self, class: Class) -> Option<special::Special> {
@@ -194,16 +208,8 @@ impl Form {
             _ => {}
         }
         let a = self.flush_in::<F>(a);
-        if let Some(s) = self.special(Class::of::<F>(a)) {
-            return match s.bits::<F>(a) {
-                Some(bits) => LaneExpectation::exact(bits),
-                None => nan_lane::<F>(a),
-            };
-        }
-        if F::sign(a) && matches!(self.func, Func::Sqrt | Func::Rsqrt | Func::Lg2) {
-            // A negative subnormal of a non-.ftz form, which the tables (-normal: NaN) leave
-            // out; the real function has no value there: NaN.
-            return nan_lane::<F>(a);
+        if let Some(exact) = self.exact_lane::<F>(a) {
+            return exact.map_or_else(|| nan_lane::<F>(a), LaneExpectation::exact);
         }
         let x = to_f64::<F>(a);
         let row = bounds::select(self.rows, x).map_or(BoundKind::Undocumented, |r| r.kind);

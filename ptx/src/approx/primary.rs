@@ -32,11 +32,8 @@ impl Form {
             _ => {}
         }
         let a = self.flush_in::<F>(a);
-        if let Some(s) = self.special(Class::of::<F>(a)) {
-            return s.bits::<F>(a).unwrap_or_else(|| nan_primary::<F>(a));
-        }
-        if F::sign(a) && matches!(self.func, Func::Sqrt | Func::Rsqrt | Func::Lg2) {
-            return nan_primary::<F>(a);
+        if let Some(exact) = self.exact_lane::<F>(a) {
+            return exact.unwrap_or_else(|| nan_primary::<F>(a));
         }
         // Every bound row keeps the flushed correctly rounded result as its reference
         // (`accept::finish`, `Outcome::unbounded`); for half formats the Abs/Rel rows'

@@ -236,6 +236,30 @@ impl CudaEngine {
         results.into_iter().map(|r| r.expect("every job answered")).collect()
     }
 
+    /// After the uploads and launches (`launched`): wait for them, then download the first
+    /// `out_len` output slots. A failure, a timeout or a failed download resets the context.
+    fn collect(&mut self, launched: Result<(), String>, out_len: usize) -> Result<Vec<u64>, EngineFault> {
+        let fault = match launched.map_err(Some).and_then(|()| {
+            self.gpu.wait(self.timeout).map_err(|w| match w {
+                driver::Wait::Timeout => None,
+                driver::Wait::Failed(m) => Some(m),
+            })
+        }) {
+            Ok(()) => None,
+            Err(Some(message)) => Some(EngineFault::Launch { message }),
+            Err(None) => Some(EngineFault::Timeout { seconds: self.timeout.as_secs() }),
+        };
+        if let Some(f) = fault {
+            return Err(self.reset().unwrap_or(f));
+        }
+        let mut all = vec![0u64; out_len];
+        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
+            let f = EngineFault::Launch { message };
+            return Err(self.reset().unwrap_or(f));
+        }
+        Ok(all)
+    }
+
     /// Upload, launch every job, wait, download. A failure resets the context.
     fn launch_all(
         &mut self,
@@ -262,22 +286,7 @@ impl CudaEngine {
             }
             Ok(())
         })();
-        let fault = match launched.map_err(Some).and_then(|()| self.gpu.wait(self.timeout).map_err(|w| match w {
-            driver::Wait::Timeout => None,
-            driver::Wait::Failed(m) => Some(m),
-        })) {
-            Ok(()) => None,
-            Err(Some(message)) => Some(EngineFault::Launch { message }),
-            Err(None) => Some(EngineFault::Timeout { seconds: self.timeout.as_secs() }),
-        };
-        if let Some(f) = fault {
-            return Err(self.reset().unwrap_or(f));
-        }
-        let mut all = vec![0u64; out_len];
-        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
-            let f = EngineFault::Launch { message };
-            return Err(self.reset().unwrap_or(f));
-        }
+        let all = self.collect(launched, out_len)?;
         for (&(k, _), &(_, o)) in runnable.iter().zip(&offsets) {
             let job = &jobs[k];
             let per_case = job.per_case();
@@ -329,24 +338,7 @@ impl CudaEngine {
             }
             Ok(())
         })();
-        let fault = match launched.map_err(Some).and_then(|()| {
-            self.gpu.wait(self.timeout).map_err(|w| match w {
-                driver::Wait::Timeout => None,
-                driver::Wait::Failed(m) => Some(m),
-            })
-        }) {
-            Ok(()) => None,
-            Err(Some(message)) => Some(EngineFault::Launch { message }),
-            Err(None) => Some(EngineFault::Timeout { seconds: self.timeout.as_secs() }),
-        };
-        if let Some(f) = fault {
-            return Err(self.reset().unwrap_or(f));
-        }
-        let mut all = vec![0u64; batch.out_len];
-        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
-            let f = EngineFault::Launch { message };
-            return Err(self.reset().unwrap_or(f));
-        }
+        let all = self.collect(launched, batch.out_len)?;
         for (k, out) in batch.unpack(&all) {
             results[k] = Some(Ok(out));
         }
