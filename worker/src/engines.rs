@@ -16,7 +16,8 @@ use worker::oracles::{open, EngineOptions, EngineSpec, Job};
 #[derive(Args, Debug)]
 pub struct EnginesArgs {
     /// Run the smoke check (programs with known results) on these engines, e.g.
-    /// `--check host --check 'exec:my-emulator --serve'`.
+    /// `--check host --check 'exec:my-emulator --serve'`. A GPU is checked in both execution
+    /// modes: whole-program kernels and the instruction VM (failures there end in `[isa]`).
     #[arg(long, value_name = "ENGINE")]
     check: Vec<String>,
     /// Print JSON (one object per engine) instead of text.
