@@ -42,6 +42,13 @@ pub struct Counters {
     pub findings: u64,
     pub signatures: u64,
     pub engine_faults: u64,
+    /// Of `cases`, those run on the instruction VM (`isa`: each instruction alone) and those
+    /// run whole-program compiled (`compiled`); a CPU engine's cases are `isa`. Absent from
+    /// workers older than the split: 0.
+    #[serde(default)]
+    pub cases_isa: u64,
+    #[serde(default)]
+    pub cases_compiled: u64,
 }
 
 /// A heartbeat: the counters so far; `ended` on the last one.

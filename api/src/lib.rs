@@ -4,6 +4,7 @@
 
 pub mod campaigns;
 pub mod cluster;
+pub mod exec;
 pub mod findings;
 pub mod folder;
 pub mod regressions;
@@ -12,5 +13,6 @@ pub mod signature;
 pub mod sweeps;
 
 pub use cluster::ClusterKey;
+pub use exec::Exec;
 pub use repro::{OriginalCase, Reproducer};
 pub use signature::{fnv1a, MismatchClass, OperandClass, Signature};

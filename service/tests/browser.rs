@@ -55,7 +55,7 @@ async fn seed(s: &TestServer) -> Seeded {
     start.started_at = chrono::Utc::now() - chrono::Duration::minutes(10);
     let r = s.put(&format!("/api/v1/campaigns/{cid}"), &s.worker).json(&start).send().await.unwrap();
     assert!(r.status().is_success(), "campaign start: {}", r.status());
-    let counters = Counters { cases: 6_000_000, programs: 60_000, mismatches: 31, findings: 31, signatures: 7, engine_faults: 0 };
+    let counters = Counters { cases: 6_000_000, programs: 60_000, mismatches: 31, findings: 31, signatures: 7, engine_faults: 0, ..Counters::default() };
     let r = s.post(&format!("/api/v1/campaigns/{cid}/heartbeat"), &s.worker).json(&Heartbeat { counters, ended: false }).send().await.unwrap();
     assert!(r.status().is_success(), "heartbeat: {}", r.status());
 

@@ -40,7 +40,16 @@ async fn heartbeats_keep_the_largest_counters_and_record_the_end_once() {
     let id = uuid::Uuid::new_v4();
     s.put(&format!("/api/v1/campaigns/{id}"), &s.worker).json(&campaign("550.54")).send().await.unwrap();
     let hb = |cases: u64, findings: u64, ended: bool| Heartbeat {
-        counters: Counters { cases, programs: cases / 10, mismatches: 5, findings, signatures: 2, engine_faults: 0 },
+        counters: Counters {
+            cases,
+            programs: cases / 10,
+            mismatches: 5,
+            findings,
+            signatures: 2,
+            engine_faults: 0,
+            cases_isa: cases - cases / 10,
+            cases_compiled: cases / 10,
+        },
         ended,
     };
     let path = format!("/api/v1/campaigns/{id}/heartbeat");
@@ -50,6 +59,7 @@ async fn heartbeats_keep_the_largest_counters_and_record_the_end_once() {
     // A late, replayed heartbeat moves nothing back.
     let c: Campaign = send(hb(500, 4, false)).await.unwrap().json().await.unwrap();
     assert_eq!((c.counters.cases, c.counters.programs, c.counters.findings), (1000, 100, 4));
+    assert_eq!((c.counters.cases_isa, c.counters.cases_compiled), (900, 100), "per-mode counts are kept like the others");
     let ended: Campaign = send(hb(2000, 4, true)).await.unwrap().json().await.unwrap();
     let end = ended.ended_at.expect("ended");
     assert_eq!(ended.counters.cases, 2000);
@@ -58,6 +68,10 @@ async fn heartbeats_keep_the_largest_counters_and_record_the_end_once() {
     assert!(later.last_heartbeat_at >= ended.last_heartbeat_at);
     let r = s.post(&path, &s.worker).json(&json!({"counters": {"cases": 1}})).send().await.unwrap();
     expect_problem(r, 400).await;
+    // A worker older than the execution modes sends no per-mode counts: they stay as they are.
+    let old = json!({"counters": {"cases": 3000, "programs": 300, "mismatches": 5, "findings": 4, "signatures": 2, "engine_faults": 0}});
+    let c: Campaign = s.post(&path, &s.worker).json(&old).send().await.unwrap().json().await.unwrap();
+    assert_eq!((c.counters.cases, c.counters.cases_isa, c.counters.cases_compiled), (3000, 1801, 200));
 }
 
 #[tokio::test]

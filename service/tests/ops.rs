@@ -38,6 +38,11 @@ async fn openapi_document_is_served() {
     let doc: serde_json::Value = s.get("/api/openapi.json").send().await.unwrap().json().await.unwrap();
     assert!(doc["openapi"].as_str().unwrap().starts_with("3."), "{doc}");
     assert_eq!(doc["info"]["title"], "ptxfuzz-server");
+    // A reproducer names its execution mode, a heartbeat its cases per mode (issue 12).
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["Exec"]["enum"], serde_json::json!(["compiled", "isa"]), "{}", schemas["Exec"]);
+    assert!(schemas["Reproducer"]["properties"]["exec"].is_object(), "{}", schemas["Reproducer"]);
+    assert!(schemas["Counters"]["properties"]["cases_isa"].is_object(), "{}", schemas["Counters"]);
 }
 
 /// The value of one un-labelled sample of the `/metrics` text.

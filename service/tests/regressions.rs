@@ -56,6 +56,7 @@ pub async fn insert_finding(
             probes: 0,
             steps: 0,
             judge: "spec".into(),
+            exec: api::Exec::Compiled,
             found_at: None,
         };
         let id: i64 = sqlx::query_scalar(

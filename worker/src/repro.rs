@@ -27,6 +27,7 @@ use ptx::program::Program;
 use ptx::value::{format_register_decimal, format_register_hex};
 
 use crate::minimize::Case;
+use crate::oracles::Exec;
 
 pub use api::repro::{OriginalCase, Reproducer, FORMAT};
 
@@ -42,6 +43,8 @@ pub struct Provenance {
     pub original: Option<Case>,
     pub probes: usize,
     pub steps: usize,
+    /// The mode the target ran the program in (a re-run uses it).
+    pub exec: Exec,
 }
 
 /// What the worker does with a [`Reproducer`] (the type is shared with the server, in `api`).
@@ -93,6 +96,7 @@ impl ReproducerExt for Reproducer {
             probes: meta.probes,
             steps: meta.steps,
             judge: profile.name().to_string(),
+            exec: meta.exec,
             found_at: Some(chrono::Utc::now()),
         })
     }
@@ -212,6 +216,7 @@ mod tests {
             original: Some(case.clone()),
             probes: 10,
             steps: 2,
+            exec: Exec::Isa,
         };
         Reproducer::new(&case, &[0x3f00_0001, 1], meta).unwrap()
     }

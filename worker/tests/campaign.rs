@@ -63,10 +63,16 @@ fn sigint_finishes_the_batch_and_writes_the_summary() {
     let s = summary(&out);
     assert_eq!(s["interrupted"], true);
     assert!(s["totals"]["cases"].as_u64().unwrap() > 0);
+    // The interpreter executes instruction by instruction: every case is an `isa` case.
+    assert_eq!(s["exec_modes"], serde_json::json!(["isa"]));
+    assert_eq!(s["totals"]["by_exec"]["isa"]["cases"], s["totals"]["cases"]);
+    assert!(s["rates_by_exec"]["isa"]["cases_per_s"].as_f64().unwrap() > 0.0, "{s}");
+    assert!(s["totals"]["by_exec"].get("compiled").is_none());
     let stats = std::fs::read_to_string(out.join("stats.jsonl")).unwrap();
     let lines: Vec<Value> = stats.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines.len() >= 2, "a line per interval and one at the end: {stats}");
     assert!(lines.iter().all(|l| l["cases"].is_u64() && l["rss_kb"].is_u64()));
+    assert!(lines.iter().all(|l| l["rates_by_exec"].is_object() && l["by_exec"].is_object()), "{stats}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

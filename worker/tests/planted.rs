@@ -196,6 +196,9 @@ fn check_reproducer(out: &Path, r: &Value, deviation: &str) {
     let text = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{deviation}: repro on the recorded target:\n{text}");
     assert!(text.contains("verdict: REPRODUCED"), "{text}");
+    // An exec engine executes instruction by instruction: the finding is an `isa` one.
+    assert_eq!(r["exec"], "isa", "{deviation}");
+    assert!(text.contains("execution mode: isa"), "{text}");
     let interp = run(Some("interp"));
     assert_eq!(interp.status.code(), Some(3), "{deviation}: the interpreter agrees with itself");
     compile(&folder, r["sm"].as_u64().unwrap());

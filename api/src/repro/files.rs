@@ -47,7 +47,13 @@ pub fn ptx_file(r: &Reproducer) -> Result<String, ReproError> {
     let (program, inputs) = case(r)?;
     let module = kernel::module(&[&program], r.sm, Mode::Outputs)?;
     let mut s = String::new();
-    s.push_str(&format!("// ptxfuzz reproducer: {}\n// target {} ({})\n//\n", r.signature, r.target, r.device));
+    s.push_str(&format!("// ptxfuzz reproducer: {}\n// target {} ({})\n", r.signature, r.target, r.device));
+    if r.exec == crate::Exec::Isa {
+        // This file is the whole-program kernel; the finding came from the instruction VM.
+        s.push_str("// found in isa mode (each instruction alone, on the instruction VM): `ptxfuzz repro` re-runs it\n");
+        s.push_str("// there; this kernel is the compiled form of the same program\n");
+    }
+    s.push_str("//\n");
     s.push_str("// Entry p0(.u64 in, .u64 out, .u32 n) runs the program once per thread on n cases\n");
     s.push_str("// (ptx::kernel layout): case i reads its inputs from 64-bit slots in[K*i + j] (value in\n");
     s.push_str("// the low bits) and writes output j, zero-extended, to out[M*i + j]. Launch it with\n");
@@ -101,8 +107,24 @@ pub(crate) mod tests {
             probes: 0,
             steps: 0,
             judge: "spec".into(),
+            exec: crate::Exec::Compiled,
             found_at: None,
         }
+    }
+
+    #[test]
+    fn a_file_without_an_exec_field_is_compiled_and_isa_round_trips() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v.as_object_mut().unwrap().remove("exec");
+        let old: Reproducer = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(old.exec, crate::Exec::Compiled);
+        v["exec"] = "isa".into();
+        let isa: Reproducer = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(isa.exec, crate::Exec::Isa);
+        assert!(ptx_file(&isa).unwrap().contains("found in isa mode"));
+        assert!(!ptx_file(&old).unwrap().contains("isa mode"));
+        v["exec"] = "jit".into();
+        assert!(serde_json::from_value::<Reproducer>(v).is_err());
     }
 
     #[test]

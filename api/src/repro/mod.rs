@@ -55,6 +55,11 @@ pub struct Reproducer {
     /// `sm_90`: the H100's bits, `campaign --judge`). Files older than the field: `spec`.
     #[serde(default = "spec_judge")]
     pub judge: String,
+    /// How the target ran the program ([`Exec`]: `compiled`, the whole program as one kernel;
+    /// `isa`, instruction by instruction on the VM); a re-run uses the same mode. Files older
+    /// than the field: `compiled`, the only mode there was.
+    #[serde(default)]
+    pub exec: crate::Exec,
     /// When the worker met the finding (its clock); the server's `first_seen` is the earliest
     /// of these, not the delivery time. Absent in files older than the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]

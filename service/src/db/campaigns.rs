@@ -56,6 +56,8 @@ struct Row {
     findings: i64,
     signatures: i64,
     engine_faults: i64,
+    cases_isa: i64,
+    cases_compiled: i64,
 }
 
 impl From<Row> for Campaign {
@@ -83,6 +85,8 @@ impl From<Row> for Campaign {
                 findings: r.findings as u64,
                 signatures: r.signatures as u64,
                 engine_faults: r.engine_faults as u64,
+                cases_isa: r.cases_isa as u64,
+                cases_compiled: r.cases_compiled as u64,
             },
             last_heartbeat_at: r.last_heartbeat_at,
             ended_at: r.ended_at,
@@ -107,7 +111,7 @@ pub async fn register(pool: &PgPool, id: Uuid, start: &CampaignStart) -> Result<
            ON CONFLICT (id) DO NOTHING
            RETURNING id, worker_host, target, device, gpu_name, sm, driver_version, cuda_version, interpreter_commit,
                      seed, started_at, ended_at, last_heartbeat_at, cases, programs, mismatches, findings, signatures,
-                     engine_faults"#,
+                     engine_faults, cases_isa, cases_compiled"#,
         id,
         start.worker_host,
         start.target,
@@ -131,20 +135,21 @@ pub async fn register(pool: &PgPool, id: Uuid, start: &CampaignStart) -> Result<
 
 /// Apply a heartbeat; `None` for an unknown campaign. Counters keep the larger value (a late,
 /// replayed heartbeat never moves them back); the end is recorded once.
-pub async fn heartbeat(pool: &PgPool, id: Uuid, hb: &Heartbeat, counters: [i64; 6]) -> Result<Option<Campaign>, sqlx::Error> {
-    let [cases, programs, mismatches, findings, signatures, engine_faults] = counters;
+pub async fn heartbeat(pool: &PgPool, id: Uuid, hb: &Heartbeat, counters: [i64; 8]) -> Result<Option<Campaign>, sqlx::Error> {
+    let [cases, programs, mismatches, findings, signatures, engine_faults, cases_isa, cases_compiled] = counters;
     let row = sqlx::query_as!(
         Row,
         r#"UPDATE campaigns SET
                cases = GREATEST(cases, $2), programs = GREATEST(programs, $3),
                mismatches = GREATEST(mismatches, $4), findings = GREATEST(findings, $5),
                signatures = GREATEST(signatures, $6), engine_faults = GREATEST(engine_faults, $7),
+               cases_isa = GREATEST(cases_isa, $9), cases_compiled = GREATEST(cases_compiled, $10),
                last_heartbeat_at = now(),
                ended_at = COALESCE(ended_at, CASE WHEN $8 THEN now() END)
            WHERE id = $1
            RETURNING id, worker_host, target, device, gpu_name, sm, driver_version, cuda_version, interpreter_commit,
                      seed, started_at, ended_at, last_heartbeat_at, cases, programs, mismatches, findings, signatures,
-                     engine_faults"#,
+                     engine_faults, cases_isa, cases_compiled"#,
         id,
         cases,
         programs,
@@ -153,6 +158,8 @@ pub async fn heartbeat(pool: &PgPool, id: Uuid, hb: &Heartbeat, counters: [i64; 
         signatures,
         engine_faults,
         hb.ended,
+        cases_isa,
+        cases_compiled,
     )
     .fetch_optional(pool)
     .await?;
@@ -164,7 +171,7 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Campaign>, sqlx::Erro
         Row,
         r#"SELECT id, worker_host, target, device, gpu_name, sm, driver_version, cuda_version, interpreter_commit,
                   seed, started_at, ended_at, last_heartbeat_at, cases, programs, mismatches, findings, signatures,
-                  engine_faults
+                  engine_faults, cases_isa, cases_compiled
            FROM campaigns WHERE id = $1"#,
         id
     )
@@ -189,7 +196,7 @@ pub async fn list(pool: &PgPool, limit: i64, after: Option<Cursor>) -> Result<(V
         Row,
         r#"SELECT id, worker_host, target, device, gpu_name, sm, driver_version, cuda_version, interpreter_commit,
                   seed, started_at, ended_at, last_heartbeat_at, cases, programs, mismatches, findings, signatures,
-                  engine_faults
+                  engine_faults, cases_isa, cases_compiled
            FROM campaigns
            WHERE $1::timestamptz IS NULL OR (started_at, id) < ($1, $2::uuid)
            ORDER BY started_at DESC, id DESC

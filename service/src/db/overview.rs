@@ -76,10 +76,20 @@ pub struct Live {
 impl Live {
     /// Cases per second since the start (0 before the first second).
     pub fn cases_per_second(&self) -> f64 {
+        self.per_second(self.campaign.counters.cases)
+    }
+
+    /// Cases per second in each execution mode (`isa`, `compiled`), over the same time.
+    pub fn cases_per_second_by_exec(&self) -> (f64, f64) {
+        let c = &self.campaign.counters;
+        (self.per_second(c.cases_isa), self.per_second(c.cases_compiled))
+    }
+
+    fn per_second(&self, n: u64) -> f64 {
         if self.seconds < 1.0 {
             0.0
         } else {
-            self.campaign.counters.cases as f64 / self.seconds
+            n as f64 / self.seconds
         }
     }
 }

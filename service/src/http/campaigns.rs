@@ -118,7 +118,7 @@ async fn heartbeat(
     caller.require(Role::Worker)?;
     let Path(id) = id.map_err(bad_path)?;
     let c = hb.counters;
-    let mut counters = [0i64; 6];
+    let mut counters = [0i64; 8];
     for (slot, (name, v)) in counters.iter_mut().zip([
         ("cases", c.cases),
         ("programs", c.programs),
@@ -126,6 +126,8 @@ async fn heartbeat(
         ("findings", c.findings),
         ("signatures", c.signatures),
         ("engine_faults", c.engine_faults),
+        ("cases_isa", c.cases_isa),
+        ("cases_compiled", c.cases_compiled),
     ]) {
         *slot = i64::try_from(v).map_err(|_| Problem::unprocessable(format!("counters.{name}: {v} is out of range")))?;
     }

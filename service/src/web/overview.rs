@@ -115,7 +115,14 @@ fn campaigns_table(live: &[Live]) -> Markup {
                         td { (c.start.gpu_name.as_deref().unwrap_or("—")) " " (c.start.driver_version.as_deref().unwrap_or("")) }
                         td { (c.start.started_at.format("%Y-%m-%d %H:%M")) }
                         td.num { (c.counters.cases) }
-                        td.num.throughput { (rate(l.cases_per_second())) " cases" }
+                        td.num.throughput {
+                            (rate(l.cases_per_second())) " cases"
+                            // A GPU campaign runs both modes; say what each delivers.
+                            @if c.counters.cases_isa > 0 && c.counters.cases_compiled > 0 {
+                                @let (isa, compiled) = l.cases_per_second_by_exec();
+                                br; small.by-exec { "isa " (rate(isa)) ", compiled " (rate(compiled)) }
+                            }
+                        }
                         td.num { (c.counters.programs) }
                         td.num { (c.counters.findings) }
                         td { (c.last_heartbeat_at.format("%H:%M:%S")) }
@@ -137,5 +144,38 @@ mod tests {
         assert_eq!(rate(1234.0), "1.2 k/s");
         assert_eq!(rate(2.5e6), "2.50 M/s");
         assert_eq!(rate(3e9), "3.00 G/s");
+    }
+
+    fn live(cases_isa: u64, cases_compiled: u64) -> Live {
+        let now = chrono::Utc::now();
+        let start = api::campaigns::CampaignStart {
+            worker_host: "gpu1".into(),
+            target: "cuda:0".into(),
+            device: "NVIDIA H100".into(),
+            gpu_name: Some("NVIDIA H100".into()),
+            sm: Some(90),
+            driver_version: None,
+            cuda_version: None,
+            interpreter_commit: "ptxfuzz 0.1.0".into(),
+            seed: Some(1),
+            started_at: now,
+        };
+        let counters = api::campaigns::Counters {
+            cases: cases_isa + cases_compiled,
+            cases_isa,
+            cases_compiled,
+            ..Default::default()
+        };
+        let campaign = api::campaigns::Campaign { id: uuid::Uuid::nil(), start, counters, last_heartbeat_at: now, ended_at: None };
+        Live { campaign, seconds: 10.0 }
+    }
+
+    #[test]
+    fn a_campaign_in_both_modes_shows_each_modes_throughput() {
+        let both = campaigns_table(&[live(1_000_000_000, 100_000_000)]).into_string();
+        assert!(both.contains("110.00 M/s cases"), "{both}");
+        assert!(both.contains("isa 100.00 M/s, compiled 10.00 M/s"), "{both}");
+        let one = campaigns_table(&[live(5_000_000, 0)]).into_string();
+        assert!(one.contains("500.0 k/s cases") && !one.contains("compiled"), "{one}");
     }
 }

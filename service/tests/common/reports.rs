@@ -151,6 +151,7 @@ impl Reports {
                 probes: 40 + (index % 97) as usize,
                 steps: 3 + (index % 5) as usize,
                 judge: "spec".into(),
+                exec: api::Exec::Compiled,
                 // Spread over a day in index order's hash: concurrent clients sharing a finding
                 // deliver earlier meetings after later ones, so first_seen moves back (the
                 // ingest's separate first_seen step runs under load in the concurrency test).

@@ -34,6 +34,7 @@ pub fn report(signature: &str, nonce: u64, hits: u64) -> FindingReport {
             probes: 3,
             steps: 1,
             judge: "spec".into(),
+            exec: api::Exec::Compiled,
             found_at: None,
         },
         hits,

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::compare::{self, CompareOptions, Mismatch, Signature};
 use crate::minimize::{minimize, Case, Limits};
-use crate::oracles::{Engine, Job};
+use crate::oracles::{Engine, Exec, Job};
 use crate::repro::{self, Provenance, Reproducer, ReproducerExt};
 
 /// One finding folder.
@@ -47,6 +47,8 @@ pub struct Record {
     /// The reproducer uses a form ptxas accepts but the PTX ISA does not document
     /// (`campaign --undocumented`): a compiler's extension, not a promise of the spec.
     pub undocumented: bool,
+    /// The execution mode it was found in (`compiled` or `isa`).
+    pub exec: Exec,
 }
 
 /// Whether `p` uses a form the PTX ISA does not document (ptx::isa::table, `Source::Ptxas`).
@@ -128,6 +130,7 @@ impl Findings {
                         found_after_cases: 0,
                         probes: r.probes,
                         undocumented,
+                        exec: r.exec,
                     },
                 );
             }
@@ -182,7 +185,7 @@ impl Findings {
         let resolution = if self.trace || job.trace {
             Resolution::Root(m.signature.clone())
         } else {
-            self.resolve(engine, &original, m)
+            self.resolve(engine, &original, m, job.exec)
         };
         let (sig, trace) = match resolution {
             Resolution::Root(s) => (s, true),
@@ -199,10 +202,13 @@ impl Findings {
             return Ok(Handled::Finding(None));
         }
         let copts = self.copts.clone();
-        let min = minimize(original.clone(), &self.limits, |cands| probe(engine, cands, trace, &copts, &sig));
+        // Every run of the finding uses the mode it was found in: a compiler effect shows only in
+        // `compiled`, a VM or hardware one in `isa`.
+        let exec = job.exec;
+        let min = minimize(original.clone(), &self.limits, |cands| probe(engine, cands, trace, exec, &copts, &sig));
         let case = min.case;
         // The reproducer records the outputs (not the trace) as the target gives them.
-        let out = engine.run(&[Job::new(&case.program, &case.inputs, false)]).pop();
+        let out = engine.run(&[Job::new(&case.program, &case.inputs, false).with_exec(exec)]).pop();
         let actual = match out {
             Some(Ok(o)) => o.case(0)[..case.program.outputs().len()].to_vec(),
             // The target gave results a moment ago; record the reference's if it now faults.
@@ -219,6 +225,7 @@ impl Findings {
             original: Some(original),
             probes: min.probes,
             steps: min.steps,
+            exec,
         };
         let r = Reproducer::judged(&case, &actual, meta, &self.copts.profile)?;
         let folder = self.out.join(&key);
@@ -239,6 +246,7 @@ impl Findings {
             found_after_cases: r.found_after_cases,
             probes: min.probes,
             undocumented: uses_undocumented(&case.program),
+            exec,
         };
         self.records.insert(key.clone(), record);
         Ok(Handled::Finding(self.records.get(&key).filter(|r| r.new)))
@@ -246,8 +254,8 @@ impl Findings {
 
     /// Run `case` in trace mode (see [`Resolution`]). An engine that cannot trace the case
     /// leaves the end-to-end signature.
-    fn resolve(&self, engine: &mut dyn Engine, case: &Case, m: &Mismatch) -> Resolution {
-        let job = Job::new(&case.program, &case.inputs, true);
+    fn resolve(&self, engine: &mut dyn Engine, case: &Case, m: &Mismatch, exec: Exec) -> Resolution {
+        let job = Job::new(&case.program, &case.inputs, true).with_exec(exec);
         if !engine.supports(&case.program) {
             return Resolution::EndToEnd;
         }
@@ -266,10 +274,17 @@ impl Findings {
 
 /// The minimization oracle: run the candidates on the target (one case each, all in one
 /// call) and say which still give a mismatch with signature `sig`.
-fn probe(engine: &mut dyn Engine, cands: &[Case], trace: bool, copts: &CompareOptions, sig: &Signature) -> Vec<bool> {
+fn probe(
+    engine: &mut dyn Engine,
+    cands: &[Case],
+    trace: bool,
+    exec: Exec,
+    copts: &CompareOptions,
+    sig: &Signature,
+) -> Vec<bool> {
     let mut verdict = vec![false; cands.len()];
     let idx: Vec<usize> = (0..cands.len()).filter(|&i| engine.supports(&cands[i].program)).collect();
-    let jobs: Vec<Job> = idx.iter().map(|&i| Job::new(&cands[i].program, &cands[i].inputs, trace)).collect();
+    let jobs: Vec<Job> = idx.iter().map(|&i| Job::new(&cands[i].program, &cands[i].inputs, trace).with_exec(exec)).collect();
     if jobs.is_empty() {
         return verdict;
     }

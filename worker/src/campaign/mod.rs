@@ -14,8 +14,11 @@
 
 pub mod findings;
 pub mod source;
+pub mod split;
 pub mod stats;
 mod summary;
+#[cfg(test)]
+mod tests;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -36,10 +39,11 @@ use crate::compare::{self, CompareOptions};
 use crate::minimize::Limits;
 use crate::server::Session;
 use crate::oracles::diff_replay::{Capture, ReplayEngine};
-use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Job};
+use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Exec, Job};
 use findings::{Findings, Handled, Record};
 use source::{Batch, SourceConfig};
-use stats::{Meter, StatsLog, Totals};
+use split::Split;
+use stats::{Meter, Rates, StatsLog, Totals};
 
 /// Run a differential-testing campaign against a target.
 #[derive(Args, Debug, Clone)]
@@ -112,6 +116,13 @@ pub struct CampaignArgs {
     /// findings of one cause). Off by default; their findings say so.
     #[arg(long)]
     pub undocumented: bool,
+    /// Share of programs run whole-program compiled on an engine with both execution modes (a
+    /// GPU): the rest run on the instruction VM (`isa`). 0.1 by default: the VM runs a program
+    /// without a JIT, so most cases go there, while every tenth program still goes through
+    /// ptxas, where compiler effects (contraction, folding, the bf16 fma lowering) show. CPU
+    /// engines have one mode (`isa`) and ignore it.
+    #[arg(long, default_value_t = 0.1)]
+    pub compiled_share: f64,
     /// Random cases per program.
     #[arg(long, default_value_t = 1024)]
     pub cases_per_program: usize,
@@ -155,8 +166,13 @@ pub struct Summary<'a> {
     /// The profile results were judged against (`--judge`).
     pub judge: &'a str,
     pub elapsed_s: f64,
-    pub cases_per_s: f64,
-    pub programs_per_s: f64,
+    /// Over the whole campaign: `cases_per_s`, `programs_per_s`, and per execution mode
+    /// `rates_by_exec` (the counts per mode are `totals.by_exec`).
+    #[serde(flatten)]
+    pub rates: Rates,
+    /// The execution modes programs were split between and the share compiled (`split`).
+    pub exec_modes: &'static [Exec],
+    pub compiled_share: f64,
     /// Threads of the generator, engine and judge pool (`--jobs`).
     pub jobs: usize,
     pub interrupted: bool,
@@ -235,12 +251,14 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         corpus,
         max_cases: args.cases,
     };
+    let mut split = Split::new(target.exec_modes(), args.compiled_share)?;
     let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
     eprintln!(
-        "campaign: target {}; seed {}; {} mode; judged against {}; sm_{}; {} form(s); {} judging thread(s); findings in {}",
+        "campaign: target {}; seed {}; {} mode; execution {}; judged against {}; sm_{}; {} form(s); {} judging thread(s); findings in {}",
         target.info(),
         args.seed,
         if args.trace { "trace" } else { "end-to-end" },
+        split,
         profile.name(),
         cfg.sm,
         match &capture {
@@ -275,7 +293,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        if let Err(e) = run_batch(&mut *target, &batch, &copts, args.trace, &mut findings, &mut totals) {
+        if let Err(e) = run_batch(&mut *target, &batch, &mut split, &copts, args.trace, &mut findings, &mut totals) {
             result = Err(e);
             break;
         }
@@ -287,8 +305,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         log.tick(meter.elapsed(), &totals, false)?;
         if !args.quiet && last_progress.elapsed().as_secs_f64() >= progress_every {
             last_progress = Instant::now();
-            let (c, p) = window.window(&totals);
-            let mut line = stats::progress_line(meter.elapsed(), &totals, c, p);
+            let mut line = stats::progress_line(meter.elapsed(), &totals, &window.window(&totals));
             if let Some(s) = &server {
                 line.push_str(&format!("  {}", s.progress()));
             }
@@ -316,8 +333,9 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         mode: if args.trace { "trace" } else { "end-to-end" },
         judge: profile.name(),
         elapsed_s: elapsed,
-        cases_per_s: totals.cases as f64 / elapsed.max(1e-9),
-        programs_per_s: totals.programs as f64 / elapsed.max(1e-9),
+        rates: Rates::between(&Totals::default(), &totals, elapsed),
+        exec_modes: target.exec_modes(),
+        compiled_share: args.compiled_share,
         jobs: rayon::current_num_threads(),
         interrupted,
         config: &cfg,
@@ -339,6 +357,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
 fn run_batch(
     target: &mut dyn Engine,
     batch: &Batch,
+    split: &mut Split,
     copts: &CompareOptions,
     trace: bool,
     findings: &mut Findings,
@@ -346,8 +365,11 @@ fn run_batch(
 ) -> Result<()> {
     let mut jobs = Vec::with_capacity(batch.items.len());
     for item in &batch.items {
+        // Every item takes its place in the split, run or not: a program's mode depends on its
+        // position alone.
+        let exec = split.assign();
         if target.supports(&item.program) {
-            jobs.push(Job::new(&item.program, &item.cases, trace));
+            jobs.push(Job::new(&item.program, &item.cases, trace).with_exec(exec));
         } else {
             totals.unsupported += 1;
         }
@@ -373,7 +395,7 @@ fn run_batch(
         })
         .collect();
     for (job, judged) in jobs.iter().zip(judged) {
-        totals.programs += 1;
+        totals.program(job.exec);
         let verdicts = match judged {
             Ok(v) => v,
             Err(f) => {
@@ -382,7 +404,7 @@ fn run_batch(
             }
         };
         let cases_before = totals.cases;
-        totals.add(&verdicts);
+        totals.add(job.exec, &verdicts);
         // The first kept mismatch of each signature stands for all of them.
         let mut seen = std::collections::HashSet::new();
         for m in &verdicts.mismatches {

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::compare::Verdicts;
-use crate::oracles::EngineFault;
+use crate::oracles::{EngineFault, Exec};
 
 /// Running totals.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -38,13 +38,39 @@ pub struct Totals {
     /// Finding folders: written this run, and known from earlier runs.
     pub findings_new: u64,
     pub findings_known: u64,
+    /// Cases and programs per execution mode (`isa`, `compiled`; campaign::split).
+    pub by_exec: BTreeMap<Exec, ModeTotals>,
+}
+
+/// The counters of one execution mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ModeTotals {
+    /// Cases judged in this mode.
+    pub cases: u64,
+    /// Programs run in this mode (judged or faulted).
+    pub programs: u64,
+}
+
+/// Cases/s and programs/s of one mode over a window (the wall time both modes share).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ModeRates {
+    pub cases_per_s: f64,
+    pub programs_per_s: f64,
 }
 
 impl Totals {
-    pub fn add(&mut self, v: &Verdicts) {
+    /// A program run in mode `exec` (judged or faulted).
+    pub fn program(&mut self, exec: Exec) {
+        self.programs += 1;
+        self.by_exec.entry(exec).or_default().programs += 1;
+    }
+
+    /// The verdicts of a program run in mode `exec`.
+    pub fn add(&mut self, exec: Exec, v: &Verdicts) {
         self.cases += v.cases;
         self.results += v.results;
         self.fast += v.fast;
+        self.by_exec.entry(exec).or_default().cases += v.cases;
     }
 
     pub fn fault(&mut self, f: &EngineFault) {
@@ -71,27 +97,70 @@ impl Totals {
 pub struct Meter {
     start: Instant,
     window_start: Instant,
-    window_cases: u64,
-    window_programs: u64,
+    /// The totals at the window's start.
+    window: Totals,
+}
+
+/// Cases/s and programs/s, overall and per execution mode.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Rates {
+    pub cases_per_s: f64,
+    pub programs_per_s: f64,
+    /// Named apart from `Totals::by_exec`, beside which the stats log writes it.
+    #[serde(rename = "rates_by_exec")]
+    pub by_exec: BTreeMap<Exec, ModeRates>,
+}
+
+impl Rates {
+    /// The rates of going from `from` to `to` in `seconds`.
+    pub fn between(from: &Totals, to: &Totals, seconds: f64) -> Rates {
+        let dt = seconds.max(1e-9);
+        let by_exec = to
+            .by_exec
+            .iter()
+            .map(|(&e, m)| {
+                let was = from.by_exec.get(&e).copied().unwrap_or_default();
+                let r = ModeRates {
+                    cases_per_s: (m.cases - was.cases) as f64 / dt,
+                    programs_per_s: (m.programs - was.programs) as f64 / dt,
+                };
+                (e, r)
+            })
+            .collect();
+        Rates {
+            cases_per_s: (to.cases - from.cases) as f64 / dt,
+            programs_per_s: (to.programs - from.programs) as f64 / dt,
+            by_exec,
+        }
+    }
+
+    /// Rounded to whole numbers, for the stats log.
+    fn rounded(mut self) -> Rates {
+        self.cases_per_s = self.cases_per_s.round();
+        self.programs_per_s = self.programs_per_s.round();
+        for m in self.by_exec.values_mut() {
+            m.cases_per_s = m.cases_per_s.round();
+            m.programs_per_s = m.programs_per_s.round();
+        }
+        self
+    }
 }
 
 impl Meter {
     pub fn new() -> Meter {
         let now = Instant::now();
-        Meter { start: now, window_start: now, window_cases: 0, window_programs: 0 }
+        Meter { start: now, window_start: now, window: Totals::default() }
     }
 
     pub fn elapsed(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
 
-    /// `(cases/s, programs/s)` since the last call (overall on the first).
-    pub fn window(&mut self, t: &Totals) -> (f64, f64) {
-        let dt = self.window_start.elapsed().as_secs_f64().max(1e-9);
-        let r = ((t.cases - self.window_cases) as f64 / dt, (t.programs - self.window_programs) as f64 / dt);
+    /// The rates since the last call (overall on the first).
+    pub fn window(&mut self, t: &Totals) -> Rates {
+        let r = Rates::between(&self.window, t, self.window_start.elapsed().as_secs_f64());
         self.window_start = Instant::now();
-        self.window_cases = t.cases;
-        self.window_programs = t.programs;
+        self.window = t.clone();
         r
     }
 }
@@ -115,17 +184,21 @@ pub fn si(v: f64) -> String {
     }
 }
 
-/// The progress line.
-pub fn progress_line(elapsed: f64, t: &Totals, cases_per_s: f64, programs_per_s: f64) -> String {
+/// The progress line. With programs in both modes it names each mode's cases/s.
+pub fn progress_line(elapsed: f64, t: &Totals, r: &Rates) -> String {
     let mut s = format!(
         "[{elapsed:7.1} s] {}cases ({}cases/s)  {}programs ({}programs/s)  {} findings  {} signatures",
         si(t.cases as f64),
-        si(cases_per_s),
+        si(r.cases_per_s),
         si(t.programs as f64),
-        si(programs_per_s),
+        si(r.programs_per_s),
         t.findings_new + t.findings_known,
         t.signatures,
     );
+    if t.by_exec.len() > 1 {
+        let modes: Vec<String> = r.by_exec.iter().map(|(e, m)| format!("{e} {}cases/s", si(m.cases_per_s))).collect();
+        s.push_str(&format!("  [{}]", modes.join(", ")));
+    }
     let faults = t.fault_count();
     if faults > 0 {
         s.push_str(&format!("  {faults} faults"));
@@ -142,8 +215,9 @@ struct StatsLine<'a> {
     /// Seconds since the Unix epoch.
     time: u64,
     elapsed_s: f64,
-    cases_per_s: f64,
-    programs_per_s: f64,
+    /// Over the interval since the previous line, overall and per mode (`by_exec`).
+    #[serde(flatten)]
+    rates: Rates,
     /// Resident memory (kB, from /proc/self/status), to watch that it stays flat.
     rss_kb: Option<u64>,
     #[serde(flatten)]
@@ -174,12 +248,10 @@ impl StatsLog {
             return Ok(());
         }
         self.last = Instant::now();
-        let (c, p) = self.meter.window(t);
         let line = StatsLine {
             time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             elapsed_s: (elapsed * 10.0).round() / 10.0,
-            cases_per_s: c.round(),
-            programs_per_s: p.round(),
+            rates: self.meter.window(t).rounded(),
             rss_kb: rss_kb(),
             totals: t,
         };
@@ -199,17 +271,52 @@ pub fn rss_kb() -> Option<u64> {
 mod tests {
     use super::*;
 
+    fn rates(cases: f64, programs: f64) -> Rates {
+        Rates { cases_per_s: cases, programs_per_s: programs, ..Rates::default() }
+    }
+
     #[test]
     fn progress_line_shows_rates_findings_and_faults() {
         let mut t = Totals { cases: 12_345_678, programs: 4000, signatures: 3, findings_new: 2, ..Totals::default() };
-        let l = progress_line(10.0, &t, 1_234_567.0, 400.0);
+        let l = progress_line(10.0, &t, &rates(1_234_567.0, 400.0));
         assert!(l.contains("12.35 M"), "{l}");
         assert!(l.contains("1.23 Mcases/s"), "{l}");
         assert!(l.contains("2 findings  3 signatures"), "{l}");
         assert!(!l.contains("faults"), "{l}");
         t.fault(&EngineFault::Timeout { seconds: 1 });
-        assert!(progress_line(10.0, &t, 0.0, 0.0).contains("1 faults"));
+        assert!(progress_line(10.0, &t, &rates(0.0, 0.0)).contains("1 faults"));
         assert_eq!(t.faults["timeout"], 1);
+    }
+
+    fn verdicts(cases: u64) -> Verdicts {
+        Verdicts { cases, results: cases, fast: cases, ..Verdicts::default() }
+    }
+
+    #[test]
+    fn each_mode_gets_its_cases_programs_and_rates() {
+        let mut t = Totals::default();
+        for (exec, cases) in [(Exec::Isa, 1000), (Exec::Isa, 1000), (Exec::Compiled, 500)] {
+            t.program(exec);
+            t.add(exec, &verdicts(cases));
+        }
+        assert_eq!((t.cases, t.programs), (2500, 3));
+        assert_eq!(t.by_exec[&Exec::Isa], ModeTotals { cases: 2000, programs: 2 });
+        assert_eq!(t.by_exec[&Exec::Compiled], ModeTotals { cases: 500, programs: 1 });
+        let r = Rates::between(&Totals::default(), &t, 2.0);
+        assert_eq!((r.cases_per_s, r.by_exec[&Exec::Isa].cases_per_s, r.by_exec[&Exec::Compiled].programs_per_s), (1250.0, 1000.0, 0.5));
+        // A later window counts only what came after its start.
+        let before = t.clone();
+        t.program(Exec::Compiled);
+        t.add(Exec::Compiled, &verdicts(100));
+        let r = Rates::between(&before, &t, 1.0);
+        assert_eq!((r.by_exec[&Exec::Isa].cases_per_s, r.by_exec[&Exec::Compiled].cases_per_s), (0.0, 100.0));
+        let l = progress_line(1.0, &t, &r);
+        assert!(l.contains("[compiled 100 cases/s, isa 0 cases/s]"), "{l}");
+        // One mode alone: the overall figures say it all.
+        let mut one = Totals::default();
+        one.program(Exec::Isa);
+        let l = progress_line(1.0, &one, &Rates::between(&Totals::default(), &one, 1.0));
+        assert!(!l.contains("isa"), "{l}");
     }
 
     #[test]
@@ -225,6 +332,7 @@ mod tests {
         let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), 2, "the interval holds back unforced lines");
         assert_eq!(lines[0]["cases"], 5);
+        assert!(lines[0]["by_exec"].is_object() && lines[0]["rates_by_exec"].is_object(), "{}", lines[0]);
         assert!(lines[0]["faults"].is_object());
         std::fs::remove_file(&path).unwrap();
     }

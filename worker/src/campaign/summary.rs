@@ -52,13 +52,25 @@ pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -
         format!(
             "  {} cases ({}cases/s), {} programs ({}programs/s), {} results ({:.2}% on the fast path)",
             t.cases,
-            stats::si(s.cases_per_s),
+            stats::si(s.rates.cases_per_s),
             t.programs,
-            stats::si(s.programs_per_s),
+            stats::si(s.rates.programs_per_s),
             t.results,
             100.0 * t.fast as f64 / t.results.max(1) as f64
         ),
     ];
+    if t.by_exec.len() > 1 {
+        for (exec, m) in &t.by_exec {
+            let r = s.rates.by_exec.get(exec).copied().unwrap_or_default();
+            v.push(format!(
+                "    {exec}: {} cases ({}cases/s), {} programs ({}programs/s)",
+                m.cases,
+                stats::si(r.cases_per_s),
+                m.programs,
+                stats::si(r.programs_per_s)
+            ));
+        }
+    }
     if corpus_files > 0 {
         v.push(format!("  corpus: {corpus_files} file(s) replayed ({undecodable} undecodable)"));
     }
@@ -136,7 +148,6 @@ fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
         if s.judge == "spec" {
             v.push("  --judge sm_90 asks for the H100's exact bits instead of the spec's set.".into());
         }
-    } else {
     }
     v
 }
@@ -153,6 +164,39 @@ mod tests {
         assert!(note.unwrap().contains(MAX_SECONDS_ENV));
         assert_eq!(capped_seconds(None, Some("5")).unwrap().0, Some(5.0));
         assert_eq!(capped_seconds(Some(3.0), Some("10")).unwrap(), (Some(3.0), None));
+    }
+
+    #[test]
+    fn the_summary_gives_each_modes_cases_when_both_ran() {
+        use crate::oracles::{EngineInfo, Exec};
+        use stats::{ModeTotals, Rates};
+        let mut totals = Totals { cases: 11_000, programs: 11, results: 11_000, fast: 11_000, ..Totals::default() };
+        totals.by_exec.insert(Exec::Isa, ModeTotals { cases: 10_000, programs: 10 });
+        totals.by_exec.insert(Exec::Compiled, ModeTotals { cases: 1_000, programs: 1 });
+        let info = EngineInfo::new("cuda:0", "NVIDIA H100");
+        let config = ptx::gen::GenConfig::default();
+        let s = Summary {
+            target: &info,
+            seed: 1,
+            mode: "end-to-end",
+            judge: "spec",
+            elapsed_s: 2.0,
+            rates: Rates::between(&Totals::default(), &totals, 2.0),
+            exec_modes: &[Exec::Compiled, Exec::Isa],
+            compiled_share: 0.1,
+            jobs: 16,
+            interrupted: false,
+            config: &config,
+            totals: &totals,
+            findings: Vec::new(),
+        };
+        let text = lines(&s, Path::new("out"), 0, 0).join("\n");
+        assert!(text.contains("    isa: 10000 cases (5000 cases/s), 10 programs (5 programs/s)"), "{text}");
+        assert!(text.contains("    compiled: 1000 cases (500 cases/s), 1 programs (0 programs/s)"), "{text}");
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["rates_by_exec"]["isa"]["cases_per_s"], 5000.0);
+        assert_eq!(json["totals"]["by_exec"]["compiled"]["programs"], 1);
+        assert_eq!(json["exec_modes"], serde_json::json!(["compiled", "isa"]));
     }
 
     #[test]

@@ -28,30 +28,8 @@ use ptx::kernel::{Layout, Mode};
 use ptx::program::Program;
 use serde::{Deserialize, Serialize};
 
-/// How a GPU executes a job's program (issue 12): the two modes test different things.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Exec {
-    /// The whole program JIT-compiled as one kernel (`ptx::kernel`), so compiler effects
-    /// (contraction, folding, the bf16 `fma` lowering) show. The default: the one mode that
-    /// has run on a GPU (the H100 run of docs/hardware/).
-    #[default]
-    Compiled,
-    /// Every instruction executed alone, exactly as written, by the precompiled instruction VM
-    /// (`ptx::vm`, one module per sm, no JIT per program): the hardware's own results.
-    /// Engines that execute instruction by instruction anyway (interp, host, exec, replay)
-    /// treat both modes alike.
-    Isa,
-}
-
-impl Exec {
-    pub fn name(self) -> &'static str {
-        match self {
-            Exec::Compiled => "compiled",
-            Exec::Isa => "isa",
-        }
-    }
-}
+/// How a GPU executes a job's program (issue 12); shared with the reproducer file.
+pub use api::Exec;
 
 /// One program and its cases (see the module docs for the flat layout).
 #[derive(Clone, Copy, Debug)]
@@ -308,9 +286,10 @@ pub trait Engine: Send {
 
     /// The execution modes whose results can differ on this engine ([`Exec`]): both on a GPU,
     /// where `isa` runs the instruction VM and `compiled` one kernel per program; one elsewhere
-    /// (the CPU engines execute instruction by instruction whatever the job asks).
+    /// (the CPU engines execute instruction by instruction whatever the job asks, which is
+    /// what `isa` names: a campaign labels their jobs, figures and findings `isa`).
     fn exec_modes(&self) -> &'static [Exec] {
-        &[Exec::Compiled]
+        &[Exec::Isa]
     }
 }
 

@@ -9,7 +9,7 @@ use clap::Args;
 use ptx::value::format_register_decimal;
 
 use super::{cuda, write_synced, Reproducer, ReproducerExt};
-use crate::oracles::{open, EngineOptions, Job};
+use crate::oracles::{open, EngineOptions, Exec, Job};
 
 /// Exit status when the finding reproduces.
 pub const REPRODUCED: u8 = 0;
@@ -44,6 +44,11 @@ pub struct ReproArgs {
     /// bits). Default: the profile the finding was judged with (its repro.json `judge`).
     #[arg(long)]
     pub judge: Option<String>,
+    /// Execution mode on a GPU: compiled (the whole program as one kernel) or isa (each
+    /// instruction alone on the instruction VM). Default: the mode the finding was found in
+    /// (its repro.json `exec`). CPU engines run both alike.
+    #[arg(long)]
+    pub exec: Option<Exec>,
 }
 
 pub fn run(args: ReproArgs) -> Result<ExitCode> {
@@ -74,11 +79,13 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
     }
     println!("target: {}", engine.info());
     println!("judged against: {} profile", profile.name());
+    let exec = args.exec.unwrap_or(r.exec);
+    println!("execution mode: {exec}");
     if !engine.supports(p) {
         bail!("target '{spec}' does not support this program; pick another with --target");
     }
     let out = engine
-        .run(&[Job::new(p, &case.inputs, false)])
+        .run(&[Job::new(p, &case.inputs, false).with_exec(exec)])
         .pop()
         .context("the engine returned no result")?
         .map_err(|f| anyhow::anyhow!("engine fault ({}): {f}", f.kind()))?;

@@ -362,6 +362,8 @@ pub fn counters(t: &crate::campaign::stats::Totals) -> Counters {
         findings: t.findings_new,
         signatures: t.signatures,
         engine_faults: t.fault_count(),
+        cases_isa: t.by_exec.get(&crate::oracles::Exec::Isa).map_or(0, |m| m.cases),
+        cases_compiled: t.by_exec.get(&crate::oracles::Exec::Compiled).map_or(0, |m| m.cases),
     }
 }
 

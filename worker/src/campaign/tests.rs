@@ -1,0 +1,69 @@
+//! The campaign's batch step on an engine with two execution modes: programs are split
+//! between them, counted per mode, and a finding is minimized and recorded in its own mode.
+
+use std::path::Path;
+
+use ptx::program::Program;
+
+use super::findings::Findings;
+use super::source::{Batch, Item};
+use super::split::Split;
+use super::stats::Totals;
+use super::run_batch;
+use crate::compare::CompareOptions;
+use crate::minimize::Limits;
+use crate::oracles::Exec;
+use crate::repro::{Reproducer, ReproducerExt};
+use crate::smoke::tests::RzAsRn;
+
+const BOTH: &[Exec] = &[Exec::Compiled, Exec::Isa];
+
+/// Ten copies of `add.rz.f32` on cases where rounding to nearest differs (0.5 + tiny) and
+/// cases where it does not (1 + 1).
+fn batch() -> Batch {
+    let program = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\n// outputs: %f2\n").unwrap();
+    let cases = vec![0x3f00_0000, 0x3304_0000, 0x3f80_0000, 0x3f80_0000, 0x3f00_0000, 0x3304_0000, 0x4000_0000, 0x3f80_0000];
+    Batch { items: (0..10).map(|_| Item { program: program.clone(), cases: cases.clone(), origin: None }).collect() }
+}
+
+/// Run the batch with half the programs compiled on an engine wrong in mode `broken`.
+fn campaign_on(out: &Path, broken: &'static [Exec]) -> (Totals, Findings) {
+    let _ = std::fs::remove_dir_all(out);
+    let mut engine = RzAsRn { inner: Default::default(), modes: BOTH, broken };
+    let mut findings = Findings::open(out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
+    let mut totals = Totals::default();
+    let mut split = Split::new(BOTH, 0.5).unwrap();
+    run_batch(&mut engine, &batch(), &mut split, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    (totals, findings)
+}
+
+#[test]
+fn programs_are_split_between_the_modes_and_counted_per_mode() {
+    let out = std::env::temp_dir().join(format!("ptxfuzz-split-counts-{}", std::process::id()));
+    let (t, _) = campaign_on(&out, &[]);
+    assert_eq!((t.programs, t.cases, t.mismatches), (10, 40, 0));
+    for exec in BOTH {
+        let m = t.by_exec[exec];
+        assert_eq!((m.programs, m.cases), (5, 20), "{exec}");
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_finding_is_minimized_and_recorded_in_the_mode_it_was_found_in() {
+    for broken in [Exec::Isa, Exec::Compiled] {
+        let out = std::env::temp_dir().join(format!("ptxfuzz-split-finding-{}-{broken}", std::process::id()));
+        let (t, findings) = campaign_on(&out, if broken == Exec::Isa { &[Exec::Isa] } else { &[Exec::Compiled] });
+        // Only the broken mode's programs mismatch: five programs, two wrong cases each.
+        assert_eq!(t.mismatches, 10, "{broken}");
+        let records: Vec<_> = findings.records().collect();
+        assert_eq!(records.len(), 1, "{broken}");
+        assert_eq!(records[0].exec, broken);
+        let r = Reproducer::load(&records[0].folder).unwrap();
+        assert_eq!(r.exec, broken);
+        // The reproducer's bits come from a run in that mode: the other mode computes them right.
+        assert_eq!(r.failing_outputs, [0], "{broken}: {:?}", r.actual);
+        assert_eq!(r.actual, ["0x3f000001"], "{broken}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}
