@@ -17,6 +17,7 @@
 mod accept;
 pub mod bounds;
 pub mod f64gross;
+pub mod prefilter;
 mod primary;
 mod reference;
 pub mod special;
