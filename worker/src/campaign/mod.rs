@@ -13,6 +13,7 @@
 //! findings are on disk already).
 
 pub mod findings;
+pub mod queue;
 pub mod source;
 pub mod split;
 pub mod stats;
@@ -39,9 +40,10 @@ use crate::compare::{self, CompareOptions};
 use crate::minimize::Limits;
 use crate::server::Session;
 use crate::oracles::diff_replay::{Capture, ReplayEngine};
-use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Exec, Job};
+use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Exec};
 use findings::{Findings, Handled, Record};
-use source::{Batch, SourceConfig};
+use queue::{Planned, Queue};
+use source::SourceConfig;
 use split::Split;
 use stats::{Meter, Rates, StatsLog, Totals};
 
@@ -251,7 +253,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         corpus,
         max_cases: args.cases,
     };
-    let mut split = Split::new(target.exec_modes(), args.compiled_share)?;
+    let split = Split::new(target.exec_modes(), args.compiled_share)?;
     let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
     eprintln!(
         "campaign: target {}; seed {}; {} mode; execution {}; judged against {}; sm_{}; {} form(s); {} judging thread(s); findings in {}",
@@ -276,6 +278,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         findings.report_to(s.stager());
     }
     let (rx, source) = source::spawn(gen, src_cfg, stop.clone());
+    let mut queue = Queue::new(rx, split);
     let deadline = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut totals = Totals { findings_known: findings.known_count(), ..Totals::default() };
     let meter = Meter::new();
@@ -288,12 +291,12 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let batch = match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(b) => b,
+        let planned = match queue.take(&mut *target, args.trace, Duration::from_millis(200)) {
+            Ok(p) => p,
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        if let Err(e) = run_batch(&mut *target, &batch, &mut split, &copts, args.trace, &mut findings, &mut totals) {
+        if let Err(e) = run_batch(&mut *target, &planned, &copts, args.trace, &mut findings, &mut totals) {
             result = Err(e);
             break;
         }
@@ -318,7 +321,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     }
     let interrupted = stop.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
-    drop(rx);
+    drop(queue);
     let report = source.join().unwrap_or_default();
     if tty && !args.quiet {
         eprintln!();
@@ -356,24 +359,14 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
 /// Run one batch on the target and judge it.
 fn run_batch(
     target: &mut dyn Engine,
-    batch: &Batch,
-    split: &mut Split,
+    planned: &Planned,
     copts: &CompareOptions,
     trace: bool,
     findings: &mut Findings,
     totals: &mut Totals,
 ) -> Result<()> {
-    let mut jobs = Vec::with_capacity(batch.items.len());
-    for item in &batch.items {
-        // Every item takes its place in the split, run or not: a program's mode depends on its
-        // position alone.
-        let exec = split.assign();
-        if target.supports(&item.program) {
-            jobs.push(Job::new(&item.program, &item.cases, trace).with_exec(exec));
-        } else {
-            totals.unsupported += 1;
-        }
-    }
+    let (jobs, unsupported) = planned.jobs(&*target, trace);
+    totals.unsupported += unsupported;
     if jobs.is_empty() {
         return Ok(());
     }

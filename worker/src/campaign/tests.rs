@@ -6,6 +6,7 @@ use std::path::Path;
 use ptx::program::Program;
 
 use super::findings::Findings;
+use super::queue::Planned;
 use super::source::{Batch, Item};
 use super::split::Split;
 use super::stats::Totals;
@@ -32,8 +33,8 @@ fn campaign_on(out: &Path, broken: &'static [Exec]) -> (Totals, Findings) {
     let mut engine = RzAsRn { inner: Default::default(), modes: BOTH, broken };
     let mut findings = Findings::open(out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
     let mut totals = Totals::default();
-    let mut split = Split::new(BOTH, 0.5).unwrap();
-    run_batch(&mut engine, &batch(), &mut split, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    let planned = Planned::new(batch(), &mut Split::new(BOTH, 0.5).unwrap());
+    run_batch(&mut engine, &planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
     (totals, findings)
 }
 

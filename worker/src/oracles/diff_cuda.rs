@@ -8,7 +8,9 @@
 //!   documented in/out layout), for the device's sm (or `EngineOptions::sm`). Cached by the
 //!   PTX text's hash, so re-running programs (minimization, reproducers) JITs nothing. A JIT
 //!   error is an [`EngineFault::Jit`] with the JIT's log; in a module of several programs,
-//!   the module is bisected until only the guilty programs fault.
+//!   the module is bisected until only the guilty programs fault. With ptxas at hand the
+//!   module of the campaign's next batch is assembled ahead (`ahead`, `Engine::prepare`) and
+//!   its cubin loaded instead of JIT-compiling the text.
 //! - **Launches**: every job of the batch is one launch over its cases (256 threads a block);
 //!   the batch's inputs and outputs each live in one device buffer (reused, grown as needed).
 //!   Callers batch at least 64K cases ([`Engine::preferred_cases`]).
@@ -21,6 +23,7 @@
 //! is its no-driver path, and that ptxas assembles exactly the modules it would load
 //! (`worker/tests/cuda_ptx.rs`). `scripts/gpu-check` is the check on real hardware.
 
+mod ahead;
 mod driver;
 mod vm_batch;
 
@@ -70,6 +73,29 @@ pub fn module_for(programs: &[&Program], sm: u32, mode: Mode) -> Result<String, 
     kernel::module(programs, sm, mode)
 }
 
+/// Why `job` cannot run on this target, if it cannot (checked before anything is compiled).
+fn job_fault(job: &Job, target: Target) -> Option<EngineFault> {
+    if let Err(f) = job.check() {
+        return Some(f);
+    }
+    if let Err(e) = job.program.check_target(target) {
+        return Some(EngineFault::Unsupported { what: e.to_string() });
+    }
+    (job.n_cases() > u32::MAX as usize).then(|| EngineFault::Invalid { message: "more than 2^32-1 cases in one job".into() })
+}
+
+/// The ptxas pool of `compiled` mode and its size: one process per core but one (the
+/// campaign's judge has the pool's threads too; ptxas is busy only while batches are
+/// prepared), unless `PTXFUZZ_COMPILE_AHEAD=0` or there is no ptxas (`toolkit::find`).
+fn compile_ahead(sm: u32) -> Option<(ahead::Ahead, usize)> {
+    if std::env::var("PTXFUZZ_COMPILE_AHEAD").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    let ptxas = crate::toolkit::find("ptxas").ok()?;
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1);
+    Some((ahead::Ahead::start(ptxas, sm, n).ok()?, n))
+}
+
 /// An NVIDIA GPU.
 pub struct CudaEngine {
     info: EngineInfo,
@@ -85,6 +111,9 @@ pub struct CudaEngine {
     vm: Option<(driver::Module, Encoder)>,
     vm_code: Option<driver::Buffer>,
     vm_progs: Option<driver::Buffer>,
+    /// ptxas processes assembling the next batch's `compiled` modules (`Engine::prepare`);
+    /// `None` without ptxas or with `PTXFUZZ_COMPILE_AHEAD=0`: every module is JIT-compiled.
+    ahead: Option<ahead::Ahead>,
     gpu: driver::Gpu,
 }
 
@@ -113,6 +142,10 @@ impl CudaEngine {
         if sm != device_sm {
             info.notes.push(format!("modules compiled for sm_{sm}"));
         }
+        let ahead = compile_ahead(sm);
+        if let Some((_, n)) = &ahead {
+            info.notes.push(format!("compile-ahead: {n} ptxas process(es)"));
+        }
         Ok(CudaEngine {
             info,
             sm,
@@ -123,6 +156,7 @@ impl CudaEngine {
             vm: None,
             vm_code: None,
             vm_progs: None,
+            ahead: ahead.map(|(a, _)| a),
             gpu: g,
         })
     }
@@ -139,7 +173,14 @@ impl CudaEngine {
             if self.modules.len() >= MODULE_CACHE {
                 self.modules.clear();
             }
-            let m = guarded(|| driver::Module::load(&text)).map_err(|log| EngineFault::Jit { log })?;
+            // A cubin assembled ahead if there is one (a module ptxas rejected, or one that
+            // fails to load, is JIT-compiled: its fault then carries the JIT's own log).
+            let ahead = self.ahead.as_ref().and_then(|a| a.take(&text)).and_then(Result::ok);
+            let loaded = ahead.and_then(|cubin| guarded(|| driver::Module::load_image(&cubin)).ok());
+            let m = match loaded {
+                Some(m) => m,
+                None => guarded(|| driver::Module::load(&text)).map_err(|log| EngineFault::Jit { log })?,
+            };
             self.modules.insert(key, (text, m));
         }
         Ok(&self.modules[&key].1)
@@ -196,14 +237,8 @@ impl CudaEngine {
                 if job.mode() != mode || results[k].is_some() {
                     continue;
                 }
-                let fault = job.check().err().or_else(|| {
-                    job.program.check_target(target).err().map(|e| EngineFault::Unsupported { what: e.to_string() })
-                });
-                match fault {
+                match job_fault(job, target) {
                     Some(f) => results[k] = Some(Err(f)),
-                    None if job.n_cases() > u32::MAX as usize => {
-                        results[k] = Some(Err(EngineFault::Invalid { message: "more than 2^32-1 cases in one job".into() }))
-                    }
                     None if job.exec == Exec::Isa && mode == Mode::Outputs => on_vm.push(k),
                     None => idx.push(k),
                 }
@@ -374,6 +409,21 @@ impl Engine for CudaEngine {
 
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         self.run_batch(jobs)
+    }
+
+    /// Submit the module `run` will build for these jobs' `compiled` outputs (the same jobs,
+    /// by `job_fault`, so the same text) to the ptxas pool.
+    fn prepare(&mut self, jobs: &[Job]) {
+        let Some(ahead) = &self.ahead else { return };
+        let target = self.target();
+        let programs: Vec<&Program> = jobs
+            .iter()
+            .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
+            .map(|j| j.program)
+            .collect();
+        if let (false, Ok(text)) = (programs.is_empty(), module_for(&programs, self.sm, Mode::Outputs)) {
+            ahead.submit(&text);
+        }
     }
 
     fn preferred_cases(&self) -> usize {

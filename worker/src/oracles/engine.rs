@@ -291,6 +291,11 @@ pub trait Engine: Send {
     fn exec_modes(&self) -> &'static [Exec] {
         &[Exec::Isa]
     }
+
+    /// A hint: `jobs` will be run soon (the campaign's next batch, while this one runs). The
+    /// cuda engine starts assembling their `compiled` modules ahead (`diff_cuda::ahead`);
+    /// other engines have nothing to prepare. Never required: `run` works without it.
+    fn prepare(&mut self, _jobs: &[Job]) {}
 }
 
 /// Which engine to open (the `--target` / `--engine` argument).

@@ -183,6 +183,17 @@ impl Module {
     /// JIT-compile PTX text; `Err(log)` with the JIT's error log when it fails.
     pub fn load(ptx: &str) -> Result<Module, String> {
         let text = CString::new(ptx).map_err(|_| "PTX text contains a NUL byte".to_string())?;
+        Module::load_data(text.as_ptr() as *const c_void)
+    }
+
+    /// Load a cubin (an ELF image from ptxas, `ahead`): no JIT.
+    pub fn load_image(cubin: &[u8]) -> Result<Module, String> {
+        Module::load_data(cubin.as_ptr() as *const c_void)
+    }
+
+    /// `cuModuleLoadDataEx` on PTX text (NUL-terminated) or a cubin image, which the driver
+    /// tells apart by their headers; the caller keeps the data alive for the call.
+    fn load_data(image: *const c_void) -> Result<Module, String> {
         let mut error_log = vec![0u8; LOG_BYTES];
         let mut options = [
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -191,11 +202,12 @@ impl Module {
         // The size option is passed by value in the pointer slot (CUDA driver API, cuModuleLoadDataEx).
         let mut values = [error_log.as_mut_ptr() as *mut c_void, LOG_BYTES as *mut c_void];
         let mut module = std::ptr::null_mut();
-        // SAFETY: `text` is NUL-terminated; the log buffer outlives the call and its size is given.
+        // SAFETY: `image` is NUL-terminated PTX or a whole cubin, alive for the call (callers
+        // above); the log buffer outlives the call and its size is given.
         let r = unsafe {
             sys::cuModuleLoadDataEx(
                 &mut module,
-                text.as_ptr() as *const c_void,
+                image,
                 options.len() as u32,
                 options.as_mut_ptr(),
                 values.as_mut_ptr(),

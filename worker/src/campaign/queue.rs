@@ -1,0 +1,129 @@
+//! How the main loop takes batches from the source: each batch is planned on arrival (every
+//! program's execution mode, `split`), and the batch after the current one, when the source
+//! has it ready, is handed to the engine to prepare (`Engine::prepare`: on a GPU, ptxas
+//! assembles its `compiled` modules while the current batch runs and is judged).
+
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use super::source::Batch;
+use super::split::Split;
+use crate::oracles::{Engine, Exec, Job};
+
+/// A batch with the execution mode of each of its programs.
+pub struct Planned {
+    pub batch: Batch,
+    pub execs: Vec<Exec>,
+}
+
+impl Planned {
+    /// Plan `batch`: every item takes its place in the split, run or not, so a program's mode
+    /// depends on its position alone.
+    pub fn new(batch: Batch, split: &mut Split) -> Planned {
+        let execs = batch.items.iter().map(|_| split.assign()).collect();
+        Planned { batch, execs }
+    }
+
+    /// The jobs `target` supports, in order, and the number of programs it does not.
+    pub fn jobs(&self, target: &dyn Engine, trace: bool) -> (Vec<Job<'_>>, u64) {
+        let mut jobs = Vec::with_capacity(self.batch.items.len());
+        let mut unsupported = 0;
+        for (item, &exec) in self.batch.items.iter().zip(&self.execs) {
+            if target.supports(&item.program) {
+                jobs.push(Job::new(&item.program, &item.cases, trace).with_exec(exec));
+            } else {
+                unsupported += 1;
+            }
+        }
+        (jobs, unsupported)
+    }
+}
+
+/// The batches between the source and the main loop.
+pub struct Queue {
+    rx: Receiver<Batch>,
+    split: Split,
+    /// The batch after the current one, planned and prepared.
+    next: Option<Planned>,
+}
+
+impl Queue {
+    pub fn new(rx: Receiver<Batch>, split: Split) -> Queue {
+        Queue { rx, split, next: None }
+    }
+
+    /// The next batch to run (waiting up to `wait` for the source), after handing the one
+    /// after it to `target.prepare` if the source has it. `Err(Timeout)`: nothing yet;
+    /// `Err(Disconnected)`: the source is done and every batch was taken.
+    pub fn take(&mut self, target: &mut dyn Engine, trace: bool, wait: Duration) -> Result<Planned, RecvTimeoutError> {
+        let current = match self.next.take() {
+            Some(p) => p,
+            None => Planned::new(self.rx.recv_timeout(wait)?, &mut self.split),
+        };
+        if let Ok(b) = self.rx.try_recv() {
+            let next = Planned::new(b, &mut self.split);
+            target.prepare(&next.jobs(&*target, trace).0);
+            self.next = Some(next);
+        }
+        Ok(current)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::source::Item;
+    use crate::oracles::{EngineFault, EngineInfo, Output};
+    use ptx::program::Program;
+
+    /// Records what it was asked to prepare and run, by the first input of each job.
+    struct Recorder {
+        info: EngineInfo,
+        log: Vec<String>,
+    }
+
+    impl Engine for Recorder {
+        fn info(&self) -> &EngineInfo {
+            &self.info
+        }
+        fn supports(&self, _: &Program) -> bool {
+            true
+        }
+        fn run(&mut self, _: &[Job]) -> Vec<Result<Output, EngineFault>> {
+            Vec::new()
+        }
+        fn exec_modes(&self) -> &'static [Exec] {
+            &[Exec::Compiled, Exec::Isa]
+        }
+        fn prepare(&mut self, jobs: &[Job]) {
+            let what: Vec<String> = jobs.iter().map(|j| format!("{}:{}", j.cases[0], j.exec)).collect();
+            self.log.push(format!("prepare {}", what.join(" ")));
+        }
+    }
+
+    fn batch(first: u64) -> Batch {
+        let p = Program::parse("// inputs: %f0:f32\nabs.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
+        Batch { items: (first..first + 2).map(|i| Item { program: p.clone(), cases: vec![i], origin: None }).collect() }
+    }
+
+    #[test]
+    fn the_batch_after_the_current_one_is_prepared_with_its_planned_modes() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        for first in [0, 2, 4] {
+            tx.send(batch(first)).unwrap();
+        }
+        drop(tx);
+        let mut engine = Recorder { info: EngineInfo::new("recorder", "test"), log: Vec::new() };
+        let mut q = Queue::new(rx, Split::new(&[Exec::Compiled, Exec::Isa], 0.5).unwrap());
+        let wait = Duration::from_millis(10);
+        let mut taken = Vec::new();
+        while let Ok(p) = q.take(&mut engine, false, wait) {
+            taken.push(p.execs.iter().map(|e| e.name()).collect::<Vec<_>>().join(","));
+            engine.log.push(format!("run {}", p.batch.items[0].cases[0]));
+        }
+        // Programs 0..6 alternate isa, compiled (share 0.5); batch k+1 is prepared, in the
+        // modes it then runs in, before batch k runs.
+        assert_eq!(taken, ["isa,compiled"; 3]);
+        assert_eq!(engine.log, ["prepare 2:isa 3:compiled", "run 0", "prepare 4:isa 5:compiled", "run 2", "run 4"]);
+    }
+}

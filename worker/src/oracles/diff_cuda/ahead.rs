@@ -1,0 +1,193 @@
+//! Compile-ahead for `compiled` mode (issue 12): ptxas assembles the modules of the next batch
+//! in parallel processes while the GPU runs the current one, and the engine loads the cubin
+//! instead of JIT-compiling the PTX (the driver's JIT and ptxas are the same compiler; a
+//! module ptxas rejects is JIT-compiled as before, so its fault carries the JIT's log).
+//!
+//! Why ptxas processes: on the 2-core development VM, ptxas 13.5 assembles about 290 generated
+//! programs a second per core in modules of 256 (docs/benchmarks.md "ptxas throughput"), so
+//! 15 processes on a 16-core GPU machine would give about 4,300 programs/s, over the issue's
+//! 2,000. The driver's JIT on worker threads, the other candidate, needs a GPU to measure.
+//!
+//! Memory is bounded: at most `2 * processes` modules wait, a full queue turns a submission
+//! down (the engine then JITs that module itself), and a result leaves the pool when taken.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use api::fnv1a;
+
+/// A module's state in the pool.
+enum Slot {
+    /// Queued or being assembled.
+    Pending,
+    /// The cubin, or ptxas's log.
+    Done(Result<Vec<u8>, String>),
+}
+
+struct Shared {
+    /// By the PTX text's hash; the text is kept to rule out a collision.
+    slots: Mutex<HashMap<u64, (String, Slot)>>,
+    ready: Condvar,
+}
+
+/// A pool of ptxas processes for one sm.
+pub struct Ahead {
+    shared: Arc<Shared>,
+    tx: Option<SyncSender<(u64, String)>>,
+    workers: Vec<JoinHandle<()>>,
+    dir: PathBuf,
+}
+
+impl Ahead {
+    /// `processes` ptxas processes at a time, assembling for `sm_{sm}` with `ptxas`.
+    pub fn start(ptxas: PathBuf, sm: u32, processes: usize) -> std::io::Result<Ahead> {
+        let dir = std::env::temp_dir().join(format!("ptxfuzz-ahead-{}-{:x}", std::process::id(), fnv1a(format!("{:?}", std::time::Instant::now()).as_bytes())));
+        std::fs::create_dir_all(&dir)?;
+        let shared = Arc::new(Shared { slots: Mutex::new(HashMap::new()), ready: Condvar::new() });
+        let (tx, rx) = sync_channel::<(u64, String)>(2 * processes.max(1));
+        let rx = Arc::new(Mutex::new(rx));
+        let workers = (0..processes.max(1))
+            .map(|i| {
+                let (shared, rx, ptxas, dir) = (shared.clone(), rx.clone(), ptxas.clone(), dir.clone());
+                std::thread::Builder::new()
+                    .name(format!("ptxas-{i}"))
+                    .spawn(move || work(&shared, &rx, &ptxas, sm, &dir.join(format!("w{i}"))))
+                    .expect("a thread starts")
+            })
+            .collect();
+        Ok(Ahead { shared, tx: Some(tx), workers, dir })
+    }
+
+    /// Queue `text` for assembly unless it is queued or done already; `false` when the queue
+    /// is full (the caller JITs it instead).
+    pub fn submit(&self, text: &str) -> bool {
+        let key = fnv1a(text.as_bytes());
+        let mut slots = self.shared.slots.lock().expect("pool lock");
+        if slots.contains_key(&key) {
+            return true;
+        }
+        match self.tx.as_ref().expect("open until drop").try_send((key, text.to_string())) {
+            Ok(()) => {
+                slots.insert(key, (text.to_string(), Slot::Pending));
+                true
+            }
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
+        }
+    }
+
+    /// The cubin of `text` (or ptxas's log), waiting while it is assembled; `None` if it was
+    /// never submitted. The result leaves the pool.
+    pub fn take(&self, text: &str) -> Option<Result<Vec<u8>, String>> {
+        let key = fnv1a(text.as_bytes());
+        let mut slots = self.shared.slots.lock().expect("pool lock");
+        loop {
+            match slots.get(&key) {
+                Some((t, _)) if t != text => return None,
+                None => return None,
+                Some((_, Slot::Pending)) => slots = self.shared.ready.wait(slots).expect("pool lock"),
+                Some((_, Slot::Done(_))) => {
+                    let Some((_, Slot::Done(r))) = slots.remove(&key) else { unreachable!() };
+                    return Some(r);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        self.tx = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// One worker: assemble what comes until the pool closes.
+fn work(shared: &Shared, rx: &Mutex<Receiver<(u64, String)>>, ptxas: &Path, sm: u32, dir: &Path) {
+    loop {
+        let next = rx.lock().expect("queue lock").recv();
+        let Ok((key, text)) = next else { return };
+        let result = assemble(ptxas, sm, dir, &text);
+        let mut slots = shared.slots.lock().expect("pool lock");
+        if let Some(slot) = slots.get_mut(&key) {
+            slot.1 = Slot::Done(result);
+        }
+        shared.ready.notify_all();
+    }
+}
+
+/// `ptxas -arch=sm_XX` on `text`: the cubin, or the tool's log.
+fn assemble(ptxas: &Path, sm: u32, dir: &Path, text: &str) -> Result<Vec<u8>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let (src, out) = (dir.join("m.ptx"), dir.join("m.cubin"));
+    std::fs::write(&src, text).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    let run = Command::new(ptxas).arg(format!("-arch=sm_{sm}")).arg(&src).arg("-o").arg(&out).output();
+    let o = run.map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    if !o.status.success() {
+        return Err(format!("ptxas: {}", String::from_utf8_lossy(&o.stderr).trim()));
+    }
+    std::fs::read(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx::gen::{GenConfig, Generator};
+    use ptx::kernel::Mode;
+
+    fn pool() -> Ahead {
+        let ptxas = crate::toolkit::find("ptxas").expect("ptxas: pip install nvidia-cuda-nvcc (scripts/test does)");
+        Ahead::start(ptxas, 90, 2).unwrap()
+    }
+
+    fn module(seed: u64, n: usize) -> String {
+        let gen = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+        let mut rng = crate::campaign::source::Rng::new(seed);
+        let programs: Vec<_> = (0..n)
+            .map(|_| {
+                let mut bytes = [0u8; 256];
+                rng.fill(&mut bytes);
+                gen.from_bytes(&bytes).0
+            })
+            .collect();
+        let refs: Vec<_> = programs.iter().collect();
+        super::super::module_for(&refs, 90, Mode::Outputs).unwrap()
+    }
+
+    #[test]
+    fn modules_submitted_ahead_come_back_as_cubins_and_leave_the_pool() {
+        let p = pool();
+        let (a, b) = (module(1, 16), module(2, 16));
+        assert!(p.submit(&a) && p.submit(&b) && p.submit(&a), "a resubmission is accepted and not queued twice");
+        for text in [&b, &a] {
+            let cubin = p.take(text).expect("submitted").expect("assembles");
+            assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF image");
+        }
+        assert!(p.take(&a).is_none(), "taken once");
+        assert!(p.take(&module(3, 1)).is_none(), "never submitted");
+    }
+
+    #[test]
+    fn a_module_ptxas_rejects_comes_back_with_its_log() {
+        let p = pool();
+        let bad = module(4, 2).replace("ret;", "ret_not_an_instruction;");
+        assert!(p.submit(&bad));
+        let log = p.take(&bad).unwrap().unwrap_err();
+        assert!(log.starts_with("ptxas:") && log.contains("error"), "{log}");
+    }
+
+    #[test]
+    fn a_full_queue_turns_submissions_down_instead_of_blocking() {
+        let p = pool();
+        let texts: Vec<String> = (10..30).map(|s| module(s, 64)).collect();
+        let accepted = texts.iter().filter(|t| p.submit(t)).count();
+        assert!(accepted < texts.len(), "20 modules of 64 programs cannot all wait behind 2 processes");
+        assert!(accepted >= 4, "{accepted}");
+    }
+}
