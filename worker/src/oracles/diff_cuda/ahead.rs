@@ -20,6 +20,10 @@ use std::thread::JoinHandle;
 
 use api::fnv1a;
 
+/// The longest [`Ahead::take`] waits for ptxas: a module of a thousand programs takes ptxas a
+/// few seconds; two minutes means it is stuck.
+const TAKE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// A module's state in the pool.
 enum Slot {
     /// Queued or being assembled.
@@ -80,15 +84,23 @@ impl Ahead {
     }
 
     /// The cubin of `text` (or ptxas's log), waiting while it is assembled; `None` if it was
-    /// never submitted. The result leaves the pool.
+    /// never submitted, or if ptxas has not answered in [`TAKE_WAIT`] (a hung process must
+    /// not stall the campaign: the caller JITs the module). The result leaves the pool.
     pub fn take(&self, text: &str) -> Option<Result<Vec<u8>, String>> {
         let key = fnv1a(text.as_bytes());
+        let deadline = std::time::Instant::now() + TAKE_WAIT;
         let mut slots = self.shared.slots.lock().expect("pool lock");
         loop {
             match slots.get(&key) {
                 Some((t, _)) if t != text => return None,
                 None => return None,
-                Some((_, Slot::Pending)) => slots = self.shared.ready.wait(slots).expect("pool lock"),
+                Some((_, Slot::Pending)) => {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        return None;
+                    }
+                    slots = self.shared.ready.wait_timeout(slots, left).expect("pool lock").0;
+                }
                 Some((_, Slot::Done(_))) => {
                     let Some((_, Slot::Done(r))) = slots.remove(&key) else { unreachable!() };
                     return Some(r);
