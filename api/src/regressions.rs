@@ -25,6 +25,9 @@ pub enum RegressionSource {
         inputs: Vec<String>,
         /// Per output, a hex value the filer says is right; checked against the interpreter.
         expected: Option<Vec<String>>,
+        /// The execution mode to run it in on a GPU (default `compiled`).
+        #[serde(default)]
+        exec: crate::Exec,
     },
 }
 
@@ -62,6 +65,9 @@ pub struct Regression {
     /// The interpreter's allowed results per output (as `ptxfuzz eval --accept` prints them).
     pub expected: Vec<String>,
     pub sm: u32,
+    /// The execution mode workers run it in: a finding's own (its reproducer's `exec`).
+    #[serde(default)]
+    pub exec: crate::Exec,
     pub created_by: String,
     pub created_at: DateTime<Utc>,
     pub matrix: Vec<MatrixCell>,
@@ -90,6 +96,9 @@ pub struct Leased {
     pub inputs: Vec<String>,
     pub expected: Vec<String>,
     pub sm: u32,
+    /// Run it in this execution mode (absent from older servers: `compiled`).
+    #[serde(default)]
+    pub exec: crate::Exec,
     pub leased_until: DateTime<Utc>,
 }
 

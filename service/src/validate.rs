@@ -38,6 +38,9 @@ pub struct Checked {
     pub expected: Vec<String>,
     /// The lowest target that has every instruction.
     pub sm: u32,
+    /// The execution mode to run it in (a reproducer's own; `compiled` for a raw program
+    /// unless the filer says).
+    pub exec: api::Exec,
 }
 
 /// Parse program text, or its JSON when the first non-space character is `{`.
@@ -177,6 +180,7 @@ pub fn check_raw(program: &str, inputs: &[String], expected: Option<&[String]>) 
         inputs: program.inputs().iter().zip(&values).map(|(&t, &v)| format_register_hex(t, v)).collect(),
         expected: exp.iter().map(|e| e.to_string()).collect(),
         sm,
+        exec: api::Exec::Compiled,
         program,
     })
 }
@@ -185,7 +189,7 @@ pub fn check_raw(program: &str, inputs: &[String], expected: Option<&[String]>) 
 pub fn check_reproducer(reproducer: &serde_json::Value) -> Result<Checked, Invalid> {
     let r: api::Reproducer = serde_json::from_value(reproducer.clone())
         .map_err(|e| invalid(format!("the stored reproducer is not a ptxfuzz reproducer ({e}); file it as raw instead")))?;
-    check_raw(&r.program.to_string(), &r.inputs, None)
+    Ok(Checked { exec: r.exec, ..check_raw(&r.program.to_string(), &r.inputs, None)? })
 }
 
 /// The server's judgement of a worker's result.

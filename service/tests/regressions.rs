@@ -267,3 +267,40 @@ async fn regression_endpoints_are_in_the_openapi_document() {
         assert!(doc["paths"][p].is_object(), "{p} missing");
     }
 }
+
+#[tokio::test]
+async fn a_regression_runs_in_the_execution_mode_of_its_finding_and_leases_say_so() {
+    use api::{regressions::Leased, Exec};
+    let s = TestServer::start().await;
+    let (fid, rids) =
+        insert_finding(&s, "add.rn.f32~rounding~normal.normal~sm90", &[("cuda:0", Some("580.159.04"), ADD, &["0x3f800000", "0x3f800000"])]).await;
+    // Found on the instruction VM.
+    sqlx::query("UPDATE reproducers SET reproducer = jsonb_set(reproducer, '{exec}', '\"isa\"') WHERE id = $1")
+        .bind(rids[0])
+        .execute(&s.pool)
+        .await
+        .unwrap();
+    let server = &s;
+    let file = |body: serde_json::Value| async move {
+        let s = server;
+        let r = s.post("/api/v1/regressions", &s.triager).json(&body).send().await.unwrap();
+        assert_eq!(r.status(), 201);
+        r.json::<Regression>().await.unwrap()
+    };
+    let found = file(json!({"source": {"from_finding": {"finding_id": fid}}})).await;
+    let plain = file(raw(ADD, &["0x0", "0x0"], None)).await;
+    let mut body = raw(ADD, &["0x1", "0x1"], None);
+    body["source"]["raw"]["exec"] = json!("isa");
+    let said = file(body).await;
+    assert_eq!((found.exec, plain.exec, said.exec), (Exec::Isa, Exec::Compiled, Exec::Isa));
+    let got: Regression = s.get(&format!("/api/v1/regressions/{}", found.id)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(got.exec, Exec::Isa);
+    let r = s.post("/api/v1/leases", &s.worker).json(&json!({"worker": "w", "max": 10, "lease_seconds": 60})).send().await.unwrap();
+    let leased: Vec<Leased> = r.json().await.unwrap();
+    let exec_of = |id: i64| leased.iter().find(|l| l.regression_id == id).map(|l| l.exec);
+    assert_eq!((exec_of(found.id), exec_of(plain.id), exec_of(said.id)), (Some(Exec::Isa), Some(Exec::Compiled), Some(Exec::Isa)));
+    let mut bad = raw(ADD, &["0x1", "0x1"], None);
+    bad["source"]["raw"]["exec"] = json!("jit");
+    let r = s.post("/api/v1/regressions", &s.triager).json(&bad).send().await.unwrap();
+    assert!(r.status().is_client_error(), "{}", r.status());
+}

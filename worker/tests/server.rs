@@ -202,6 +202,7 @@ fn add_rz_lease() -> Leased {
         inputs: vec!["0x3f000000".into(), "0x33040000".into()],
         expected: vec!["0x3f000000".into()],
         sm: 90,
+        exec: api::Exec::Compiled,
         leased_until: chrono::Utc::now() + chrono::Duration::seconds(300),
     }
 }

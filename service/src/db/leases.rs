@@ -24,12 +24,12 @@ pub async fn lease(pool: &PgPool, worker: &str, max: i64, seconds: f64) -> Resul
                UPDATE regressions r
                SET leased_by = $1, leased_until = now() + make_interval(secs => $3), lease_id = gen_random_uuid()
                FROM picked WHERE r.id = picked.id
-               RETURNING r.id, r.lease_id, r.program, r.inputs, r.expected, r.sm, r.leased_until, r.last_run_at),
+               RETURNING r.id, r.lease_id, r.program, r.inputs, r.expected, r.sm, r.exec, r.leased_until, r.last_run_at),
            hist AS (
                INSERT INTO regression_leases (lease_id, regression_id, worker, leased_until)
                SELECT lease_id, id, $1, leased_until FROM upd)
            SELECT id AS "id!", lease_id AS "lease_id!", program AS "program!", inputs AS "inputs!",
-                  expected AS "expected!", sm AS "sm!", leased_until AS "leased_until!"
+                  expected AS "expected!", sm AS "sm!", exec AS "exec!", leased_until AS "leased_until!"
            FROM upd ORDER BY last_run_at NULLS FIRST, id"#,
         worker,
         max,
@@ -46,6 +46,8 @@ pub async fn lease(pool: &PgPool, worker: &str, max: i64, seconds: f64) -> Resul
             inputs: r.inputs,
             expected: r.expected,
             sm: r.sm.max(0) as u32,
+            // The column's CHECK allows only the two names.
+            exec: r.exec.parse().unwrap_or_default(),
             leased_until: r.leased_until,
         })
         .collect())

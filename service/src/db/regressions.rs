@@ -19,8 +19,8 @@ pub struct NewRegression<'a> {
 pub async fn insert(pool: &PgPool, n: &NewRegression<'_>) -> Result<Regression, sqlx::Error> {
     let c = n.checked;
     let row = sqlx::query!(
-        "INSERT INTO regressions (finding_id, title, program, program_text, inputs, expected, sm, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, created_at",
+        "INSERT INTO regressions (finding_id, title, program, program_text, inputs, expected, sm, created_by, exec)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id, created_at",
         n.finding_id,
         n.title,
         c.program_json,
@@ -28,7 +28,8 @@ pub async fn insert(pool: &PgPool, n: &NewRegression<'_>) -> Result<Regression, 
         &c.inputs,
         &c.expected,
         c.sm as i32,
-        n.created_by
+        n.created_by,
+        c.exec.name()
     )
     .fetch_one(pool)
     .await?;
@@ -40,6 +41,7 @@ pub async fn insert(pool: &PgPool, n: &NewRegression<'_>) -> Result<Regression, 
         inputs: c.inputs.clone(),
         expected: c.expected.clone(),
         sm: c.sm,
+        exec: c.exec,
         created_by: n.created_by.to_string(),
         created_at: row.created_at,
         matrix: Vec::new(),
@@ -55,6 +57,7 @@ struct Row {
     inputs: Vec<String>,
     expected: Vec<String>,
     sm: i32,
+    exec: String,
     created_by: String,
     created_at: chrono::DateTime<chrono::Utc>,
 }
@@ -69,6 +72,8 @@ impl Row {
             inputs: self.inputs,
             expected: self.expected,
             sm: self.sm.max(0) as u32,
+            // The column's CHECK allows only the two names.
+            exec: self.exec.parse().unwrap_or_default(),
             created_by: self.created_by,
             created_at: self.created_at,
             matrix,
@@ -80,7 +85,7 @@ impl Row {
 pub async fn get(pool: &PgPool, id: i64) -> Result<Option<Regression>, sqlx::Error> {
     let Some(r) = sqlx::query_as!(
         Row,
-        "SELECT id, finding_id, title, program_text, inputs, expected, sm, created_by, created_at
+        "SELECT id, finding_id, title, program_text, inputs, expected, sm, exec, created_by, created_at
          FROM regressions WHERE id = $1",
         id
     )
@@ -97,7 +102,7 @@ pub async fn get(pool: &PgPool, id: i64) -> Result<Option<Regression>, sqlx::Err
 pub async fn list(pool: &PgPool, before: Option<i64>, limit: i64) -> Result<Vec<Regression>, sqlx::Error> {
     let rows = sqlx::query_as!(
         Row,
-        "SELECT id, finding_id, title, program_text, inputs, expected, sm, created_by, created_at
+        "SELECT id, finding_id, title, program_text, inputs, expected, sm, exec, created_by, created_at
          FROM regressions WHERE ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2",
         before,
         limit

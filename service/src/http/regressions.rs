@@ -79,8 +79,9 @@ async fn file_regression(
     caller.require(Role::Triager)?;
     check_name("title", &body.title, false)?;
     let (finding_id, default_title, checked) = match body.source {
-        RegressionSource::Raw { program, inputs, expected } => {
+        RegressionSource::Raw { program, inputs, expected, exec } => {
             let checked = blocking(move || validate::check_raw(&program, &inputs, expected.as_deref())).await?;
+            let checked = validate::Checked { exec, ..checked };
             let first = checked.program.stmt_text(0);
             (None, format!("raw: {first}"), checked)
         }

@@ -96,7 +96,8 @@ pub fn run_one(engine: &mut dyn Engine, l: &Leased) -> Result<Verdict, NoVerdict
         return Err(NoVerdict::Unsupported);
     }
     let out = engine
-        .run(&[Job::new(&program, &inputs, false)])
+        // In the mode the finding was found in (a raw regression: compiled, or as filed).
+        .run(&[Job::new(&program, &inputs, false).with_exec(l.exec)])
         .pop()
         .unwrap_or_else(|| Err(EngineFault::Protocol { message: "no result for the job".into() }))
         .map_err(NoVerdict::Fault)?;
@@ -171,6 +172,7 @@ mod tests {
             inputs: inputs.iter().map(|s| s.to_string()).collect(),
             expected: vec![],
             sm: 90,
+            exec: crate::oracles::Exec::Compiled,
             leased_until: chrono::Utc::now(),
         }
     }
@@ -184,6 +186,19 @@ mod tests {
         assert!(v.passed, "{v:?}");
         assert_eq!(v.actual, ["0x3f000000"]);
         assert!(v.message.is_empty());
+    }
+
+    #[test]
+    fn a_regression_runs_in_its_execution_mode() {
+        use crate::oracles::Exec;
+        use crate::smoke::tests::RzAsRn;
+        // Rounds add.rz to nearest in `isa` mode only: the regression fails there alone.
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Compiled, Exec::Isa], broken: &[Exec::Isa] };
+        for (exec, passes) in [(Exec::Compiled, true), (Exec::Isa, false)] {
+            let l = Leased { exec, ..leased(ADD_RZ, &["0x3f000000", "0x33040000"]) };
+            let v = run_one(&mut e, &l).unwrap();
+            assert_eq!(v.passed, passes, "{exec}: {v:?}");
+        }
     }
 
     #[test]
