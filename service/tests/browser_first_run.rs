@@ -153,7 +153,9 @@ async fn serve_with_an_import_logs_one_browser_in_through_its_link_and_lists_eve
     shots.take(&b, "cluster").await;
     b.click(&b.find("form#cluster-triage button[value=confirmed-hardware]").await).await;
     b.wait_for_url("the cluster page again", |u| u.ends_with(&format!("/clusters/{cluster}"))).await;
-    assert_eq!(b.text(&b.wait_for("#cluster-status").await).await, "confirmed-hardware");
+    // The page posts and comes back to the same URL: wait for the new status, not the old
+    // page's element (reading that one as it is replaced was a stale-element failure).
+    assert_eq!(b.wait_for_text("#cluster-status", "confirmed-hardware").await, "confirmed-hardware");
     let page: serde_json::Value = reqwest::get(format!("{}/api/v1/findings?cluster={cluster}&limit=500", server.base))
         .await
         .unwrap()

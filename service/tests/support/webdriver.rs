@@ -195,6 +195,34 @@ impl Browser {
         }
     }
 
+    /// Waits (up to 10 s) until the first element matching `css` reads `want`; returns the
+    /// last text read. A form that posts and redirects back to the same URL leaves the old
+    /// page's element in place for a moment: reading it then can meet a stale element, which
+    /// is read again on the new page, not an error.
+    pub async fn wait_for_text(&self, css: &str, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let seen = match self.find_all(css).await.into_iter().next() {
+                Some(e) => self.try_text(&e).await,
+                None => None,
+            };
+            if seen.as_deref() == Some(want) || Instant::now() >= deadline {
+                return seen.unwrap_or_default();
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// An element's text, or `None` when the driver refuses (a stale element).
+    async fn try_text(&self, e: &Element) -> Option<String> {
+        let r = self.http.get(format!("{}/element/{}/text", self.session, e.0)).send().await.ok()?;
+        if !r.status().is_success() {
+            return None;
+        }
+        let v: Value = r.json().await.ok()?;
+        v["value"].as_str().map(str::to_string)
+    }
+
     pub async fn text(&self, e: &Element) -> String {
         self.get(&format!("/element/{}/text", e.0)).await.as_str().unwrap_or_default().to_string()
     }
