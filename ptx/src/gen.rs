@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use arbitrary::{Result, Unstructured};
 
 pub use config::GenConfig;
-pub use operand::{case, case_into, operand, operand_for, operand_with, Specials};
+pub use operand::{case, case_into, operand, operand_for, operand_with, Draw, Specials};
 
 use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
 use crate::program::{Program, Reg, RegClass, Stmt};
@@ -319,8 +319,9 @@ impl Generator {
         Ok(out)
     }
 
-    /// As [`Generator::case`], appending to `out` (for packing many cases into one buffer).
-    pub fn case_into(&self, u: &mut Unstructured, p: &Program, out: &mut Vec<u64>) -> Result<()> {
+    /// As [`Generator::case`], appending to `out` (for packing many cases into one buffer),
+    /// with the choices drawn from any [`Draw`] (a byte stream, or a campaign's faster bits).
+    pub fn case_into(&self, u: &mut (impl Draw + ?Sized), p: &Program, out: &mut Vec<u64>) -> Result<()> {
         case_into(u, p.inputs(), self.odds.special, self.odds.relation, out)
     }
 

@@ -86,7 +86,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         Box::new(BufWriter::new(file))
     };
     let mut rng = Rng::new(args.seed);
-    let (mut buf, mut recorded, mut skipped, mut faults) = (Vec::new(), 0u64, 0usize, Vec::new());
+    let (mut recorded, mut skipped, mut faults) = (0u64, 0usize, Vec::new());
     for (k, instr) in forms.iter().enumerate() {
         let p = program_of(instr)?;
         if !target.supports(&p) {
@@ -94,7 +94,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
             continue;
         }
         let mut cases = Vec::new();
-        random_cases(&gen, &mut rng, &p, args.cases_per_form.max(1), &mut buf, &mut cases);
+        random_cases(&gen, &mut rng, &p, args.cases_per_form.max(1), &mut cases);
         match target.run(&[Job::new(&p, &cases, false)]).pop() {
             Some(Ok(o)) => {
                 write_form(&mut out, instr, &p, &cases, &o.values)?;

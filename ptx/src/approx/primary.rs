@@ -42,6 +42,28 @@ impl Form {
         self.flush_in::<F>(reference::correctly_rounded::<F>(self.func, a))
     }
 
+    /// The primaries of a 16-bit one-operand form (`ex2`, `tanh` `.approx` on f16 and bf16,
+    /// 9.7.4.9-10), every one of the 65,536 inputs computed once per process by
+    /// [`Form::primary`] itself (a few ms) and then looked up: each lane was a CORE-MATH
+    /// double-precision evaluation, a tenth of an interp campaign's time (`perf`,
+    /// docs/benchmarks.md). `None` for every other form.
+    pub fn half_table(&self) -> Option<&'static [u16]> {
+        use std::sync::OnceLock;
+        static TABLES: [OnceLock<Box<[u16]>>; 8] = [const { OnceLock::new() }; 8];
+        if self.arity != 1 || self.scalar.bits() != 16 {
+            return None;
+        }
+        let slot = match (self.func, self.scalar) {
+            (Func::Ex2, Scalar::F16) => 0,
+            (Func::Ex2, Scalar::BF16) => 1,
+            (Func::Tanh, Scalar::F16) => 2,
+            (Func::Tanh, Scalar::BF16) => 3,
+            _ => return None,
+        } * 2
+            + (self.ftz == crate::isa::Ftz::Flush) as usize;
+        Some(TABLES[slot].get_or_init(|| (0..=u16::MAX).map(|x| self.primary([x as u64, 0]) as u16).collect()))
+    }
+
     /// As `Form::div`'s primary outcome.
     fn div_primary(&self, a: u64, b: u64) -> u64 {
         if F32::is_nan(a) || F32::is_nan(b) {

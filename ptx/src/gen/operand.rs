@@ -93,21 +93,64 @@ pub(crate) fn chance(u: &mut Unstructured, thr: u32) -> Result<bool> {
     Ok(x + thr >= 65536)
 }
 
+/// Where the operand generator's choices come from. The generator is written once over this
+/// trait: from a byte stream ([`Unstructured`]: the fuzz targets and the corpus, whose bytes
+/// must always decode to the same values) or from any faster source of random bits with the
+/// same distributions (a campaign's random cases: `worker::campaign::source`).
+pub trait Draw {
+    /// A fair coin.
+    fn coin(&mut self) -> Result<bool>;
+    /// True with probability `thr / 65536`.
+    fn chance(&mut self, thr: u32) -> Result<bool>;
+    /// Uniform in `0..n` (`n >= 1`; a bias below 2^-16 is acceptable).
+    fn index(&mut self, n: usize) -> Result<usize>;
+    /// 64 random bits.
+    fn word(&mut self) -> Result<u64>;
+    /// Uniform in `0..=3`.
+    fn quarter(&mut self) -> Result<u8>;
+}
+
+/// The byte semantics of the generator since it was written (`arbitrary` 1.x: a coin is a
+/// byte's low bit, an index a byte modulo `n`, a word 8 bytes little-endian; an exhausted
+/// stream gives zeros); `a_byte_stream_decodes_to_the_same_cases_as_recorded` holds it.
+impl Draw for Unstructured<'_> {
+    #[inline]
+    fn coin(&mut self) -> Result<bool> {
+        self.arbitrary::<bool>()
+    }
+    #[inline]
+    fn chance(&mut self, thr: u32) -> Result<bool> {
+        chance(self, thr)
+    }
+    #[inline]
+    fn index(&mut self, n: usize) -> Result<usize> {
+        self.choose_index(n)
+    }
+    #[inline]
+    fn word(&mut self) -> Result<u64> {
+        self.arbitrary::<u64>()
+    }
+    #[inline]
+    fn quarter(&mut self) -> Result<u8> {
+        self.int_in_range(0u8..=3)
+    }
+}
+
 /// One value of format `F` with the default half-special share.
-pub fn operand<F: Format>(u: &mut Unstructured) -> Result<u64> {
+pub fn operand<F: Format>(u: &mut (impl Draw + ?Sized)) -> Result<u64> {
     operand_with::<F>(u, threshold(0.5))
 }
 
 /// One value of format `F`: special with probability `special / 65536`, otherwise half random
 /// fractions under an interesting exponent, half random bits.
-pub fn operand_with<F: Format>(u: &mut Unstructured, special: u32) -> Result<u64> {
-    let sign = if u.arbitrary::<bool>()? { F::SIGN_MASK } else { 0 };
-    if chance(u, special)? {
-        let i = u.choose_index(F::SPECIALS.len())?;
+pub fn operand_with<F: Format>(u: &mut (impl Draw + ?Sized), special: u32) -> Result<u64> {
+    let sign = if u.coin()? { F::SIGN_MASK } else { 0 };
+    if u.chance(special)? {
+        let i = u.index(F::SPECIALS.len())?;
         return Ok(F::SPECIALS[i] | sign);
     }
-    let bits = u.arbitrary::<u64>()?;
-    if u.arbitrary::<bool>()? {
+    let bits = u.word()?;
+    if u.coin()? {
         let e = F::EXPONENTS[(bits >> 61) as usize];
         Ok(sign | (e << F::FRAC_BITS) | (bits & F::FRAC_MASK))
     } else {
@@ -116,8 +159,8 @@ pub fn operand_with<F: Format>(u: &mut Unstructured, special: u32) -> Result<u64
 }
 
 /// One register value of type `ty` (packed types: lanes drawn independently, lane 0 low).
-pub fn operand_for(u: &mut Unstructured, ty: Type, special: u32) -> Result<u64> {
-    let lane = |u: &mut Unstructured| match ty {
+pub fn operand_for<D: Draw + ?Sized>(u: &mut D, ty: Type, special: u32) -> Result<u64> {
+    let lane = |u: &mut D| match ty {
         Type::F16 | Type::F16x2 => operand_with::<F16>(u, special),
         Type::Bf16 | Type::Bf16x2 => operand_with::<BF16>(u, special),
         Type::F32 | Type::F32x2 => operand_with::<F32>(u, special),
@@ -134,17 +177,17 @@ pub fn operand_for(u: &mut Unstructured, ty: Type, special: u32) -> Result<u64> 
 /// Values for a program's inputs (`types`, in order), appended to `out`. With probability
 /// `relation / 65536` an input repeats an earlier input of the same type, negated, or one
 /// ulp away (per lane), so cancellations and near-cancellations are common.
-pub fn case_into(u: &mut Unstructured, types: &[Type], special: u32, relation: u32, out: &mut Vec<u64>) -> Result<()> {
+pub fn case_into(u: &mut (impl Draw + ?Sized), types: &[Type], special: u32, relation: u32, out: &mut Vec<u64>) -> Result<()> {
     let base = out.len();
     for (i, &ty) in types.iter().enumerate() {
-        if i > 0 && chance(u, relation)? {
-            let j = u.choose_index(i)?;
+        if i > 0 && u.chance(relation)? {
+            let j = u.index(i)?;
             if types[j] == ty {
                 let v = out[base + j];
                 let w = ty.scalar().bits();
                 let signs = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w + w - 1));
                 let ones = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w));
-                let v = match u.int_in_range(0u8..=3)? {
+                let v = match u.quarter()? {
                     0 => v,
                     1 => v ^ signs,
                     // One ulp up or down in magnitude in every lane (adding all-ones is -1 per
@@ -259,6 +302,38 @@ mod tests {
             cases += 1;
         }
         assert!(negated * 20 > cases, "{negated} of {cases}");
+    }
+
+    /// The byte semantics of the generator are part of the fuzz corpus's format: a saved
+    /// `explore` input must decode to the same case forever. FNV-1a of the cases that a fixed
+    /// stream decodes to, for every type and with every odds edge, recorded before the
+    /// operand code became generic over its source of choices ([`Draw`]).
+    #[test]
+    fn a_byte_stream_decodes_to_the_same_cases_as_recorded() {
+        let data = crate::gen::seeded_bytes(7, 120_000);
+        let mut u = Unstructured::new(&data);
+        let types = [Type::F32, Type::F16x2, Type::F64, Type::Bf16, Type::F32, Type::F32x2, Type::F16, Type::Bf16x2];
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let mut n = 0;
+        for (special, relation) in [(32768, 16384), (0, 65536), (65536, 0), (49152, 40000)] {
+            for _ in 0..200 {
+                let mut out = Vec::new();
+                case_into(&mut u, &types, special, relation, &mut out).unwrap();
+                for v in out {
+                    h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+                    n += 1;
+                }
+            }
+        }
+        // And an exhausted stream: the plainest values.
+        let mut out = Vec::new();
+        case_into(&mut Unstructured::new(&[]), &types, 32768, 16384, &mut out).unwrap();
+        assert_eq!(out.len(), types.len());
+        for v in out {
+            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        assert!(u.len() > 0 && u.len() < data.len() / 2, "the test should spend most of the stream, not all: {}", u.len());
+        assert_eq!((n, h), (6400, 0x8b15_bc1d_06f2_3bd3), "{h:#x}");
     }
 
     #[test]

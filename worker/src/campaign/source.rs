@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
-use ptx::gen::Generator;
+use ptx::gen::{Draw, Generator};
 use ptx::program::Program;
 use rayon::prelude::*;
 
@@ -24,9 +24,6 @@ use crate::repro::{Reproducer, ReproducerExt};
 
 /// Batches the source may run ahead of the engine (memory stays flat whatever the speeds).
 pub const QUEUE: usize = 2;
-
-/// Random bytes per generated input value (the biased operand generator reads a few).
-const BYTES_PER_VALUE: usize = 12;
 
 /// One program and its cases (flat: `program.inputs().len()` values per case).
 #[derive(Clone, Debug)]
@@ -140,33 +137,90 @@ pub fn decode(gen: &Generator, bytes: &[u8]) -> Option<(Program, Vec<u64>)> {
 /// Fewest cases per program drawn from the generator itself before mixing.
 const MIN_BASE: usize = 64;
 
+/// A campaign's operand choices drawn straight from the [`Rng`], a few bits at a time: a
+/// coin one bit, a chance or an index 16, a word 64 (`ptx::gen::Draw`). The same generator
+/// decoding a byte stream through `Unstructured` spent 12 bytes and a dozen bounds checks per
+/// value, about a quarter of an interp campaign's time (`perf`, docs/benchmarks.md). Random
+/// cases need the generator's distributions, not its byte format (that is the corpus's, which
+/// still decodes through `Unstructured`).
+pub struct Bits<'a> {
+    rng: &'a mut Rng,
+    word: u64,
+    left: u32,
+}
+
+impl<'a> Bits<'a> {
+    pub fn new(rng: &'a mut Rng) -> Bits<'a> {
+        Bits { rng, word: 0, left: 0 }
+    }
+
+    #[inline]
+    fn take(&mut self, k: u32) -> u64 {
+        if self.left < k {
+            self.word = self.rng.next_u64();
+            self.left = 64;
+        }
+        let v = self.word & ((1u64 << k) - 1);
+        self.word >>= k;
+        self.left -= k;
+        v
+    }
+}
+
+impl Draw for Bits<'_> {
+    #[inline]
+    fn coin(&mut self) -> arbitrary::Result<bool> {
+        Ok(self.take(1) == 1)
+    }
+    #[inline]
+    fn chance(&mut self, thr: u32) -> arbitrary::Result<bool> {
+        Ok(self.take(16) as u32 + thr >= 65536)
+    }
+    #[inline]
+    fn index(&mut self, n: usize) -> arbitrary::Result<usize> {
+        // Multiply-shift: a bias below n / 2^16, and the lists indexed are short (33
+        // specials, a program's inputs).
+        debug_assert!((1..=1 << 16).contains(&n));
+        Ok((self.take(16) as usize * n) >> 16)
+    }
+    #[inline]
+    fn word(&mut self) -> arbitrary::Result<u64> {
+        Ok(self.rng.next_u64())
+    }
+    #[inline]
+    fn quarter(&mut self) -> arbitrary::Result<u8> {
+        Ok(self.take(2) as u8)
+    }
+}
+
 /// `n` random cases for `p`, appended to `out`. A quarter (at least [`MIN_BASE`]) come from
-/// the generator as they are, with their relations between inputs (equal, negated, one ulp
-/// apart); the rest combine inputs of those cases column by column (input `j` of a random
-/// base case for every `j`), which meets more pairs of special values and costs a fraction
-/// of generating (the biased generator is the campaign's most expensive step per case).
-pub fn random_cases(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, buf: &mut Vec<u8>, out: &mut Vec<u64>) {
+/// the generator as they are (its choices from [`Bits`]), with their relations between inputs
+/// (equal, negated, one ulp apart); the rest combine inputs of those cases column by column
+/// (input `j` of a random base case for every `j`), which meets more pairs of special values
+/// and costs a fraction of generating.
+pub fn random_cases(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, out: &mut Vec<u64>) {
     let k = p.inputs().len();
     let base = n.min(MIN_BASE.max(n / 4));
-    buf.resize(base * k * BYTES_PER_VALUE, 0);
-    rng.fill(buf);
-    let mut u = Unstructured::new(buf);
     let start = out.len();
+    out.reserve(n * k);
+    let mut bits = Bits::new(rng);
     for _ in 0..base {
-        // An exhausted stream gives the plainest values, never an error.
-        let _ = gen.case_into(&mut u, p, out);
+        // `Bits` never runs dry: this cannot fail.
+        let _ = gen.case_into(&mut bits, p, out);
     }
-    out.reserve((n - base) * k);
-    for _ in base..n {
+    // Generated cases at `start`, mixed ones after them, written in place.
+    out.resize(start + n * k, 0);
+    let (generated, mixed) = out[start..].split_at_mut(base * k);
+    for case in mixed.chunks_exact_mut(k.max(1)) {
         let mut bits = rng.next_u64();
-        for j in 0..k {
+        for (j, v) in case.iter_mut().enumerate() {
             if j % 4 == 0 && j > 0 {
                 bits = rng.next_u64();
             }
             // 16 random bits per pick: the bias toward low rows is below 2^-16 * base.
             let row = ((bits & 0xffff) as usize * base) >> 16;
             bits >>= 16;
-            out.push(out[start + row * k + j]);
+            *v = generated[row * k + j];
         }
     }
 }
@@ -186,7 +240,7 @@ fn random_item(gen: &Generator, seed: u64, i: u64, n: usize) -> Option<Item> {
     rng.fill(&mut bytes);
     let program = gen.program(&mut Unstructured::new(&bytes)).ok()?;
     let mut cases = Vec::with_capacity(n * program.inputs().len());
-    random_cases(gen, &mut rng, &program, n, &mut Vec::new(), &mut cases);
+    random_cases(gen, &mut rng, &program, n, &mut cases);
     Some(Item { program, cases, origin: None })
 }
 
@@ -212,7 +266,6 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
     let mut rng = Rng::new(cfg.seed);
     let mut report = SourceReport::default();
     let mut budget = cfg.max_cases.unwrap_or(u64::MAX);
-    let mut buf = Vec::new();
     let mut batch = Batch::default();
     let mut batch_cases = 0usize;
     let per_program = cfg.cases_per_program.max(1);
@@ -241,7 +294,7 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
             // The corpus case first, then random cases for the same program.
             let mut cases = case;
             let more = per_program.saturating_sub(1).min(budget.saturating_sub(1) as usize);
-            random_cases(gen, &mut rng, &program, more, &mut buf, &mut cases);
+            random_cases(gen, &mut rng, &program, more, &mut cases);
             vec![Item { program, cases, origin: Some(path.clone()) }]
         } else if cfg.random {
             // The rest of the batch at once, generated on the rayon pool (the `--jobs`
@@ -303,6 +356,34 @@ mod tests {
             random: true,
             max_cases: Some(max_cases),
         }
+    }
+
+    /// `Bits` must give the generator's distributions: about half the generated values
+    /// special (the default odds), related inputs (negated copies) common, and the mixed
+    /// cases made only of generated inputs, each from its own column.
+    #[test]
+    fn random_cases_keep_the_generators_specials_and_relations() {
+        use ptx::format::{Format, F32};
+        use ptx::gen::Specials;
+        use ptx::isa::{Opcode, Type};
+        let g = Generator::new(GenConfig { opcodes: vec![Opcode::Add], types: vec![Type::F32], ..GenConfig::default() }).unwrap();
+        let p = (0..).map(|i| g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))).unwrap()).find(|p| p.inputs().len() == 2).unwrap();
+        let (n, base) = (4096, 1024);
+        let mut out = vec![7]; // appends after what is there
+        random_cases(&g, &mut Rng::new(5), &p, n, &mut out);
+        assert_eq!((out.len(), out[0]), (1 + 2 * n, 7));
+        let cases: Vec<&[u64]> = out[1..].chunks(2).collect();
+        let (generated, mixed) = cases.split_at(base);
+        let special = generated.iter().flat_map(|c| c.iter()).filter(|&&v| F32::SPECIALS.contains(&(v & !F32::SIGN_MASK))).count();
+        let share = special as f64 / (2 * base) as f64;
+        assert!((0.4..0.65).contains(&share), "special share {share}");
+        let negated = generated.iter().filter(|c| c[0] ^ c[1] == 0x8000_0000).count();
+        assert!(negated * 100 > base, "{negated} negated pairs in {base} cases");
+        for c in mixed {
+            assert!(generated.iter().any(|b| b[0] == c[0]) && generated.iter().any(|b| b[1] == c[1]), "{c:x?}");
+        }
+        // Column mixing meets pairs that no generated case has.
+        assert!(mixed.iter().filter(|c| !generated.contains(c)).count() > mixed.len() / 2);
     }
 
     #[test]
@@ -412,7 +493,7 @@ mod bench {
         for cfg in [GenConfig::default(), GenConfig { opcodes: vec![ptx::isa::Opcode::Add], types: vec![ptx::isa::Type::F32], ..GenConfig::default() }] {
             let g = Generator::new(cfg).unwrap();
             let mut rng = Rng::new(1);
-            let (mut buf, mut out) = (Vec::new(), Vec::new());
+            let mut out = Vec::new();
             let t = std::time::Instant::now();
             let mut n = 0;
             let mut progs = 0;
@@ -421,7 +502,7 @@ mod bench {
                 rng.fill(&mut bytes);
                 let p = g.program(&mut Unstructured::new(&bytes)).unwrap();
                 out.clear();
-                random_cases(&g, &mut rng, &p, 1024, &mut buf, &mut out);
+                random_cases(&g, &mut rng, &p, 1024, &mut out);
                 n += 1024;
                 progs += 1;
             }
