@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use arbitrary::{Result, Unstructured};
 
 pub use config::GenConfig;
-pub use operand::{case, case_into, operand, operand_for, operand_with, Draw, Specials};
+pub use operand::{case, case_into, operand, operand_for, operand_with, Choices, Draw, Specials};
 
 use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
 use crate::program::{Program, Reg, RegClass, Stmt};

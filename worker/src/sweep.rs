@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ptx::interp::{self, Kernel};
+use ptx::interp::{self, Kernel, Operands};
 use ptx::isa::Instr;
 use ptx::profile::Profile;
 use ptx::program::Program;
@@ -247,9 +247,14 @@ fn judge(instr: &Instr, kernel: &Kernel, inputs: &[u64], got: &[u64], keep: usiz
         .zip(got.par_chunks(4096))
         .map(|(ins, gots)| {
             let mut t = Tally::new();
-            let cases: Vec<[u64; 3]> = ins.iter().map(|&i| operands(instr, i)).collect();
-            let mut prim = vec![0u64; cases.len()];
-            kernel.run(&cases, &mut prim);
+            let mut cols: [Vec<u64>; 3] = std::array::from_fn(|_| Vec::with_capacity(ins.len()));
+            for &i in ins {
+                for (col, v) in cols.iter_mut().zip(operands(instr, i)) {
+                    col.push(v);
+                }
+            }
+            let mut prim = vec![0u64; ins.len()];
+            kernel.run_columns(Operands::new(&cols[0], &cols[1], &cols[2]), &mut prim);
             let s = instr.ty.scalar();
             let w = s.bits();
             for (x, (&i, &g)) in ins.iter().zip(gots).enumerate() {
@@ -272,7 +277,7 @@ fn judge(instr: &Instr, kernel: &Kernel, inputs: &[u64], got: &[u64], keep: usiz
                     None => t.nan_vs_number += 1,
                 }
                 if g != prim[x] || claimed {
-                    let ops = &cases[x][..instr.inputs as usize];
+                    let ops = &operands(instr, i)[..instr.inputs as usize];
                     let ok = interp::eval(instr, ops).is_ok_and(|e| crate::compare::narrow(profile, instr, ops, e).accepts(g));
                     if !ok {
                         t.mismatches += 1;

@@ -108,6 +108,33 @@ pub trait Draw {
     fn word(&mut self) -> Result<u64>;
     /// Uniform in `0..=3`.
     fn quarter(&mut self) -> Result<u8>;
+
+    /// The choices behind one value of a format with `specials` special values
+    /// ([`operand_with`] turns them into bits). By default drawn one at a time, only those
+    /// the value uses, in the order the corpus's byte format fixes: the sign, the special
+    /// chance, then the index, or else the word and the exponent coin. A source whose draws
+    /// cost next to nothing may draw them all at once, so that no branch depends on them.
+    #[inline]
+    fn choices(&mut self, special: u32, specials: usize) -> Result<Choices> {
+        let negative = self.coin()?;
+        if self.chance(special)? {
+            return Ok(Choices { negative, special: true, index: self.index(specials)?, word: 0, exponent: false });
+        }
+        let word = self.word()?;
+        Ok(Choices { negative, special: false, index: 0, word, exponent: self.coin()? })
+    }
+}
+
+/// What decides one operand value (see [`Draw::choices`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Choices {
+    pub negative: bool,
+    /// A special value, `SPECIALS[index]`, rather than one from `word`.
+    pub special: bool,
+    pub index: usize,
+    pub word: u64,
+    /// `word`'s fraction under one of the interesting exponents, rather than `word` itself.
+    pub exponent: bool,
 }
 
 /// The byte semantics of the generator since it was written (`arbitrary` 1.x: a coin is a
@@ -144,18 +171,19 @@ pub fn operand<F: Format>(u: &mut (impl Draw + ?Sized)) -> Result<u64> {
 /// One value of format `F`: special with probability `special / 65536`, otherwise half random
 /// fractions under an interesting exponent, half random bits.
 pub fn operand_with<F: Format>(u: &mut (impl Draw + ?Sized), special: u32) -> Result<u64> {
-    let sign = if u.coin()? { F::SIGN_MASK } else { 0 };
-    if u.chance(special)? {
-        let i = u.index(F::SPECIALS.len())?;
-        return Ok(F::SPECIALS[i] | sign);
-    }
-    let bits = u.word()?;
-    if u.coin()? {
-        let e = F::EXPONENTS[(bits >> 61) as usize];
-        Ok(sign | (e << F::FRAC_BITS) | (bits & F::FRAC_MASK))
+    let c = u.choices(special, F::SPECIALS.len())?;
+    let sign = if c.negative { F::SIGN_MASK } else { 0 };
+    // Every candidate computed, one selected: branch-free where the choices were.
+    let listed = F::SPECIALS[c.index.min(F::SPECIALS.len() - 1)] | sign;
+    let fraction = sign | (F::EXPONENTS[(c.word >> 61) as usize] << F::FRAC_BITS) | (c.word & F::FRAC_MASK);
+    let raw = c.word & F::MASK; // its own sign
+    Ok(if c.special {
+        listed
+    } else if c.exponent {
+        fraction
     } else {
-        Ok(bits & F::MASK)
-    }
+        raw
+    })
 }
 
 /// One register value of type `ty` (packed types: lanes drawn independently, lane 0 low).

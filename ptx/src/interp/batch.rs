@@ -17,7 +17,39 @@ use crate::format::{Format, Scalar, BF16, F16, F32, F64};
 use crate::isa::{Clamp, Ftz, Instr, Opcode};
 use crate::rounding::Rounding;
 
-type Loop = fn(&Instr, &[[u64; 3]], &mut [u64]);
+type Loop = fn(&Instr, Operands, &mut [u64]);
+
+/// The source operands of a chunk of cases, one column per operand (a, b, c), as the CPU
+/// engines hold their registers: nothing is gathered into triples per instruction (that
+/// gathering, and the triples' reads, were a tenth of an interp campaign's time). A column of
+/// an operand the form does not have may hold anything (zeros, say).
+#[derive(Clone, Copy)]
+pub struct Operands<'a> {
+    cols: [&'a [u64]; 3],
+}
+
+impl<'a> Operands<'a> {
+    /// Columns of one length, one per source operand.
+    pub fn new(a: &'a [u64], b: &'a [u64], c: &'a [u64]) -> Operands<'a> {
+        assert!(a.len() == b.len() && b.len() == c.len(), "operand columns of one length");
+        Operands { cols: [a, b, c] }
+    }
+
+    pub fn len(&self) -> usize {
+        self.cols[0].len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Case by case: operands a, b, c.
+    #[inline(always)]
+    pub fn iter(self) -> impl Iterator<Item = [u64; 3]> + 'a {
+        let [a, b, c] = self.cols;
+        a.iter().zip(b).zip(c).map(|((&a, &b), &c)| [a, b, c])
+    }
+}
 
 /// A form resolved for batch evaluation of primary results.
 #[derive(Clone, Copy)]
@@ -55,11 +87,19 @@ impl Kernel {
     }
 
     /// Write the primary result of `cases[i]` (operands a, b, c; unused slots ignored) to
-    /// `out[i]`. Operands must fit the register width (checked in debug builds).
+    /// `out[i]`. Operands must fit the register width (checked in debug builds). For many
+    /// cases held column by column, [`Kernel::run_columns`] saves the transposition.
     pub fn run(&self, cases: &[[u64; 3]], out: &mut [u64]) {
-        assert_eq!(cases.len(), out.len(), "one output slot per case");
-        debug_assert!(cases.iter().all(|c| self.fits(c)), "operand wider than the register");
-        (self.run)(&self.instr, cases, out)
+        let col = |k: usize| cases.iter().map(|c| c[k]).collect::<Vec<u64>>();
+        let (a, b, c) = (col(0), col(1), col(2));
+        self.run_columns(Operands::new(&a, &b, &c), out)
+    }
+
+    /// Write the primary result of case `i` of `ops` to `out[i]`.
+    pub fn run_columns(&self, ops: Operands, out: &mut [u64]) {
+        assert_eq!(ops.len(), out.len(), "one output slot per case");
+        debug_assert!(ops.iter().all(|c| self.fits(&c)), "operand wider than the register");
+        (self.run)(&self.instr, ops, out)
     }
 
     fn fits(&self, c: &[u64; 3]) -> bool {
@@ -82,9 +122,9 @@ fn arith_op(op: Opcode) -> Option<ArithOp> {
 }
 
 /// Every other form: through `eval`, one case at a time.
-fn generic_loop(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+fn generic_loop(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let n = usize::from(instr.inputs);
-    for (c, o) in cases.iter().zip(out.iter_mut()) {
+    for (c, o) in ops.iter().zip(out.iter_mut()) {
         *o = eval(instr, &c[..n]).map_or(0, |e: Expectation| e.primary_bits());
     }
 }
@@ -210,23 +250,23 @@ fn arith_loop(op: ArithOp, scalar: Scalar, mode: Rounding, ftz: Ftz, clamp: Clam
 
 fn arith_lanes<F: Format, const OP: u8, const MODE: u8, const MODS: u8>(
     instr: &Instr,
-    cases: &[[u64; 3]],
+    ops: Operands,
     out: &mut [u64],
 ) {
     debug_assert_eq!(MODS, mods_code(instr.ftz, instr.clamp));
     let mods = arith::Mods { mode: mode_of(MODE), ftz: ftz_of(MODS), clamp: clamp_of(MODS) };
     let op = op_of(OP);
-    let lane = |c: &[u64; 3], shift: u32| {
+    let lane = |c: [u64; 3], shift: u32| {
         let x = [(c[0] >> shift) & F::MASK, (c[1] >> shift) & F::MASK, (c[2] >> shift) & F::MASK];
         arith::primary::<F>(op, mods, x)
     };
     // Two loops, so that the scalar one carries no lane test (f64 is never packed).
     if F::BITS < 64 && instr.ty.lanes() == 2 {
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = lane(c, 0) | lane(c, F::BITS) << F::BITS;
         }
     } else {
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = lane(c, 0);
         }
     }
@@ -264,26 +304,26 @@ fn approx_loop(instr: &Instr) -> Option<Loop> {
     approx::Form::of(instr).map(|_| approx_lanes as Loop)
 }
 
-fn approx_lanes(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+fn approx_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let Some(form) = approx::Form::of(instr) else {
-        return generic_loop(instr, cases, out); // `approx_loop` checked it already
+        return generic_loop(instr, ops, out); // `approx_loop` checked it already
     };
     let (w, mask) = (form.scalar.bits(), form.scalar.mask());
     if let Some(t) = form.half_table() {
         let lane = |x: u64| t[(x & 0xffff) as usize] as u64;
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = if form.lanes == 2 { lane(c[0]) | lane(c[0] >> 16) << 16 } else { lane(c[0]) };
         }
         return;
     }
     if form.lanes == 2 {
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             let lo = form.primary([c[0] & mask, c[1] & mask]);
             let hi = form.primary([(c[0] >> w) & mask, (c[1] >> w) & mask]);
             *o = lo | hi << w;
         }
     } else {
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = form.primary([c[0], c[1]]);
         }
     }
@@ -303,57 +343,57 @@ fn primary_bits<F: Format>(lane: LaneExpectation) -> u64 {
 /// Run `f` on each lane of each case (lane 1 above lane 0 for packed types) and store the
 /// primary results.
 #[inline(always)]
-fn each_lane<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64], f: impl Fn([u64; 3]) -> LaneExpectation) {
-    let lane = |c: &[u64; 3], shift: u32| {
+fn each_lane<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64], f: impl Fn([u64; 3]) -> LaneExpectation) {
+    let lane = |c: [u64; 3], shift: u32| {
         primary_bits::<F>(f([(c[0] >> shift) & F::MASK, (c[1] >> shift) & F::MASK, (c[2] >> shift) & F::MASK]))
     };
     if F::BITS < 64 && instr.ty.lanes() == 2 {
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = lane(c, 0) | lane(c, F::BITS) << F::BITS;
         }
     } else {
-        for (c, o) in cases.iter().zip(out.iter_mut()) {
+        for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = lane(c, 0);
         }
     }
 }
 
 #[inline(always)]
-fn extremum_lanes<F: Format>(which: Extremum, instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+fn extremum_lanes<F: Format>(which: Extremum, instr: &Instr, ops: Operands, out: &mut [u64]) {
     // As `eval` (through `arity`): three inputs only for the three-input form.
     let inputs = if instr.inputs == 3 { 3 } else { 2 };
     let mods = minmax::Mods { which, ftz: instr.ftz, nan: instr.nan, abs: instr.abs, inputs };
-    each_lane::<F>(instr, cases, out, |x| minmax::lane::<F>(mods, x));
+    each_lane::<F>(instr, ops, out, |x| minmax::lane::<F>(mods, x));
 }
 
-fn min_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
-    extremum_lanes::<F>(Extremum::Min, instr, cases, out)
+fn min_lanes<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    extremum_lanes::<F>(Extremum::Min, instr, ops, out)
 }
 
-fn max_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
-    extremum_lanes::<F>(Extremum::Max, instr, cases, out)
+fn max_lanes<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    extremum_lanes::<F>(Extremum::Max, instr, ops, out)
 }
 
-fn abs_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+fn abs_lanes<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let ftz = instr.ftz;
-    each_lane::<F>(instr, cases, out, |x| sign::abs::<F>(ftz, x[0]));
+    each_lane::<F>(instr, ops, out, |x| sign::abs::<F>(ftz, x[0]));
 }
 
-fn neg_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+fn neg_lanes<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let ftz = instr.ftz;
-    each_lane::<F>(instr, cases, out, |x| sign::neg::<F>(ftz, x[0]));
+    each_lane::<F>(instr, ops, out, |x| sign::neg::<F>(ftz, x[0]));
 }
 
-fn copysign_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
-    each_lane::<F>(instr, cases, out, |x| sign::copysign::<F>(x[0], x[1]));
+fn copysign_lanes<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    each_lane::<F>(instr, ops, out, |x| sign::copysign::<F>(x[0], x[1]));
 }
 
 /// testp: a predicate, 1 or 0 (never packed: 9.7.3.1 has f32 and f64 only).
-fn testp_lanes<F: Format>(instr: &Instr, cases: &[[u64; 3]], out: &mut [u64]) {
+fn testp_lanes<F: Format>(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let Some(op) = instr.testp else {
-        return generic_loop(instr, cases, out); // rejected by `Kernel::new` already
+        return generic_loop(instr, ops, out); // rejected by `Kernel::new` already
     };
-    for (c, o) in cases.iter().zip(out.iter_mut()) {
+    for (c, o) in ops.iter().zip(out.iter_mut()) {
         *o = u64::from(testp::test::<F>(op, c[0] & F::MASK));
     }
 }

@@ -16,7 +16,7 @@ mod sign;
 mod forms_tests;
 mod testp;
 
-pub use batch::Kernel;
+pub use batch::{Kernel, Operands};
 // The result types live below both the interpreter and `crate::approx` (which the interpreter
 // calls for approximate forms), so neither imports the other's internals.
 pub use crate::expect::{self as expect, EvalError, Expectation, LaneExpectation, Outcome, Reading};

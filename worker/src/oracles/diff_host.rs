@@ -14,7 +14,7 @@ use ptx::program::Program;
 use ptx::Rounding;
 use rayon::prelude::*;
 
-use super::columns::{self, ColumnOp, CHUNK};
+use super::columns::{self, ColumnOp, Operands, CHUNK};
 use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
 use super::host_fpu::{self, HostOp};
 
@@ -102,18 +102,18 @@ pub fn host_instr(instr: &Instr) -> Result<HostInstr, String> {
 }
 
 impl ColumnOp for HostInstr {
-    /// Apply to a column of operand triples.
-    fn run(&self, ops: &[[u64; 3]], out: &mut [u64]) {
+    /// Apply to columns of operands.
+    fn run(&self, ops: Operands, out: &mut [u64]) {
         let HostInstr { op, mode, reciprocal, .. } = *self;
         if self.f64 {
             let one = 1f64.to_bits();
-            for (o, &[a, b, c]) in out.iter_mut().zip(ops) {
+            for (o, [a, b, c]) in out.iter_mut().zip(ops.iter()) {
                 let (a, b) = if reciprocal { (one, a) } else { (a, b) };
                 *o = host_fpu::f64_op(op, mode, a, b, c).unwrap_or(0);
             }
         } else {
             let one = 1f32.to_bits();
-            for (o, &[a, b, c]) in out.iter_mut().zip(ops) {
+            for (o, [a, b, c]) in out.iter_mut().zip(ops.iter()) {
                 let (a, b, c) = (a as u32, b as u32, c as u32);
                 let (a, b) = if reciprocal { (one, a) } else { (a, b) };
                 *o = host_fpu::f32_op(op, mode, a, b, c).unwrap_or(0) as u64;

@@ -9,7 +9,7 @@ use ptx::interp::Kernel;
 use ptx::program::Program;
 use rayon::prelude::*;
 
-use super::columns::{self, ColumnOp, CHUNK};
+use super::columns::{self, ColumnOp, Operands, CHUNK};
 use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
 
 /// Cases per chunk: large enough to amortise the per-instruction dispatch, small enough that
@@ -71,8 +71,8 @@ pub fn run_job(job: &Job) -> Result<Output, EngineFault> {
 }
 
 impl ColumnOp for Kernel {
-    fn run(&self, ops: &[[u64; 3]], out: &mut [u64]) {
-        Kernel::run(self, ops, out)
+    fn run(&self, ops: Operands, out: &mut [u64]) {
+        self.run_columns(ops, out)
     }
 }
 

@@ -103,12 +103,22 @@ impl<'a> Job<'a> {
             // Inputs of one width (most programs): one OR over the flat slice, vectorized.
             self.cases.iter().fold(0, |a, &v| a | v) & excess[0] == 0
         } else {
-            let mut any = vec![0u64; n];
-            for c in self.cases.chunks_exact(n) {
-                for (a, v) in any.iter_mut().zip(c) {
-                    *a |= v;
+            // Mixed widths: the OR of each column, in registers for the usual input counts
+            // (a vector in memory made every value a load-or-store chain).
+            let any = match n {
+                2 => or_columns::<2>(self.cases).to_vec(),
+                3 => or_columns::<3>(self.cases).to_vec(),
+                4 => or_columns::<4>(self.cases).to_vec(),
+                _ => {
+                    let mut any = vec![0u64; n];
+                    for c in self.cases.chunks_exact(n) {
+                        for (a, v) in any.iter_mut().zip(c) {
+                            *a |= v;
+                        }
+                    }
+                    any
                 }
-            }
+            };
             any.iter().zip(&excess).all(|(a, m)| a & m == 0)
         };
         if clean {
@@ -123,6 +133,16 @@ impl<'a> Job<'a> {
             message: format!("case {i}: input {j} (.{}) = 0x{:x} has more than {} bits", ty.name(), case[j], ty.bits()),
         })
     }
+}
+
+/// The OR of each of the `N` columns of case-major `cases`.
+fn or_columns<const N: usize>(cases: &[u64]) -> [u64; N] {
+    cases.chunks_exact(N).fold([0; N], |mut acc, c| {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a |= v;
+        }
+        acc
+    })
 }
 
 /// Raw results of one job (see the module docs for the layout).
@@ -391,6 +411,21 @@ mod tests {
         assert_eq!(Job::new(&h, &[0xffff, 1, 2, 0x7c00], false).check(), Ok(()));
         let e = Job::new(&h, &[0xffff, 1, 2, 0x7c00, 0x3c00, 0x1_3c00], false).check().unwrap_err();
         assert!(e.to_string().contains("case 2: input 1 (.f16) = 0x13c00 has more than 16 bits"), "{e}");
+        // Mixed widths with two inputs (a register-held path) and with five (the general one).
+        let two = Program::parse("// inputs: %f0:f32, %h1:f16
+add.rn.f32 %f2, %f0, %f0;
+// outputs: %f2
+").unwrap();
+        assert_eq!(Job::new(&two, &[0xffff_ffff, 0xffff, 0, 0], false).check(), Ok(()));
+        let e = Job::new(&two, &[0x1_0000, 0xffff, 0, 0x1_0000], false).check().unwrap_err();
+        assert!(e.to_string().contains("case 1: input 1 (.f16) = 0x10000"), "{e}");
+        let five = Program::parse("// inputs: %f0:f32, %f1:f32, %f2:f32, %f3:f32, %h4:f16
+add.rn.f32 %f5, %f0, %f1;
+// outputs: %f5
+").unwrap();
+        assert_eq!(Job::new(&five, &[0xffff_ffff, 1, 2, 3, 0xffff], false).check(), Ok(()));
+        let e = Job::new(&five, &[0xffff_ffff, 1, 2, 3, 0xffff, 0, 0, 0, 0, 0x2_0000], false).check().unwrap_err();
+        assert!(e.to_string().contains("case 1: input 4 (.f16) = 0x20000"), "{e}");
     }
 
     #[test]
