@@ -167,6 +167,20 @@ impl<'a> Bits<'a> {
     }
 }
 
+/// True with probability `thr / 65536`, from 16 random bits.
+#[inline]
+fn chance16(bits: u64, thr: u32) -> bool {
+    bits as u32 + thr >= 65536
+}
+
+/// Uniform in `0..n` from 16 random bits by multiply-shift: a bias below n / 2^16, and the
+/// lists indexed are short (33 specials, a program's inputs).
+#[inline]
+fn index16(bits: u64, n: usize) -> usize {
+    debug_assert!((1..=1 << 16).contains(&n));
+    (bits as usize * n) >> 16
+}
+
 impl Draw for Bits<'_> {
     #[inline]
     fn coin(&mut self) -> arbitrary::Result<bool> {
@@ -174,14 +188,11 @@ impl Draw for Bits<'_> {
     }
     #[inline]
     fn chance(&mut self, thr: u32) -> arbitrary::Result<bool> {
-        Ok(self.take(16) as u32 + thr >= 65536)
+        Ok(chance16(self.take(16), thr))
     }
     #[inline]
     fn index(&mut self, n: usize) -> arbitrary::Result<usize> {
-        // Multiply-shift: a bias below n / 2^16, and the lists indexed are short (33
-        // specials, a program's inputs).
-        debug_assert!((1..=1 << 16).contains(&n));
-        Ok((self.take(16) as usize * n) >> 16)
+        Ok(index16(self.take(16), n))
     }
     #[inline]
     fn word(&mut self) -> arbitrary::Result<u64> {
@@ -198,8 +209,8 @@ impl Draw for Bits<'_> {
         let (word, r) = (self.rng.next_u64(), self.rng.next_u64());
         Ok(Choices {
             negative: r & 1 == 1,
-            special: ((r >> 1) & 0xffff) as u32 + special >= 65536,
-            index: (((r >> 17) & 0xffff) as usize * specials) >> 16,
+            special: chance16((r >> 1) & 0xffff, special),
+            index: index16((r >> 17) & 0xffff, specials),
             word,
             exponent: (r >> 33) & 1 == 1,
         })
