@@ -333,3 +333,34 @@ fn vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100() {
     }));
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
+
+/// The GPU sweep module (ptx::vm::sweep) assembles for every form it supports on sm_80, sm_90
+/// and sm_100: dense for all of them, filtered (the pre-filter's PTX twin) for the forms with
+/// a pre-filter.
+#[test]
+fn gpu_sweep_modules_assemble_for_every_supported_form_on_sm_80_90_100() {
+    use ptx::approx::{prefilter::Prefilter, Form};
+    use ptx::vm::sweep::{self, Judging};
+    let Some(ptxas) = ptxas_or_skip("gpu_sweep_modules_assemble_for_every_supported_form_on_sm_80_90_100") else {
+        return;
+    };
+    let mut jobs: Vec<(u32, String, String)> = Vec::new();
+    let mut filtered = 0;
+    for sm in [80u32, 90, 100] {
+        for form in ptx::vm::arms(sm).unwrap().iter().filter(|f| sweep::unsupported(f).is_none()) {
+            jobs.push((sm, format!("{form} dense"), sweep::module(form, sm, Judging::Dense).unwrap()));
+            if let Some(pf) = Form::of(form).as_ref().and_then(Prefilter::new) {
+                jobs.push((sm, format!("{form} filtered"), sweep::module(form, sm, Judging::Filtered(&pf)).unwrap()));
+                filtered += 1;
+            }
+        }
+    }
+    assert_eq!(filtered, 3 * 6, "rcp, sqrt and rsqrt .approx{{.ftz}}.f32 have a pre-filter on each sm");
+    assert!(jobs.len() > 3 * 60, "{} modules", jobs.len());
+    let fails = parallel(&jobs, |(sm, what, module)| {
+        assemble(&ptxas, module, *sm, &format!("sweep-{sm}-{}", what.replace(' ', "-")))
+            .err()
+            .map(|e| format!("sweep module of {what} for sm_{sm}:\n{}", explain(module, &e)))
+    });
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

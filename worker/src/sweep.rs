@@ -78,12 +78,21 @@ pub struct SweepArgs {
     /// approximate forms with a bit-exact model; the others keep the spec's set).
     #[arg(long, default_value = "spec")]
     pub judge: String,
+    /// cuda: run every input through the engine's job path (inputs uploaded, every output
+    /// judged on the CPU: the path measured on the H100) instead of the GPU sweep kernel, which
+    /// makes, runs and fingerprints inputs on the GPU and, for rcp/sqrt/rsqrt.approx.f32,
+    /// pre-filters what the CPU judges (not run on a GPU yet: docs/campaigns.md).
+    #[arg(long)]
+    pub no_gpu_kernel: bool,
     #[command(flatten)]
     pub post: post::PostArgs,
 }
 
 pub mod fingerprint;
+mod gpu;
 pub mod post;
+
+pub use gpu::GpuKernel;
 
 fn parse_u64(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -161,6 +170,10 @@ pub struct Report {
     /// The output fingerprint (`sweep::fingerprint`, 16 hex digits) when every input ran
     /// without a fault and the form has one; comparable with `sweeps.jsonl`.
     pub fingerprint: Option<String>,
+    /// How the GPU sweep kernel split the work, when it ran (`sweep::gpu`); then `histogram`,
+    /// `max_ulps` and `nan_vs_number` count only the inputs judged on the CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_kernel: Option<GpuKernel>,
 }
 
 /// The one-instruction program of `instr` (sources: one input each).
@@ -308,14 +321,32 @@ pub fn sweep_judged(
     stop: &AtomicBool,
     profile: &Profile,
 ) -> Result<Report> {
-    let bits = space_bits(instr)?;
-    let p = program_of(instr)?;
-    if !engine.supports(&p) {
-        bail!("target {} does not support {instr}; pick another with --target (cuda, interp, exec:COMMAND)", engine.info().name);
-    }
-    let kernel = Kernel::new(instr)?;
-    let space_mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let t0 = Instant::now();
+    sweep_with(engine, instr, plan, batch, keep, stop, profile, true)
+}
+
+/// How a sweep ran: its tallies however they were made.
+struct Ran {
+    tally: Tally,
+    done: u128,
+    faults: u64,
+    last_fault: Option<String>,
+    gpu: Option<GpuKernel>,
+}
+
+/// Every input through the engine's job path, judged on the CPU.
+#[allow(clippy::too_many_arguments)]
+fn run_jobs(
+    engine: &mut dyn Engine,
+    instr: &Instr,
+    p: &Program,
+    kernel: &Kernel,
+    plan: Plan,
+    batch: usize,
+    keep: usize,
+    stop: &AtomicBool,
+    profile: &Profile,
+) -> Result<Ran> {
+    let space_mask = space_mask(instr)?;
     let mut tally = Tally::new();
     let (mut done, mut faults, mut last_fault) = (0u128, 0u64, None);
     let mut next = plan.start & space_mask;
@@ -330,8 +361,8 @@ pub fn sweep_judged(
             cases.extend_from_slice(&operands(instr, next)[..instr.inputs as usize]);
             next = next.wrapping_add(plan.stride) & space_mask;
         }
-        match engine.run(&[Job::new(&p, &cases, false)]).pop().context("the engine returned no result")? {
-            Ok(out) => tally = tally.merge(judge(instr, &kernel, &inputs, &out.values, keep, profile), keep),
+        match engine.run(&[Job::new(p, &cases, false)]).pop().context("the engine returned no result")? {
+            Ok(out) => tally = tally.merge(judge(instr, kernel, &inputs, &out.values, keep, profile), keep),
             Err(f) => {
                 faults += 1;
                 last_fault = Some(f.to_string());
@@ -339,6 +370,40 @@ pub fn sweep_judged(
         }
         done += n as u128;
     }
+    Ok(Ran { tally, done, faults, last_fault, gpu: None })
+}
+
+/// The mask of `instr`'s input numbers.
+fn space_mask(instr: &Instr) -> Result<u64> {
+    let bits = space_bits(instr)?;
+    Ok(if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 })
+}
+
+/// As [`sweep_judged`]; `gpu_kernel: false` keeps a GPU engine on its job path (every input
+/// uploaded, every output judged on the CPU) instead of its sweep kernel (`sweep::gpu`).
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_with(
+    engine: &mut dyn Engine,
+    instr: &Instr,
+    plan: Plan,
+    batch: usize,
+    keep: usize,
+    stop: &AtomicBool,
+    profile: &Profile,
+    gpu_kernel: bool,
+) -> Result<Report> {
+    let bits = space_bits(instr)?;
+    let p = program_of(instr)?;
+    if !engine.supports(&p) {
+        bail!("target {} does not support {instr}; pick another with --target (cuda, interp, exec:COMMAND)", engine.info().name);
+    }
+    let kernel = Kernel::new(instr)?;
+    let t0 = Instant::now();
+    let ran = match gpu_kernel && engine.has_sweep_kernel() && ptx::vm::sweep::unsupported(instr).is_none() {
+        true => gpu::run(engine, instr, &kernel, plan, keep, stop, profile)?,
+        false => run_jobs(engine, instr, &p, &kernel, plan, batch, keep, stop, profile)?,
+    };
+    let Ran { tally, done, faults, last_fault, gpu } = ran;
     let s = instr.ty.scalar();
     let hex = |v: u64| format!("0x{v:0w$x}", w = (instr.ty.bits() / 4) as usize);
     let example = |i: u64, engine_bits: Option<u64>| -> Example {
@@ -391,6 +456,7 @@ pub fn sweep_judged(
         faults,
         last_fault,
         fingerprint: (whole && fingerprint::defined_for(instr, bits)).then(|| format!("{:016x}", tally.fingerprint)),
+        gpu_kernel: gpu,
     })
 }
 
@@ -444,8 +510,11 @@ impl Report {
         if self.faults > 0 {
             let _ = writeln!(s, "  engine faults: {} batches (last: {})", self.faults, self.last_fault.as_deref().unwrap_or(""));
         }
-        let _ = writeln!(s, "  error in ulps from the correctly rounded result:");
-        let total = self.inputs.max(1) as f64;
+        if let Some(g) = &self.gpu_kernel {
+            s.push_str(&g.text());
+        }
+        let _ = writeln!(s, "  error in ulps from the correctly rounded result{}:", if self.gpu_kernel.is_some() { " (inputs judged on the CPU)" } else { "" });
+        let total = self.gpu_kernel.as_ref().map_or(self.inputs, |g| g.judged as u128).max(1) as f64;
         for (b, &n) in self.histogram.iter().enumerate() {
             if n > 0 {
                 let _ = writeln!(s, "    {:>12} ulp  {:>12}  {:>8.4}%", bucket_label(b), n, 100.0 * n as f64 / total);
@@ -496,7 +565,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         eprintln!("sweeping {instr}: {} input(s) on {}", plan.count, engine.info());
     }
     let profile = Profile::named(&args.judge)?;
-    let report = sweep_judged(&mut *engine, &instr, plan, batch, args.examples, &stop, &profile)?;
+    let report = sweep_with(&mut *engine, &instr, plan, batch, args.examples, &stop, &profile, !args.no_gpu_kernel)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -508,6 +577,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     if let Some(c) = client {
         post::post(&c, &server_report(&report, &instr, engine.info()))?;
+    }
+    if report.gpu_kernel.as_ref().is_some_and(GpuKernel::failed) {
+        bail!("the GPU pre-filter disagreed with its definition (see above): this sweep's pass counts are not to be trusted; rerun with --no-gpu-kernel");
     }
     match &args.truth {
         Some(path) => compare_truth(&report, &instr, path),
@@ -572,118 +644,5 @@ pub fn bound_ulps(instr: &Instr) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::oracles::diff_interp::InterpEngine;
-
-    fn instr(s: &str) -> Instr {
-        Instr::parse_default(s).unwrap()
-    }
-
-    /// The interpreter on every pair of f16 (and bf16) operands reproduces, bit for bit, the
-    /// fingerprint an H100 recorded (../shared/hw/h100-sm90/sweeps.jsonl): 2^32 results each,
-    /// 4 to 11 minutes on 2 cores, so not in CI: `cargo test --release -p worker --lib --
-    /// --ignored interp_sweeps`.
-    #[test]
-    #[ignore = "2 x 2^32 results: 4 to 11 minutes on 2 cores"]
-    fn interp_sweeps_of_the_16_bit_pairs_reproduce_the_h100_fingerprints() {
-        let truth = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/hw/h100-sm90/sweeps.jsonl");
-        for form in ["add.rn.f16", "mul.rn.bf16"] {
-            let i = instr(form);
-            let plan = Plan { start: 0, stride: 1, count: 1 << 32 };
-            let r = sweep(&mut InterpEngine::new(), &i, plan, 1 << 22, 4, &AtomicBool::new(false)).unwrap();
-            let recorded = fingerprint::recorded_for(&truth, &i).unwrap().unwrap();
-            assert_eq!(r.fingerprint, Some(format!("{recorded:016x}")), "{form}");
-            assert_eq!(r.mismatches, 0, "{form}");
-        }
-    }
-
-    #[test]
-    fn a_partial_sweep_has_no_fingerprint() {
-        let i = instr("add.rn.f16");
-        let plan = Plan { start: 0, stride: 1, count: 1 << 16 };
-        let r = sweep(&mut InterpEngine::new(), &i, plan, 1 << 16, 4, &AtomicBool::new(false)).unwrap();
-        assert_eq!(r.fingerprint, None);
-        let full = sweep(&mut InterpEngine::new(), &instr("neg.f16"), Plan { start: 0, stride: 1, count: 1 << 16 }, 1 << 12, 4, &AtomicBool::new(false)).unwrap();
-        // The same sum from `interp::eval` one input at a time (the sweep ran the batch kernel).
-        let neg = instr("neg.f16");
-        let want = (0..1u64 << 16).fold(0u64, |a, u| a.wrapping_add(fingerprint::term(u, interp::eval(&neg, &[u]).unwrap().primary_bits(), 16)));
-        assert_eq!(full.fingerprint, Some(format!("{want:016x}")));
-    }
-
-    #[test]
-    fn under_sm_90_the_spec_primary_of_abs_f64_on_signalling_nans_is_a_mismatch() {
-        // The interp engine answers abs.f64 of a signalling NaN with the sign cleared; the H100
-        // keeps the sign and quiets it (../shared/hw/h100-sm90/README.md).
-        let plan = Plan { start: 0xfff0_0000_0000_0001, stride: 1, count: 16 };
-        let run = |p: &Profile| sweep_judged(&mut InterpEngine::new(), &instr("abs.f64"), plan, 16, 4, &AtomicBool::new(false), p).unwrap();
-        let spec = run(&Profile::Spec);
-        assert_eq!((spec.mismatches, spec.judge.as_str()), (0, "spec"));
-        let hw = run(&Profile::named("sm_90").unwrap());
-        assert_eq!((hw.mismatches, hw.judge.as_str()), (16, "sm_90"));
-        assert!(hw.text().contains("results the sm_90 profile does not give): 16"), "{}", hw.text());
-        assert_eq!(hw.examples[0].reference, "0xfff8000000000001", "the example shows the H100's bits");
-    }
-
-    #[test]
-    fn input_numbers_map_to_operands_lane_by_lane() {
-        assert_eq!(operands(&instr("add.rn.f16"), 0x1234_5678), [0x5678, 0x1234, 0]);
-        assert_eq!(operands(&instr("neg.f16x2"), 0x3c00), [0x3c00_3c00, 0, 0]);
-        assert_eq!(operands(&instr("rcp.approx.f32"), 0x3f80_0000), [0x3f80_0000, 0, 0]);
-        assert_eq!(operands(&instr("sqrt.rn.f64"), u64::MAX), [u64::MAX, 0, 0]);
-        assert_eq!(space_bits(&instr("add.rn.bf16")).unwrap(), 32);
-        assert_eq!(space_bits(&instr("fma.rn.f16")).unwrap(), 48);
-        assert!(space_bits(&instr("add.rn.f64")).unwrap_err().to_string().contains("campaign"));
-    }
-
-    #[test]
-    fn ulp_distance_counts_both_zeros_as_one_value() {
-        let s = Scalar::F32;
-        assert_eq!(ulps(s, 0x3f80_0000, 0x3f80_0002), Some(2));
-        assert_eq!(ulps(s, 0x8000_0000, 0), Some(0));
-        assert_eq!(ulps(s, 0x8000_0001, 1), Some(2));
-        assert_eq!(ulps(s, 0x7fc0_0000, 0x7fff_ffff), Some(0));
-        assert_eq!(ulps(s, 0x7fc0_0000, 0), None);
-    }
-
-    #[test]
-    fn buckets_are_exact_below_four_then_powers_of_two() {
-        assert_eq!([0, 1, 2, 3, 4, 7, 8].map(bucket), [0, 1, 2, 3, 4, 4, 5]);
-        assert_eq!(bucket(u64::MAX), BUCKETS - 1);
-        assert_eq!(bucket_label(4), "4-7");
-        assert_eq!(bucket_label(5), "8-15");
-    }
-
-    #[test]
-    fn all_f16_inputs_of_the_reference_against_itself_have_no_error() {
-        let mut e = InterpEngine::new();
-        let i = instr("ex2.approx.f16");
-        let plan = Plan { start: 0, stride: 1, count: 1 << 16 };
-        let r = sweep(&mut e, &i, plan, 1 << 14, 5, &AtomicBool::new(false)).unwrap();
-        assert!(r.exhaustive && !r.interrupted);
-        assert_eq!(r.inputs, 1 << 16);
-        assert_eq!(r.mismatches, 0);
-        assert_eq!(r.histogram, vec![1 << 16], "{}", r.text());
-        assert!(r.bounds.iter().any(|b| b.contains("9.7.4")), "{:?}", r.bounds);
-    }
-
-    #[test]
-    fn sampled_sweep_walks_the_stride_and_stops_at_the_limit() {
-        let mut e = InterpEngine::new();
-        let i = instr("rcp.approx.f32");
-        let plan = Plan { start: 5, stride: 0x9e37_79b1, count: 50_000 };
-        let r = sweep(&mut e, &i, plan, 8192, 5, &AtomicBool::new(false)).unwrap();
-        assert_eq!(r.inputs, 50_000);
-        assert!(!r.exhaustive);
-        assert_eq!(r.mismatches, 0);
-        assert!(r.text().contains("documented bound: rcp.approx{.ftz}.f32"), "{}", r.text());
-    }
-
-    #[test]
-    fn stop_flag_interrupts() {
-        let mut e = InterpEngine::new();
-        let r = sweep(&mut e, &instr("neg.f32"), Plan { start: 0, stride: 1, count: 1 << 32 }, 1024, 5, &AtomicBool::new(true))
-            .unwrap();
-        assert!(r.interrupted && r.inputs == 0);
-    }
-}
+#[path = "sweep/tests.rs"]
+mod tests;

@@ -15,7 +15,8 @@ has not run on a GPU yet.
 Examples:
   ptxfuzz vm-ptx --sm 90 > vm_sm90.ptx && ptxas -arch=sm_90 vm_sm90.ptx -o vm_sm90.cubin
   ptxfuzz vm-ptx --sm 100 --list | grep '^min\\.'
-  ptxfuzz vm-ptx --sm 90 --list | wc -l        (the number of arms)";
+  ptxfuzz vm-ptx --sm 90 --list | wc -l        (the number of arms)
+  ptxfuzz vm-ptx --sm 90 --sweep rcp.approx.f32 (the GPU sweep module `sweep` runs for a form)";
 
 /// Print the instruction VM's PTX module for an sm (or, with --list, the forms it covers).
 #[derive(Args, Debug)]
@@ -32,11 +33,23 @@ pub struct VmPtxArgs {
     /// forms under one mnemonic).
     #[arg(long)]
     list: bool,
+
+    /// Print instead the GPU sweep module of this form (ptx::vm::sweep: inputs made, run and
+    /// fingerprinted on the GPU; with the pre-filter where the form has one), as `ptxfuzz
+    /// sweep --target cuda` runs it. Forms of at most 32 bits of input and of result.
+    #[arg(long, value_name = "INSTR", conflicts_with = "list")]
+    sweep: Option<String>,
 }
 
 pub fn run(args: VmPtxArgs) -> Result<()> {
     // Build first, so that a bad --sm is reported before anything is printed.
-    let text = if args.list {
+    let text = if let Some(form) = &args.sweep {
+        use ptx::approx::{prefilter::Prefilter, Form};
+        let instr = ptx::isa::Instr::parse_default(form)?;
+        let pf = Form::of(&instr).as_ref().and_then(Prefilter::new);
+        let judging = pf.as_ref().map_or(ptx::vm::sweep::Judging::Dense, ptx::vm::sweep::Judging::Filtered);
+        ptx::vm::sweep::module(&instr, args.sm, judging)?
+    } else if args.list {
         ptx::vm::arms(args.sm)?.iter().map(|f| format!("{f}\t{}\n", f.inputs)).collect::<String>()
     } else {
         ptx::vm::module(args.sm)?

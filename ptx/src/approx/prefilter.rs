@@ -171,6 +171,10 @@ pub fn audited(i: u64) -> bool {
 /// One passed input in this many is audited (2^64 / 2^54).
 pub const AUDIT_EVERY: u64 = 1 << 10;
 
+#[path = "prefilter_ptx.rs"]
+mod ptx_text;
+pub use ptx_text::{PTX_REGS, PTX_REG_DECLS};
+
 #[cfg(test)]
 #[path = "prefilter_tests.rs"]
 mod tests;

@@ -14,6 +14,7 @@
 pub mod bytecode;
 pub mod emit;
 pub mod exec;
+pub mod sweep;
 
 use crate::gen::legal_forms;
 use crate::isa::{Instr, PtxVersion, Target};
@@ -53,6 +54,8 @@ pub enum VmError {
     OutputWord { word: usize, bits: u64 },
     #[error("the bytecode takes {expected} input(s) per case, got {got}")]
     InputCount { expected: usize, got: usize },
+    #[error("{form} has no GPU sweep module: {why}; sweep it with `--no-gpu-kernel` (every input through the engine's job path)")]
+    NoSweepModule { form: String, why: String },
     #[error("instruction {index} (`{form}`): {source}")]
     Eval { index: usize, form: String, source: crate::interp::EvalError },
 }

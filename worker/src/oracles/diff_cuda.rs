@@ -30,11 +30,13 @@ mod vm_batch;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use ptx::isa::Target;
+use ptx::approx::prefilter::Prefilter;
+use ptx::isa::{Instr, Target};
+use ptx::vm::sweep::Judging;
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 
-use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Exec, Job, Output};
+use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Exec, Job, Output, SweepChunk};
 use ptx::vm::Encoder;
 use vm_batch::VmBatch;
 use api::fnv1a;
@@ -274,6 +276,17 @@ impl CudaEngine {
     /// After the uploads and launches (`launched`): wait for them, then download the first
     /// `out_len` output slots. A failure, a timeout or a failed download resets the context.
     fn collect(&mut self, launched: Result<(), String>, out_len: usize) -> Result<Vec<u64>, EngineFault> {
+        self.finish(launched)?;
+        let mut all = vec![0u64; out_len];
+        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
+            let f = EngineFault::Launch { message };
+            return Err(self.reset().unwrap_or(f));
+        }
+        Ok(all)
+    }
+
+    /// Wait for the launches (`launched`); a failure or a timeout resets the context.
+    fn finish(&mut self, launched: Result<(), String>) -> Result<(), EngineFault> {
         let fault = match launched.map_err(Some).and_then(|()| {
             self.gpu.wait(self.timeout).map_err(|w| match w {
                 driver::Wait::Timeout => None,
@@ -284,15 +297,10 @@ impl CudaEngine {
             Err(Some(message)) => Some(EngineFault::Launch { message }),
             Err(None) => Some(EngineFault::Timeout { seconds: self.timeout.as_secs() }),
         };
-        if let Some(f) = fault {
-            return Err(self.reset().unwrap_or(f));
+        match fault {
+            Some(f) => Err(self.reset().unwrap_or(f)),
+            None => Ok(()),
         }
-        let mut all = vec![0u64; out_len];
-        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
-            let f = EngineFault::Launch { message };
-            return Err(self.reset().unwrap_or(f));
-        }
-        Ok(all)
     }
 
     /// Upload, launch every job, wait, download. A failure resets the context.
@@ -432,6 +440,51 @@ impl Engine for CudaEngine {
 
     fn exec_modes(&self) -> &'static [Exec] {
         &[Exec::Compiled, Exec::Isa]
+    }
+
+    fn has_sweep_kernel(&self) -> bool {
+        true
+    }
+
+    /// NOT RUN ON A GPU YET: the module assembles in CI and the worker's sweep runs its
+    /// documented semantics on the CPU (`sweep::gpu`'s tests); `scripts/gpu-bench` runs it.
+    fn sweep_chunk(
+        &mut self,
+        form: &Instr,
+        prefilter: Option<&Prefilter>,
+        start: u64,
+        stride: u64,
+        count: u64,
+    ) -> Result<SweepChunk, EngineFault> {
+        guarded(|| self.gpu.bind()).map_err(|message| EngineFault::LostContext { message })?;
+        let judging = prefilter.map_or(Judging::Dense, Judging::Filtered);
+        let text = ptx::vm::sweep::module(form, self.sm, judging).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+        let f = self.module(text)?.function(ptx::vm::sweep::SWEEP_ENTRY).map_err(|log| EngineFault::Jit { log })?;
+        let len = usize::try_from(count).map_err(|_| EngineFault::Unsupported { what: format!("{count} inputs in one launch") })?;
+        // Enough blocks to fill any current GPU several times over; the loop takes the rest.
+        let blocks = (count.div_ceil(driver::BLOCK as u64)).clamp(1, 8192) as u32;
+        let launched = (|| -> Result<(), String> {
+            ensure(&mut self.input, 3)?.upload(&[0, 0, 0])?;
+            let kept = ensure(&mut self.output, len)?.ptr();
+            let acc = self.input.as_ref().expect("ensured").ptr();
+            driver::launch_sweep(f, [start, stride, count, acc, kept], blocks)
+        })();
+        self.finish(launched)?;
+        // The accumulators are in `input`, the pairs in `output`.
+        let mut acc = [0u64; 3];
+        let read = self.input.as_ref().expect("ensured").download(&mut acc);
+        let (kept, audited) = match prefilter {
+            None => (len, 0),
+            Some(_) => ((acc[1] as usize).min(len), (acc[2] as usize).min(len - (acc[1] as usize).min(len))),
+        };
+        let (mut pairs, mut audit) = (vec![0u64; kept], vec![0u64; audited]);
+        let out = self.output.as_ref().expect("ensured");
+        let read = read.and_then(|()| out.download(&mut pairs)).and_then(|()| out.download_at(len - audited, &mut audit));
+        if let Err(message) = read {
+            let f = EngineFault::Launch { message };
+            return Err(self.reset().unwrap_or(f));
+        }
+        Ok(SweepChunk { fingerprint: acc[0], pairs, audited: audit })
     }
 }
 

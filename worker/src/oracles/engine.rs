@@ -24,6 +24,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use ptx::approx::prefilter::Prefilter;
+use ptx::isa::Instr;
 use ptx::kernel::{Layout, Mode};
 use ptx::program::Program;
 use serde::{Deserialize, Serialize};
@@ -316,6 +318,38 @@ pub trait Engine: Send {
     /// cuda engine starts assembling their `compiled` modules ahead (`diff_cuda::ahead`);
     /// other engines have nothing to prepare. Never required: `run` works without it.
     fn prepare(&mut self, _jobs: &[Job]) {}
+
+    /// Whether [`Engine::sweep_chunk`] runs sweeps on the device itself (the cuda engine).
+    fn has_sweep_kernel(&self) -> bool {
+        false
+    }
+
+    /// One launch of the GPU sweep module of `form` (`ptx::vm::sweep`): inputs
+    /// `start + k * stride` (mod the space), `k < count`, made, run and fingerprinted on the
+    /// device; back come the fingerprint's sum and the pairs to judge (all of them, or with a
+    /// pre-filter the ones it keeps). Only where [`Engine::has_sweep_kernel`].
+    fn sweep_chunk(
+        &mut self,
+        form: &Instr,
+        _prefilter: Option<&Prefilter>,
+        _start: u64,
+        _stride: u64,
+        _count: u64,
+    ) -> Result<SweepChunk, EngineFault> {
+        Err(EngineFault::Unsupported { what: format!("{}: no GPU sweep kernel for {form}", self.info().name) })
+    }
+}
+
+/// What one launch of the GPU sweep module returns ([`Engine::sweep_chunk`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SweepChunk {
+    /// Sum (mod 2^64) of the fingerprint terms of every input of the launch.
+    pub fingerprint: u64,
+    /// `(input << 32) | output` of each pair for the CPU to judge, in no particular order:
+    /// every input's (dense), or those the pre-filter kept.
+    pub pairs: Vec<u64>,
+    /// With a pre-filter: the pairs it passed and the audit picked, in no particular order.
+    pub audited: Vec<u64>,
 }
 
 /// Which engine to open (the `--target` / `--engine` argument).

@@ -155,9 +155,17 @@ impl Buffer {
 
     /// Copy the start of the buffer to `dst` (synchronous).
     pub fn download(&self, dst: &mut [u64]) -> Result<(), String> {
-        assert!(dst.len() <= self.len);
-        // SAFETY: `dst` fits the allocation.
-        unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.map_err(describe)
+        self.download_at(0, dst)
+    }
+
+    /// Copy values `at..at + dst.len()` of the buffer to `dst` (synchronous).
+    pub fn download_at(&self, at: usize, dst: &mut [u64]) -> Result<(), String> {
+        assert!(at + dst.len() <= self.len);
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `at + dst.len()` values fit the allocation.
+        unsafe { result::memcpy_dtoh_sync(dst, self.ptr + 8 * at as u64) }.map_err(describe)
     }
 }
 
@@ -289,4 +297,19 @@ pub fn launch_vm(f: Function, bufs: [u64; 4], programs: u32, blocks_x: u32) -> R
         result::launch_kernel(f.0, (blocks_x, programs, 1), (BLOCK, 1, 1), 0, std::ptr::null_mut(), &mut params)
     }
     .map_err(describe)
+}
+
+/// Launch the GPU sweep `f(start, stride, count, acc, kept)` (`ptx::vm::sweep`'s entry) on the
+/// default stream, asynchronous: `blocks` blocks whose threads take the inputs in a grid-stride
+/// loop. NOT RUN ON A GPU YET (docs/campaigns.md, "GPU sweep kernel").
+pub fn launch_sweep(f: Function, args: [u64; 5], blocks: u32) -> Result<(), String> {
+    if args[2] == 0 || blocks == 0 {
+        return Ok(());
+    }
+    let mut a = args;
+    let mut params = a.each_mut().map(|v| v as *mut u64 as *mut c_void);
+    // SAFETY: the sweep entry takes five .u64 parameters, matched by `params`, which live
+    // through the call (the driver copies them at launch).
+    unsafe { result::launch_kernel(f.0, (blocks, 1, 1), (BLOCK, 1, 1), 0, std::ptr::null_mut(), &mut params) }
+        .map_err(describe)
 }
