@@ -5,13 +5,16 @@
 //!
 //! `ptxfuzz_vm(.u64 code, .u64 progs, .u64 in, .u64 out)`; grid `(x, y)`: blocks with
 //! `ctaid.y = p` run program `p`, and their threads take its cases in a grid-stride loop over
-//! `ctaid.x`. `progs` holds 4 words per program: the word offset of its [`super::Bytecode`] in
-//! `code`, the slot offset of its inputs in `in`, the slot offset of its outputs in `out`, and
-//! its number of cases. Case `i` of a program with `K` inputs and `M` outputs reads
-//! `in[in_base + K*i + j]` into register slot `j` (values zero-extended, as `Program::run` takes
-//! them) and writes slot `outputs[o]` to `out[out_base + M*i + o]` (zero-extended; a predicate
-//! is 0 or 1): the layout of [`crate::kernel`]'s `Mode::Outputs`. The register file is a
-//! `.local` array of [`super::REG_SLOTS`] 64-bit slots per thread.
+//! `ctaid.x`. `progs` holds [`PROG_WORDS`] words per program: the word offset of its
+//! [`super::Bytecode`] in `code`, the byte offset of its inputs in `in`, the byte offset of its
+//! outputs in `out`, its number of cases, and the log2 of its input and of its output slot
+//! width in bytes (1, 2 or 3: 2-, 4- or 8-byte slots; [`slot_shift`]). Case `i` of a program
+//! with `K` inputs and `M` outputs reads input slot `K*i + j` (little-endian, zero-extended, as
+//! `Program::run` takes values) into register slot `j` and writes register slot `outputs[o]`
+//! to output slot `M*i + o` (its low bytes: a value fits its type's width; a predicate is 0 or
+//! 1). With 8-byte slots this is [`crate::kernel`]'s `Mode::Outputs` layout; a program whose
+//! inputs are all 16-bit moves a quarter of the bytes over PCIe (issue 12, point 3). The
+//! register file is a `.local` array of [`super::REG_SLOTS`] 64-bit slots per thread.
 //!
 //! # Dispatch
 //!
@@ -31,6 +34,20 @@ use crate::program::{Program, Reg, RegClass, Stmt};
 /// The name of the VM's `.entry`.
 pub const ENTRY: &str = "ptxfuzz_vm";
 
+/// Words per program in `progs`: code offset, input byte offset, output byte offset, cases,
+/// input slot shift, output slot shift.
+pub const PROG_WORDS: usize = 6;
+
+/// The slot shift (log2 of bytes) that holds values of `bits` bits: at least 2 bytes (16-bit
+/// values and predicates), 4 for 32-bit, 8 for 64-bit.
+pub fn slot_shift(bits: u32) -> u32 {
+    match bits {
+        0..=16 => 1,
+        17..=32 => 2,
+        _ => 3,
+    }
+}
+
 /// The sm_`sm` VM module's PTX.
 pub fn module(sm: u32) -> Result<String, VmError> {
     let arms = arms(sm)?;
@@ -42,7 +59,7 @@ pub fn module(sm: u32) -> Result<String, VmError> {
         o,
         ".visible .entry {ENTRY}(\n\t.param .u64 vm_code,\n\t.param .u64 vm_progs,\n\t.param .u64 vm_in,\n\t.param .u64 vm_out\n)\n{{\n\
          \t.local .align 8 .b64 vm_regs[{REG_SLOTS}];\n\t.reg .pred %v_p;\n\t.reg .b32 %v_i<8>;\n\t.reg .b64 %v_a<20>;\n\
-         \t.reg .b64 %v_w;\n\t.reg .b64 %v_x;\n\t.reg .b32 %v_y;\n"
+         \t.reg .b64 %v_w;\n\t.reg .b64 %v_x;\n\t.reg .b32 %v_y;\n\t.reg .b32 %v_s<2>;\n"
     );
     // The arms' own registers: sources 0..3 and the destination (index = source count), named
     // as the one-instruction programs of `arm_text` name them.
@@ -67,7 +84,8 @@ pub fn module(sm: u32) -> Result<String, VmError> {
 /// Registers of the prologue: a0 code (header of the program), a2/a3 the case's first input and
 /// output slot pointers' bases, a7 cases, a8 case index, a9 stride, a10 register file, i1 K,
 /// i2 N, i3 M, a13 the fetch pointer, i5 the instruction counter, i6 the arm, a14..a17 the
-/// destination and source slot addresses.
+/// destination and source slot addresses, s0/s1 the input and output slot shifts and a18/a19
+/// their slot widths in bytes.
 const PROLOGUE: &str = "\
 \tld.param.u64 %v_a0, [vm_code];
 \tld.param.u64 %v_a1, [vm_progs];
@@ -78,18 +96,24 @@ const PROLOGUE: &str = "\
 \tcvta.to.global.u64 %v_a2, %v_a2;
 \tcvta.to.global.u64 %v_a3, %v_a3;
 \tmov.u32 %v_i0, %ctaid.y;
-\tmul.wide.u32 %v_a4, %v_i0, 32;
+\tmul.wide.u32 %v_a4, %v_i0, 48;
 \tadd.s64 %v_a1, %v_a1, %v_a4;
 \tld.global.u64 %v_a4, [%v_a1];
 \tshl.b64 %v_a4, %v_a4, 3;
 \tadd.s64 %v_a0, %v_a0, %v_a4;
 \tld.global.u64 %v_a5, [%v_a1+8];
-\tshl.b64 %v_a5, %v_a5, 3;
 \tadd.s64 %v_a2, %v_a2, %v_a5;
 \tld.global.u64 %v_a6, [%v_a1+16];
-\tshl.b64 %v_a6, %v_a6, 3;
 \tadd.s64 %v_a3, %v_a3, %v_a6;
 \tld.global.u64 %v_a7, [%v_a1+24];
+\tld.global.u64 %v_x, [%v_a1+32];
+\tcvt.u32.u64 %v_s0, %v_x;
+\tld.global.u64 %v_x, [%v_a1+40];
+\tcvt.u32.u64 %v_s1, %v_x;
+\tmov.u64 %v_a18, 1;
+\tshl.b64 %v_a18, %v_a18, %v_s0;
+\tmov.u64 %v_a19, 1;
+\tshl.b64 %v_a19, %v_a19, %v_s1;
 \tld.global.u64 %v_w, [%v_a0];
 \tcvt.u32.u64 %v_i1, %v_w;
 \tand.b32 %v_i1, %v_i1, 65535;
@@ -113,16 +137,29 @@ VM_CASE:
 \t@%v_p bra VM_END;
 \tcvt.u64.u32 %v_x, %v_i1;
 \tmul.lo.u64 %v_a11, %v_a8, %v_x;
-\tshl.b64 %v_a11, %v_a11, 3;
+\tshl.b64 %v_a11, %v_a11, %v_s0;
 \tadd.s64 %v_a11, %v_a2, %v_a11;
 \tmov.u64 %v_a12, %v_a10;
 \tmov.u32 %v_i4, 0;
 VM_IN:
 \tsetp.ge.u32 %v_p, %v_i4, %v_i1;
 \t@%v_p bra VM_RUN;
+\tsetp.eq.u32 %v_p, %v_s0, 1;
+\t@%v_p bra VM_IN2;
+\tsetp.eq.u32 %v_p, %v_s0, 2;
+\t@%v_p bra VM_IN4;
 \tld.global.u64 %v_x, [%v_a11];
+\tbra.uni VM_IN_SET;
+VM_IN2:
+\tld.global.u16 %v_y, [%v_a11];
+\tcvt.u64.u32 %v_x, %v_y;
+\tbra.uni VM_IN_SET;
+VM_IN4:
+\tld.global.u32 %v_y, [%v_a11];
+\tcvt.u64.u32 %v_x, %v_y;
+VM_IN_SET:
 \tst.local.u64 [%v_a12], %v_x;
-\tadd.s64 %v_a11, %v_a11, 8;
+\tadd.s64 %v_a11, %v_a11, %v_a18;
 \tadd.s64 %v_a12, %v_a12, 8;
 \tadd.u32 %v_i4, %v_i4, 1;
 \tbra.uni VM_IN;
@@ -151,13 +188,13 @@ VM_FETCH:
 \tadd.s64 %v_a17, %v_a10, %v_x;
 ";
 
-/// After the arms: store the outputs of the case (words N+1.. of the bytecode name the slots),
-/// then the next case.
+/// After the arms: store the outputs of the case (words N+1.. of the bytecode name the slots)
+/// in the program's output slot width, then the next case.
 const EPILOGUE: &str = "\
 VM_STORE:
 \tcvt.u64.u32 %v_x, %v_i3;
 \tmul.lo.u64 %v_a11, %v_a8, %v_x;
-\tshl.b64 %v_a11, %v_a11, 3;
+\tshl.b64 %v_a11, %v_a11, %v_s1;
 \tadd.s64 %v_a11, %v_a3, %v_a11;
 \tmov.u32 %v_i4, 0;
 VM_OUT:
@@ -169,8 +206,21 @@ VM_OUT:
 \tshl.b64 %v_x, %v_x, 3;
 \tadd.s64 %v_a12, %v_a10, %v_x;
 \tld.local.u64 %v_x, [%v_a12];
+\tsetp.eq.u32 %v_p, %v_s1, 1;
+\t@%v_p bra VM_OUT2;
+\tsetp.eq.u32 %v_p, %v_s1, 2;
+\t@%v_p bra VM_OUT4;
 \tst.global.u64 [%v_a11], %v_x;
-\tadd.s64 %v_a11, %v_a11, 8;
+\tbra.uni VM_OUT_NEXT;
+VM_OUT2:
+\tcvt.u32.u64 %v_y, %v_x;
+\tst.global.u16 [%v_a11], %v_y;
+\tbra.uni VM_OUT_NEXT;
+VM_OUT4:
+\tcvt.u32.u64 %v_y, %v_x;
+\tst.global.u32 [%v_a11], %v_y;
+VM_OUT_NEXT:
+\tadd.s64 %v_a11, %v_a11, %v_a19;
 \tadd.u32 %v_i4, %v_i4, 1;
 \tbra.uni VM_OUT;
 VM_NEXT:

@@ -21,7 +21,7 @@ use crate::isa::{Instr, PtxVersion, Target};
 use crate::kernel::min_ptx_for_sm;
 
 pub use bytecode::{Bytecode, Decoded, Encoder, Op};
-pub use emit::{module, ENTRY};
+pub use emit::{module, slot_shift, ENTRY, PROG_WORDS};
 
 /// Slots of the per-thread register file (64 bits each, 2 KiB per thread in local memory).
 /// A program has one register per input and per instruction (SSA), so programs of up to 256

@@ -7,30 +7,71 @@
 //! read from and written to its slots) with `ptx::vm`'s CPU executor, and must give what the
 //! interp engine gives. The module itself has not run on a GPU yet (docs/engines.md).
 
-use ptx::vm::Encoder;
+use ptx::vm::{slot_shift, Encoder};
 #[cfg(test)]
 use ptx::vm::Bytecode;
+use ptx::program::ValType;
+use ptx::isa::Type;
 
 use super::super::engine::{EngineFault, Job, Output};
 
-/// Words per program in `progs`: code offset, input offset, output offset, cases.
-pub const PROG_WORDS: usize = 4;
+pub use ptx::vm::PROG_WORDS;
 
 /// The packed buffers of one VM launch (or of several, [`VmBatch::launches`]).
 #[derive(Debug, Default)]
 pub struct VmBatch {
     pub code: Vec<u64>,
     pub progs: Vec<u64>,
+    /// The input slots of all programs, each program's in its own width, as little-endian
+    /// bytes in 64-bit words (each program starts on a word).
     pub inputs: Vec<u64>,
-    /// Output slots of all programs.
+    /// 64-bit words of output slots of all programs (each program starts on a word).
     pub out_len: usize,
-    /// Per packed program: its job's index, output offset, cases and outputs per case.
-    packed: Vec<(usize, usize, usize, usize)>,
+    /// Per packed program: its job's index, output byte offset, cases, outputs per case and
+    /// output slot shift.
+    packed: Vec<Packed>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    job: usize,
+    out_at: usize,
+    cases: usize,
+    per_case: usize,
+    shift: u32,
+}
+
+/// The slot shift of values of these types (the widest decides; predicates need 1 bit).
+fn shift_of(types: impl Iterator<Item = Option<Type>>) -> u32 {
+    types.map(|t| slot_shift(t.map_or(1, |t| t.bits()))).max().unwrap_or(1)
+}
+
+/// Append `values` to `words` as slots of `1 << shift` bytes, little-endian, from a fresh word.
+fn put_slots(words: &mut Vec<u64>, values: &[u64], shift: u32) {
+    let per_word = 8 >> shift;
+    let bits = 8u32 << shift;
+    for chunk in values.chunks(per_word) {
+        words.push(chunk.iter().enumerate().fold(0u64, |w, (k, &v)| w | (v << (k as u32 * bits))));
+    }
+}
+
+/// Slot `i` of `1 << shift` bytes from the byte stream that starts at word `at` of `words`.
+fn get_slot(words: &[u64], at: usize, i: usize, shift: u32) -> u64 {
+    let per_word = 8 >> shift;
+    let w = words[at + i / per_word];
+    if shift == 3 {
+        w
+    } else {
+        let bits = 8u32 << shift;
+        (w >> ((i % per_word) as u32 * bits)) & ((1u64 << bits) - 1)
+    }
 }
 
 impl VmBatch {
     /// Pack the jobs `idx` of `jobs` (outputs mode, already checked). A job whose program the
     /// VM cannot run (a form without an arm, too many registers) comes back as its fault.
+    /// Slots are as narrow as the program's values (`ptx::vm::emit`): a program of 16-bit
+    /// values moves 2 bytes per input and output, not 8.
     pub fn pack(enc: &Encoder, jobs: &[Job], idx: &[usize]) -> (VmBatch, Vec<(usize, EngineFault)>) {
         let mut b = VmBatch::default();
         let mut faults = Vec::new();
@@ -44,12 +85,25 @@ impl VmBatch {
                     continue;
                 }
             };
-            let (n, m) = (job.n_cases(), job.program.outputs().len());
-            b.progs.extend([b.code.len() as u64, b.inputs.len() as u64, b.out_len as u64, n as u64]);
-            b.packed.push((k, b.out_len, n, m));
+            let p = job.program;
+            let (n, m) = (job.n_cases(), p.outputs().len());
+            let in_shift = shift_of(p.inputs().iter().map(|&t| Some(t)));
+            let out_shift = shift_of(p.outputs().iter().map(|&r| match p.reg_type(r) {
+                ValType::Float(t) => Some(t),
+                ValType::Pred => None,
+            }));
+            b.progs.extend([
+                b.code.len() as u64,
+                8 * b.inputs.len() as u64,
+                8 * b.out_len as u64,
+                n as u64,
+                in_shift as u64,
+                out_shift as u64,
+            ]);
+            b.packed.push(Packed { job: k, out_at: b.out_len, cases: n, per_case: m, shift: out_shift });
             b.code.extend_from_slice(code.words());
-            b.inputs.extend_from_slice(job.cases);
-            b.out_len += n * m;
+            put_slots(&mut b.inputs, job.cases, in_shift);
+            b.out_len += (n * m).div_ceil(8 >> out_shift);
         }
         (b, faults)
     }
@@ -61,7 +115,7 @@ impl VmBatch {
 
     /// The most cases any packed program has (sizes the grid's x dimension).
     pub fn max_cases(&self) -> usize {
-        self.packed.iter().map(|p| p.2).max().unwrap_or(0)
+        self.packed.iter().map(|p| p.cases).max().unwrap_or(0)
     }
 
     /// `(first program, programs)` of each launch: the grid's y dimension holds at most
@@ -71,11 +125,14 @@ impl VmBatch {
         (0..self.programs()).step_by(per).map(|s| (s, per.min(self.programs() - s))).collect()
     }
 
-    /// Each packed job's [`Output`] from the whole output buffer.
+    /// Each packed job's [`Output`] from the whole output buffer (slots widened to 64 bits).
     pub fn unpack(&self, out: &[u64]) -> Vec<(usize, Output)> {
         self.packed
             .iter()
-            .map(|&(k, o, n, m)| (k, Output { values: out[o..o + n * m].to_vec(), per_case: m }))
+            .map(|p| {
+                let values = (0..p.cases * p.per_case).map(|i| get_slot(out, p.out_at, i, p.shift)).collect();
+                (p.job, Output { values, per_case: p.per_case })
+            })
             .collect()
     }
 
@@ -86,13 +143,23 @@ impl VmBatch {
         let mut out = vec![0u64; self.out_len];
         for p in self.progs.chunks_exact(PROG_WORDS) {
             let (code, input, output, cases) = (p[0] as usize, p[1] as usize, p[2] as usize, p[3] as usize);
+            let (in_shift, out_shift) = (p[4] as u32, p[5] as u32);
+            assert!(input % 8 == 0 && output % 8 == 0, "programs start on a word");
             // The header's counts, as the module's prologue reads them.
             let h = self.code[code];
             let (k, n, m) = ((h & 0xffff) as usize, (h >> 16 & 0xffff) as usize, (h >> 32 & 0xffff) as usize);
             let d = Bytecode::from_words(sm, self.code[code..code + 1 + n + m].to_vec()).decode()?;
             for i in 0..cases {
-                let r = d.run(&self.inputs[input + k * i..input + k * (i + 1)])?;
-                out[output + m * i..output + m * (i + 1)].copy_from_slice(&r);
+                let ins: Vec<u64> = (0..k).map(|j| get_slot(&self.inputs, input / 8, k * i + j, in_shift)).collect();
+                for (o, v) in d.run(&ins)?.into_iter().enumerate() {
+                    // The store writes the slot's low bytes into its place in the word.
+                    let (slot, bits) = (m * i + o, 8u32 << out_shift);
+                    let per_word = 8 >> out_shift;
+                    let w = &mut out[output / 8 + slot / per_word];
+                    let at = (slot % per_word) as u32 * bits;
+                    let mask = if bits == 64 { u64::MAX } else { ((1u64 << bits) - 1) << at };
+                    *w = (*w & !mask) | ((v << at) & mask);
+                }
             }
         }
         Ok(out)
@@ -153,8 +220,37 @@ mod tests {
     }
 
     #[test]
+    fn slots_are_as_narrow_as_the_programs_values() {
+        // f16 in and out: 2-byte slots, 4 per word; f32 with a predicate output: 4-byte
+        // slots; f64: 8. Each program starts on a word.
+        let h = Program::parse("// inputs: %h0:f16, %h1:f16\nadd.rn.f16 %h2, %h0, %h1;\n// outputs: %h2\n").unwrap();
+        let f = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\ntestp.notanumber.f32 %p2, %f0;\n// outputs: %f1, %p2\n").unwrap();
+        let d = Program::parse("// inputs: %fd0:f64\nneg.f64 %fd1, %fd0;\n// outputs: %fd1\n").unwrap();
+        let hc = [0x3c00u64, 0x4000, 0x3c00, 0x3c00, 0x7e00, 0x3c00];
+        let fc = [0x3f80_0000u64, 0x7fc0_0000, 0];
+        let dc = [0x3ff0_0000_0000_0000u64];
+        let jobs = [Job::new(&h, &hc, false), Job::new(&f, &fc, false), Job::new(&d, &dc, false)];
+        let (batch, faults) = VmBatch::pack(&Encoder::new(90).unwrap(), &jobs, &[0, 1, 2]);
+        assert!(faults.is_empty());
+        // Inputs: 6 half values in 2 words, 3 f32 in 2, 1 f64 in 1 (8-byte slots: 5 + 3 + 1 words).
+        assert_eq!(batch.inputs.len(), 2 + 2 + 1);
+        assert_eq!(batch.inputs[0], 0x3c00_3c00_4000_3c00);
+        assert_eq!(&batch.progs[..PROG_WORDS], &[0, 0, 0, 3, 1, 1]);
+        assert_eq!(&batch.progs[PROG_WORDS + 1..2 * PROG_WORDS], &[16, 8, 3, 2, 2]);
+        assert_eq!(&batch.progs[2 * PROG_WORDS + 1..], &[32, 32, 1, 3, 3]);
+        // Outputs: 3 halves in 1 word, 6 f32/predicate slots in 3, 1 f64 in 1.
+        assert_eq!(batch.out_len, 1 + 3 + 1);
+        let out = batch.emulate(90).unwrap();
+        let want = InterpEngine::new().run(&jobs);
+        for (k, got) in batch.unpack(&out) {
+            assert_eq!(Ok(got), want[k], "job {k}");
+        }
+    }
+
+    #[test]
     fn launches_split_the_programs_by_the_grid_limit() {
-        let b = VmBatch { packed: vec![(0, 0, 1, 1); 5], ..VmBatch::default() };
+        let one = Packed { job: 0, out_at: 0, cases: 1, per_case: 1, shift: 3 };
+        let b = VmBatch { packed: vec![one; 5], ..VmBatch::default() };
         assert_eq!(b.launches(2), vec![(0, 2), (2, 2), (4, 1)]);
         assert_eq!(b.launches(65_535), vec![(0, 5)]);
         assert_eq!(VmBatch::default().launches(3), vec![]);
