@@ -143,12 +143,11 @@ pub(super) fn primary<F: Format>(op: ArithOp, m: Mods, x: [u64; 3]) -> u64 {
 #[cold]
 #[inline(never)]
 fn nan_primary<F: Format>(op: ArithOp, clamp: Clamp, x: [u64; 3]) -> u64 {
-    match nan_result::<F>(clamp, &x[..op.inputs()]).primary {
-        Outcome::Bits(b) => b,
-        Outcome::AnyNan => F::CANONICAL_NAN,
-        // Neither is ever produced for an IEEE-rounded result; the reference, as
-        // `Expectation::primary_bits` reads it.
-        Outcome::Range { reference, .. } | Outcome::Unbounded { reference, .. } => reference,
+    // `nan_result`'s primary, row by row.
+    match clamp {
+        Clamp::Sat => 0,
+        Clamp::Relu => F::CANONICAL_NAN,
+        Clamp::None => nan::arith_primary::<F>(&x[..op.inputs()]),
     }
 }
 

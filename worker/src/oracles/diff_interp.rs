@@ -47,8 +47,12 @@ impl Engine for InterpEngine {
         jobs.par_iter().map(run_job).collect()
     }
 
+    /// 32 chunks per thread (131,072 cases, 128 default programs, on 2 cores): each batch
+    /// is one fork-join over the pool and one handoff from the source thread, and at 4 chunks
+    /// per thread those cost about 8% of an interp campaign (docs/benchmarks.md); the batch's
+    /// cases and outputs stay a few MiB.
     fn preferred_cases(&self) -> usize {
-        CHUNK * 4 * rayon::current_num_threads()
+        CHUNK * 32 * rayon::current_num_threads()
     }
 
     fn outputs_are_reference(&self) -> bool {
