@@ -89,10 +89,10 @@ pub struct SweepArgs {
 }
 
 pub mod fingerprint;
-mod gpu;
+pub mod gpu;
 pub mod post;
 
-pub use gpu::GpuKernel;
+pub use gpu::{self_check as kernel_self_check, GpuKernel};
 
 fn parse_u64(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {

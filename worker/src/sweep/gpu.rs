@@ -161,6 +161,46 @@ fn check_filter(
     }
 }
 
+/// The sweep kernel against the engine's own job path, for `engines --check` on an engine
+/// with a kernel: `ex2.approx.f16` over all 2^16 inputs (dense: same mismatches, same
+/// fingerprint) and `rcp.approx.f32` over a 2^20-input sample (filtered: same mismatches,
+/// every input judged or passed, no disagreement or escape). `(name, Err(why))` on failure.
+pub fn self_check(engine: &mut dyn Engine) -> Vec<(String, Result<(), String>)> {
+    let stop = AtomicBool::new(false);
+    let cases = [
+        ("sweep kernel (dense): ex2.approx.f16, all 2^16 inputs", "ex2.approx.f16", Plan { start: 0, stride: 1, count: 1 << 16 }),
+        ("sweep kernel (filtered): rcp.approx.f32, 2^20 sampled inputs", "rcp.approx.f32", Plan { start: 0x3f00_0000, stride: 0x9e37_79b1, count: 1 << 20 }),
+    ];
+    cases
+        .iter()
+        .map(|&(name, form, plan)| {
+            let run = |engine: &mut dyn Engine, kernel: bool| {
+                let instr = Instr::parse_default(form).expect("a known form");
+                super::sweep_with(engine, &instr, plan, 1 << 20, 3, &stop, &Profile::Spec, kernel).map_err(|e| format!("{e:#}"))
+            };
+            let verdict = run(engine, true).and_then(|k| {
+                let j = run(engine, false)?;
+                let g = k.gpu_kernel.clone().ok_or("the kernel did not run")?;
+                if k.faults + j.faults > 0 {
+                    Err(format!("faults: {:?} / {:?}", k.last_fault, j.last_fault))
+                } else if g.failed() {
+                    Err(format!("the GPU pre-filter disagrees with its definition: {g:?}"))
+                } else if (k.mismatches, &k.fingerprint) != (j.mismatches, &j.fingerprint) {
+                    Err(format!(
+                        "kernel: {} mismatches, fingerprint {:?}; job path: {} mismatches, fingerprint {:?}",
+                        k.mismatches, k.fingerprint, j.mismatches, j.fingerprint
+                    ))
+                } else if u128::from(g.judged + g.passed) != plan.count {
+                    Err(format!("{} judged + {} passed != {} inputs", g.judged, g.passed, plan.count))
+                } else {
+                    Ok(())
+                }
+            });
+            (name.to_string(), verdict)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "gpu_tests.rs"]
 mod tests;

@@ -184,3 +184,19 @@ fn under_a_profile_that_claims_the_form_the_kernel_runs_dense() {
     let r = sweep_with(&mut EmulatedGpu::new(0, Filter::AsDocumented), &instr, plan, 1 << 16, 5, &AtomicBool::new(false), &sm90, true).unwrap();
     assert_eq!((r.gpu_kernel.unwrap().judging, r.mismatches), ("dense", 0));
 }
+
+#[test]
+fn the_engine_self_check_passes_a_faithful_kernel_and_fails_a_broken_filter() {
+    let checks = super::self_check(&mut EmulatedGpu::new(0, Filter::AsDocumented));
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|(_, v)| v.is_ok()), "{checks:?}");
+    // A target 2 ulps off on every seventh input whose GPU filter passes everything: the
+    // audit catches the filter (the job path sees the mismatches the kernel path cannot).
+    let checks = super::self_check(&mut EmulatedGpu::new(2, Filter::PassesAll));
+    let (name, verdict) = &checks[1];
+    assert!(name.contains("filtered") && verdict.as_ref().unwrap_err().contains("pre-filter"), "{checks:?}");
+    // And the smoke check (`engines --check`) includes them.
+    let report = crate::smoke::smoke(&mut EmulatedGpu::new(0, Filter::AsDocumented));
+    assert!(report.passed.iter().any(|n| n.starts_with("sweep kernel (dense)")), "{report:?}");
+    assert!(report.ok(), "{report:?}");
+}
