@@ -183,7 +183,7 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
     }
     // An engine with a sweep kernel (a GPU): the kernel against its own job path.
     if engine.has_sweep_kernel() {
-        for (name, verdict) in crate::sweep::kernel_self_check(engine) {
+        for (name, verdict) in crate::sweep::gpu::self_check(engine) {
             match verdict {
                 Ok(()) => report.passed.push(name),
                 Err(why) => report.failed.push(format!("{name}: {why}")),

@@ -52,12 +52,16 @@ impl Prefilter {
             line(format!("@{pred} setp.eq.u32 %pf_keep, 0, 0;"));
             line(format!("@{pred} bra {end};"));
         };
-        // A normal input (exponent neither 0 nor 255); sqrt and rsqrt: a positive one.
-        line("bfe.u64 %pf_t0, %pf_x, 23, 8;".into());
-        line("setp.eq.u64 %pf_q, %pf_t0, 0;".into());
-        keep_if(&mut line, "%pf_q");
-        line("setp.eq.u64 %pf_q, %pf_t0, 255;".into());
-        keep_if(&mut line, "%pf_q");
+        // `is_normal`: kept unless the f32 in `reg` has an exponent neither 0 nor 255.
+        let keep_unless_normal = |line: &mut dyn FnMut(String), reg: &str| {
+            line(format!("bfe.u64 %pf_t0, {reg}, 23, 8;"));
+            line("setp.eq.u64 %pf_q, %pf_t0, 0;".into());
+            keep_if(line, "%pf_q");
+            line("setp.eq.u64 %pf_q, %pf_t0, 255;".into());
+            keep_if(line, "%pf_q");
+        };
+        // A normal input; sqrt and rsqrt: a positive one.
+        keep_unless_normal(&mut line, "%pf_x");
         if self.reference != Reference::Rcp {
             line("bfe.u64 %pf_t0, %pf_x, 31, 1;".into());
             line("setp.ne.u64 %pf_q, %pf_t0, 0;".into());
@@ -77,11 +81,7 @@ impl Prefilter {
             }
         }
         // `decide`: a normal output whose sign is the reference's.
-        line("bfe.u64 %pf_t0, %pf_h, 23, 8;".into());
-        line("setp.eq.u64 %pf_q, %pf_t0, 0;".into());
-        keep_if(&mut line, "%pf_q");
-        line("setp.eq.u64 %pf_q, %pf_t0, 255;".into());
-        keep_if(&mut line, "%pf_q");
+        keep_unless_normal(&mut line, "%pf_h");
         line("bfe.u64 %pf_t0, %pf_h, 31, 1;".into());
         line("setp.ne.u64 %pf_n, %pf_t0, 0;".into());
         line(format!("setp.lt.f64 %pf_q, %pf_d1, {};", d(0.0)));

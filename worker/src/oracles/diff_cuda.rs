@@ -473,10 +473,9 @@ impl Engine for CudaEngine {
         // The accumulators are in `input`, the pairs in `output`.
         let mut acc = [0u64; 3];
         let read = self.input.as_ref().expect("ensured").download(&mut acc);
-        let (kept, audited) = match prefilter {
-            None => (len, 0),
-            Some(_) => ((acc[1] as usize).min(len), (acc[2] as usize).min(len - (acc[1] as usize).min(len))),
-        };
+        // Filtered: acc[1] kept pairs from the bottom, acc[2] audited ones from the top.
+        let kept = if prefilter.is_some() { (acc[1] as usize).min(len) } else { len };
+        let audited = if prefilter.is_some() { (acc[2] as usize).min(len - kept) } else { 0 };
         let (mut pairs, mut audit) = (vec![0u64; kept], vec![0u64; audited]);
         let out = self.output.as_ref().expect("ensured");
         let read = read.and_then(|()| out.download(&mut pairs)).and_then(|()| out.download_at(len - audited, &mut audit));
