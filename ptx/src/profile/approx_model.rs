@@ -22,6 +22,7 @@ use crate::approx::special::{self, Class};
 use crate::approx::{pow2, Form};
 use crate::format::{Format, Scalar, BF16, F16};
 use crate::isa::Ftz;
+use super::mufu::{Unit, UnitRow};
 use serde::Deserialize;
 
 /// How the unit's value is obtained, as a row names it.
@@ -31,6 +32,8 @@ enum CoreRow {
     CorrectlyRoundedF32,
     /// The name of a table in the file's `approx_tables`.
     SegmentQuadratic(String),
+    /// The name of a function unit in the file's `approx_units` (`mufu.rs`).
+    Unit(String),
 }
 
 /// How the unit's value is obtained.
@@ -41,6 +44,9 @@ pub enum Core {
     /// `c0 + c1 t + c2 t^2` (f64, in that order of operations) with `t = (|x| - lo) / (hi - lo)`
     /// on the segment holding |x|, the sign of x, rounded to nearest f32.
     SegmentQuadratic { table: String, segments: Vec<Segment> },
+    /// The f32 function unit itself, bit for bit (`mufu::Unit`), with the SASS ptxas wraps
+    /// around it; f32 lanes only.
+    Unit { name: String, unit: Box<Unit> },
 }
 
 /// One segment `[lo, hi)` of a table and its quadratic.
@@ -147,21 +153,29 @@ pub struct ApproxModel {
 impl ApproxModel {
     /// Parse the `approx_models` array of a profile file, with the `approx_tables` object its
     /// rows name; `Err` says which row or table is wrong.
-    pub(super) fn parse_all(models: serde_json::Value, tables: Option<serde_json::Value>) -> Result<Vec<ApproxModel>, String> {
+    pub(super) fn parse_all(models: serde_json::Value, tables: Option<serde_json::Value>, units: Option<serde_json::Value>) -> Result<Vec<ApproxModel>, String> {
         let rows: Vec<Row> = serde_json::from_value(models).map_err(|e| format!("approx_models: {e}"))?;
         let tables: std::collections::BTreeMap<String, TableRow> = match tables {
             Some(t) => serde_json::from_value(t).map_err(|e| format!("approx_tables: {e}"))?,
             None => Default::default(),
         };
-        rows.into_iter().map(|r| ApproxModel::from_row(r, &tables)).collect()
+        let units: std::collections::BTreeMap<String, UnitRow> = match units {
+            Some(u) => serde_json::from_value(u).map_err(|e| format!("approx_units: {e}"))?,
+            None => Default::default(),
+        };
+        rows.into_iter().map(|r| ApproxModel::from_row(r, &tables, &units)).collect()
     }
 
-    fn from_row(r: Row, tables: &std::collections::BTreeMap<String, TableRow>) -> Result<ApproxModel, String> {
+    fn from_row(r: Row, tables: &std::collections::BTreeMap<String, TableRow>, units: &std::collections::BTreeMap<String, UnitRow>) -> Result<ApproxModel, String> {
         let core = match &r.core {
             CoreRow::CorrectlyRoundedF32 => Core::CorrectlyRoundedF32,
             CoreRow::SegmentQuadratic(name) => {
                 let t = tables.get(name).ok_or_else(|| format!("approx model {}: no table '{name}' in approx_tables", r.id))?;
                 Core::SegmentQuadratic { table: name.clone(), segments: Segment::parse_table(name, t)? }
+            }
+            CoreRow::Unit(name) => {
+                let u = units.get(name).ok_or_else(|| format!("approx model {}: no unit '{name}' in approx_units", r.id))?;
+                Core::Unit { name: name.clone(), unit: Box::new(Unit::parse(name, u)?) }
             }
         };
         let f32_hex = |field: &str, t: &Option<String>| -> Result<Option<f32>, String> {
@@ -201,20 +215,26 @@ impl ApproxModel {
     /// canonical NaN of the lane format. `None` for a form the model cannot run (f32 and f64
     /// lanes, two-operand forms: no row names those today).
     pub fn lane(&self, form: &Form, input: u64, nan: u64) -> Option<u64> {
-        if !Self::runs_on(form) {
+        if !self.runs_on(form) {
             return None;
         }
-        match form.scalar {
-            Scalar::F16 => Some(self.lane_in::<F16>(form, input, nan)),
-            Scalar::BF16 => Some(self.lane_in::<BF16>(form, input, nan)),
-            Scalar::F32 | Scalar::F64 => None,
+        match (form.scalar, &self.core) {
+            (Scalar::F32, Core::Unit { unit, .. }) => Some(unit.form_lane(form.ftz, input as u32, nan as u32) as u64),
+            (Scalar::F16, _) => Some(self.lane_in::<F16>(form, input, nan)),
+            (Scalar::BF16, _) => Some(self.lane_in::<BF16>(form, input, nan)),
+            _ => None,
         }
     }
 
-    /// Whether the evaluator runs `form`: one operand, half lanes (an f32 unit's result is
-    /// its own output, which needs the unit's segment table, not a truncated stand-in).
-    pub fn runs_on(form: &Form) -> bool {
-        form.arity == 1 && matches!(form.scalar, Scalar::F16 | Scalar::BF16)
+    /// Whether the evaluator runs `form`: one operand; half lanes through a stand-in or a
+    /// table, f32 lanes through a unit of the same function (an f32 result is the unit's own
+    /// output, which needs the unit's segment table, not a truncated stand-in).
+    pub fn runs_on(&self, form: &Form) -> bool {
+        form.arity == 1
+            && match &self.core {
+                Core::Unit { unit, .. } => form.scalar == Scalar::F32 && unit.function.computes(form.func),
+                _ => matches!(form.scalar, Scalar::F16 | Scalar::BF16),
+            }
     }
 
     fn lane_in<F: Format>(&self, form: &Form, input: u64, nan: u64) -> u64 {
@@ -242,6 +262,8 @@ impl ApproxModel {
         // has 11, and the cut only removes low ones).
         let y = match &self.core {
             Core::CorrectlyRoundedF32 => crate::approx::correctly_rounded_f32(form.func, q as f32),
+            // `runs_on` sends only f32 lanes to a unit.
+            Core::Unit { .. } => unreachable!("a unit model runs f32 lanes only"),
             Core::SegmentQuadratic { segments, .. } => {
                 let a = q.abs();
                 // Every |x| between the identity and saturation thresholds has a segment (a
@@ -334,10 +356,10 @@ mod tests {
             ))
             .unwrap()
         };
-        assert!(ApproxModel::parse_all(row(""), None).is_ok());
-        let e = ApproxModel::parse_all(row(r#", "saturate_from": "8.0""#), None).unwrap_err();
+        assert!(ApproxModel::parse_all(row(""), None, None).is_ok());
+        let e = ApproxModel::parse_all(row(r#", "saturate_from": "8.0""#), None, None).unwrap_err();
         assert!(e.contains("approx model m") && e.contains("saturate_from"), "{e}");
-        let e = ApproxModel::parse_all(row(r#", "rounding": "rz""#), None).unwrap_err();
+        let e = ApproxModel::parse_all(row(r#", "rounding": "rz""#), None, None).unwrap_err();
         assert!(e.contains("rounding"), "{e}");
     }
 
@@ -345,13 +367,13 @@ mod tests {
     fn a_segment_table_must_exist_and_run_in_increasing_order() {
         let model = serde_json::json!([{"id": "m", "forms": ["tanh.approx.bf16"], "core": {"segment-quadratic": "t"},
             "output": "truncate", "status": "partial", "measured": "", "hardware": "", "evidence": ["e"], "spec": "9.7.4.9"}]);
-        let e = ApproxModel::parse_all(model.clone(), None).unwrap_err();
+        let e = ApproxModel::parse_all(model.clone(), None, None).unwrap_err();
         assert!(e.contains("no table 't'"), "{e}");
         let seg = |lo: f64, hi: f64| [lo, hi, 0.0, 1.0, 0.0].map(|v| format!("{:#x}", v.to_bits()));
         let tables = |segs: Vec<[String; 5]>| Some(serde_json::json!({"t": {"about": "test", "segments": segs}}));
-        let m = ApproxModel::parse_all(model.clone(), tables(vec![seg(0.5, 1.0), seg(1.0, 2.0)])).unwrap();
+        let m = ApproxModel::parse_all(model.clone(), tables(vec![seg(0.5, 1.0), seg(1.0, 2.0)]), None).unwrap();
         assert!(matches!(&m[0].core, Core::SegmentQuadratic { segments, .. } if segments.len() == 2));
-        let e = ApproxModel::parse_all(model, tables(vec![seg(1.0, 2.0), seg(0.5, 1.0)])).unwrap_err();
+        let e = ApproxModel::parse_all(model, tables(vec![seg(1.0, 2.0), seg(0.5, 1.0)]), None).unwrap_err();
         assert!(e.contains("increasing order"), "{e}");
     }
 }

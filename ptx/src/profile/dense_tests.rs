@@ -109,3 +109,36 @@ fn the_profile_answers_with_bit_exact_models_only() {
     assert!(!profile.claims(&Instr::parse("ex2.approx.f32", 1).unwrap()));
     assert!(!Profile::named("spec").unwrap().claims(&ex2));
 }
+
+/// Over every input of an f32 dump (`FORM.START.COUNT.dxz`, inputs START, START + 1, ...): how
+/// many the sm_90 profile's model reproduces, and the first few it does not.
+fn reproduced_f32(file: &str) -> (usize, usize, Vec<String>) {
+    let mut parts = file.splitn(2, ".3f").map(str::to_string);
+    let form = parts.next().unwrap();
+    let start = u64::from_str_radix(&format!("3f{}", parts.next().unwrap().split('.').next().unwrap()), 16).unwrap();
+    let profile = Profile::named("sm_90").unwrap();
+    let Profile::Hardware(hw) = &profile else { unreachable!() };
+    let model = hw.exact_model(&form).unwrap_or_else(|| panic!("sm_90 has no bit-exact model of {form}"));
+    let approx = crate::approx::Form::of(&Instr::parse(&form, 1).unwrap()).unwrap();
+    let nan = hw.canonical_nan(approx.scalar);
+    let got = dense(file);
+    let (mut same, mut wrong) = (0, Vec::new());
+    for (k, &out) in got.iter().enumerate() {
+        let x = start + k as u64;
+        let mine = model.lane(&approx, x, nan).unwrap();
+        if mine == out {
+            same += 1;
+        } else if wrong.len() < 8 {
+            wrong.push(format!("{x:#010x} -> {out:#010x}, model {mine:#010x}"));
+        }
+    }
+    (same, got.len(), wrong)
+}
+
+#[test]
+fn the_rcp_unit_model_reproduces_every_recorded_output_in_its_binade() {
+    // Every output of rcp.approx.f32 over [1, 2), the binade the segment table was fitted on
+    // (and so a check that the table in the profile file is the one the search found).
+    let (same, n, wrong) = reproduced_f32("rcp.approx.f32.3f800000.8388608.dxz");
+    assert_eq!((same, n), (8_388_608, 8_388_608), "{wrong:#?}");
+}

@@ -5,6 +5,7 @@
 //! hardware evidence and the spec section. A new GPU is a new file, not new code.
 
 pub mod approx_model;
+pub mod mufu;
 mod table;
 mod tininess;
 #[cfg(test)]
@@ -130,7 +131,7 @@ fn exact_model<'a>(hw: &'a HardwareProfile, instr: &Instr) -> Option<(&'a Approx
     let form = crate::approx::Form::of(instr)?;
     let model = hw.exact_model(&instr.to_string())?;
     // A row whose evaluator cannot run this form (an f32 lane) is not a claim.
-    ApproxModel::runs_on(&form).then_some((model, form))
+    model.runs_on(&form).then_some((model, form))
 }
 
 /// Every lane of `operands` through `model`.

@@ -112,3 +112,32 @@ fn stop_flag_interrupts() {
         .unwrap();
     assert!(r.interrupted && r.inputs == 0);
 }
+
+/// Every approximate f32 form the sm_90 profile has a bit-exact unit model of (issue #15)
+/// reproduces, over all 2^32 inputs, the fingerprint the H100 recorded in sweeps.jsonl. The
+/// model alone (no engine, no judge): about 20 s per form on 2 cores in release.
+#[test]
+fn sm_90_unit_models_reproduce_the_h100_fingerprint_over_all_2_32_inputs() {
+    use rayon::prelude::*;
+    let truth = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/hw/h100-sm90/sweeps.jsonl");
+    let Profile::Hardware(hw) = Profile::named("sm_90").unwrap() else { unreachable!() };
+    let mut checked = Vec::new();
+    for rec in fingerprint::read_recorded(&truth).unwrap() {
+        let i = instr(&rec.instr);
+        let (Some(form), Some(model)) = (ptx::approx::Form::of(&i), hw.exact_model(&rec.instr)) else { continue };
+        if !model.runs_on(&form) {
+            continue;
+        }
+        let nan = hw.canonical_nan(form.scalar);
+        let sum = (0..1u64 << 16)
+            .into_par_iter()
+            .map(|hi| {
+                (hi << 16..(hi + 1) << 16).fold(0u64, |acc, u| acc.wrapping_add(fingerprint::term(u, model.lane(&form, u, nan).unwrap(), 32)))
+            })
+            .reduce(|| 0, u64::wrapping_add);
+        assert_eq!(format!("{sum:016x}"), format!("{:016x}", rec.hash), "{}: the model's fingerprint over 2^32 inputs", rec.instr);
+        checked.push(rec.instr);
+    }
+    // The forms with a unit model today; a new model joins this list (and docs/approx.md).
+    assert_eq!(checked, ["rcp.approx.f32", "rcp.approx.ftz.f32"]);
+}

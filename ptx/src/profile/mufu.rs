@@ -1,0 +1,220 @@
+//! The H100's f32 function units (SASS `MUFU.*`) as data: a quadratic per segment of the
+//! operand's leading significand bits, with fixed-point coefficients, summed as the unit's
+//! datapath sums them (issue #15; docs/approx.md, "Models"). One evaluator, one table per unit
+//! in the profile file (`approx_units`).
+//!
+//! The datapath (found by exact search against `dense/rcp.approx.f32.3f800000.8388608.dxz`,
+//! `scripts/approx-unit-fit`): the significand's top `segment_bits` bits pick a segment
+//! `[a, c1, c2]`, the remaining `low_bits` are `xl`, and the unit's significand is
+//!
+//! ```text
+//! (a << a_shift) + bias + ((c1 * xl) << c1_shift) + c2 * sq(xl)   >> result_shift
+//! ```
+//!
+//! where `sq(xl)` is `xl^2` with only the squarer's partial products at or above bit
+//! `square_column` (a truncated squarer: `xl^2 = sum b_i 2^2i + sum_{i<j} b_i b_j 2^(i+j+1)`),
+//! and the final shift truncates. It is the multifunction interpolator of Oberman and Siu
+//! (ARITH 2005: table lookup, quadratic, truncated squarer, carry-save sum) with this GPU's
+//! coefficients.
+
+use serde::Deserialize;
+
+/// Which function a unit computes: it fixes how the operand is reduced to a significand and how
+/// the result's exponent is made (the coefficients only give the significand).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Function {
+    /// `MUFU.RCP`: 1/x. Significand of x -> significand of 1/x in [0.5, 1).
+    Rcp,
+}
+
+impl Function {
+    /// Whether the unit is the one an approximate form's function runs on.
+    pub fn computes(self, func: crate::approx::Func) -> bool {
+        matches!((self, func), (Function::Rcp, crate::approx::Func::Rcp))
+    }
+}
+
+/// A unit's table as the profile file writes it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct UnitRow {
+    /// Where the table comes from (for the reader of the file; required so that none is silent).
+    #[allow(dead_code)]
+    about: String,
+    function: Function,
+    segment_bits: u32,
+    low_bits: u32,
+    square_column: u32,
+    a_shift: u32,
+    c1_shift: u32,
+    /// 0x-hex: the constant the datapath adds (its rounding and truncation compensation).
+    bias: String,
+    result_shift: u32,
+    /// `[a, c1, c2]` per segment, in segment order.
+    segments: Vec<[i64; 3]>,
+}
+
+/// A unit, parsed and checked, with its truncated squares precomputed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub function: Function,
+    segment_bits: u32,
+    low_bits: u32,
+    a_shift: u32,
+    c1_shift: u32,
+    bias: i64,
+    result_shift: u32,
+    segments: Vec<[i64; 3]>,
+    /// `sq(xl)` for every `xl` (2^low_bits entries).
+    squares: Vec<i64>,
+}
+
+impl Unit {
+    pub(super) fn parse(name: &str, r: &UnitRow) -> Result<Unit, String> {
+        let bad = |what: &str| Err(format!("approx unit {name}: {what}"));
+        if r.segment_bits + r.low_bits != 23 {
+            return bad("segment_bits + low_bits must be 23 (an f32 significand's fraction)");
+        }
+        if r.segments.len() != 1 << r.segment_bits {
+            return bad(&format!("needs 2^segment_bits = {} segments, has {}", 1u32 << r.segment_bits, r.segments.len()));
+        }
+        // Every term must fit an i64 for every input: a < 2^27, |c1 * xl| < 2^40, sq < 2^46.
+        if r.a_shift > 34 || r.c1_shift > 22 || r.result_shift >= 62 || r.square_column > 2 * r.low_bits {
+            return bad("a shift or column is out of range (a_shift <= 34, c1_shift <= 22, result_shift < 62)");
+        }
+        if r.segments.iter().any(|s| !(0..1 << 27).contains(&s[0]) || s[1].abs() >= 1 << 24 || s[2].abs() >= 1 << 16) {
+            return bad("a segment's coefficients are out of range (0 <= a < 2^27, |c1| < 2^24, |c2| < 2^16)");
+        }
+        let bias = r.bias.strip_prefix("0x").and_then(crate::value::parse_hex).filter(|b| *b < 1 << 62);
+        let Some(bias) = bias else { return bad(&format!("bias '{}' is not 0x-hex below 2^62", r.bias)) };
+        Ok(Unit {
+            function: r.function,
+            segment_bits: r.segment_bits,
+            low_bits: r.low_bits,
+            a_shift: r.a_shift,
+            c1_shift: r.c1_shift,
+            bias: bias as i64,
+            result_shift: r.result_shift,
+            segments: r.segments.clone(),
+            squares: (0..1u64 << r.low_bits).map(|x| truncated_square(x, r.square_column) as i64).collect(),
+        })
+    }
+
+    /// The unit's result for the 23-bit fraction `f` of a significand, in units of
+    /// 2^-result_shift of the datapath's sum (for `Rcp`: of 2^-24, i.e. `1/1.f` scaled to
+    /// [2^23, 2^24]).
+    pub fn significand(&self, f: u32) -> u64 {
+        let s = (f >> self.low_bits) as usize;
+        let xl = f & ((1 << self.low_bits) - 1);
+        let [a, c1, c2] = self.segments[s];
+        let acc = (a << self.a_shift) + self.bias + ((c1 * xl as i64) << self.c1_shift) + c2 * self.squares[xl as usize];
+        (acc >> self.result_shift) as u64
+    }
+
+    /// The unit on one f32 operand, as `MUFU` runs it: subnormal operands and results are
+    /// flushed to zero of the same sign (the `.ftz` forms are the bare unit: ptxas 13.5 emits
+    /// `MUFU.RCP` alone for `rcp.approx.ftz.f32`), NaN gives `nan`.
+    pub fn run(&self, x: u32, nan: u32) -> u32 {
+        let sign = x & 0x8000_0000;
+        let exp = (x >> 23) & 0xff;
+        let frac = x & 0x7f_ffff;
+        match self.function {
+            Function::Rcp => match exp {
+                0xff if frac != 0 => nan,
+                0xff => sign,               // 1/inf = 0
+                0 => sign | 0x7f80_0000,    // a zero or flushed subnormal: infinity
+                _ => {
+                    // x = 2^(exp-127) * 1.f; 1/x = 2^(126-(exp-127)) * (2 / 1.f) with 2/1.f in
+                    // (1, 2]: a power of two is exact, everything else sits one binade down.
+                    let (e, sig) = if frac == 0 { (254 - exp as i32, 0) } else { (253 - exp as i32, self.significand(frac) as u32 - (1 << 23)) };
+                    if e <= 0 { sign } else { sign | (e as u32) << 23 | sig }
+                }
+            },
+        }
+    }
+}
+
+/// The SASS ptxas 13.5 wraps around each unit for the non-`.ftz` f32 forms (docs/approx.md, the
+/// `scripts/approx-sass sm_90` table): exact f32 scaling that keeps the unit's operand and
+/// result normal. The `.ftz` forms are the bare unit.
+impl Unit {
+    /// One f32 lane of the approximate form of this unit's function with `ftz`.
+    pub fn form_lane(&self, ftz: crate::isa::Ftz, x: u32, nan: u32) -> u32 {
+        if ftz == crate::isa::Ftz::Flush {
+            return self.run(x, nan);
+        }
+        match self.function {
+            // rcp.approx.f32: FSETP.GEU |x|, 2^-126; FSETP.GT |x|, 2^126; FSEL picks the scale
+            // 2^24 (subnormal), 1/4 (above 2^126) or 1; FMUL x by it; MUFU.RCP; FMUL the
+            // result by it again (rounding a result that lands among the subnormals).
+            Function::Rcp => {
+                let a = f32::from_bits(x & 0x7fff_ffff);
+                let scale = if a < f32::MIN_POSITIVE { 16_777_216.0 } else if a > 2f32.powi(126) { 0.25 } else { 1.0 };
+                if f32::from_bits(x).is_nan() {
+                    return nan;
+                }
+                let r = f32::from_bits(self.run((f32::from_bits(x) * scale).to_bits(), nan));
+                (r * scale).to_bits()
+            }
+        }
+    }
+}
+
+/// `x^2` from the squarer's partial products of weight at least `2^column` only.
+fn truncated_square(x: u64, column: u32) -> u64 {
+    let bits: Vec<u32> = (0..64).filter(|i| x >> i & 1 == 1).collect();
+    let mut sum = 0u64;
+    for (k, &i) in bits.iter().enumerate() {
+        if 2 * i >= column {
+            sum += 1 << (2 * i);
+        }
+        for &j in &bits[k + 1..] {
+            if i + j + 1 >= column {
+                sum += 1 << (i + j + 1);
+            }
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_truncated_square_keeps_only_the_partial_products_at_or_above_the_column() {
+        for x in [0u64, 1, 3, 0xffff, 0x8001, 12345] {
+            assert_eq!(truncated_square(x, 0), x * x, "{x}");
+        }
+        // 0b11: 1 + 4 + 2 * 2 (the cross product b0 b1 at column 2).
+        assert_eq!(truncated_square(3, 1), 8);
+        assert_eq!(truncated_square(3, 3), 0);
+        // 0xffff squared with columns below 17 dropped is below the full square by less than
+        // 17 columns' worth of partial products.
+        let t = truncated_square(0xffff, 17);
+        assert!(t <= 0xffff * 0xffff && 0xffff * 0xffff - t < 17 << 17, "{t:#x}");
+        assert_eq!(t % (1 << 17), 0);
+    }
+
+    #[test]
+    fn a_unit_table_of_the_wrong_size_or_shape_is_refused_with_its_name() {
+        let row = |segments: Vec<[i64; 3]>, low_bits: u32| UnitRow {
+            about: "test".into(),
+            function: Function::Rcp,
+            segment_bits: 1,
+            low_bits,
+            square_column: 0,
+            a_shift: 0,
+            c1_shift: 0,
+            bias: "0x0".into(),
+            result_shift: 0,
+            segments,
+        };
+        assert!(Unit::parse("u", &row(vec![[0, 0, 0]; 2], 22)).is_ok());
+        let e = Unit::parse("u", &row(vec![[0, 0, 0]; 3], 22)).unwrap_err();
+        assert!(e.contains("approx unit u") && e.contains("2 segments, has 3"), "{e}");
+        assert!(Unit::parse("u", &row(vec![[0, 0, 0]; 2], 21)).unwrap_err().contains("23"));
+        assert!(Unit::parse("u", &row(vec![[-1, 0, 0]; 2], 22)).unwrap_err().contains("out of range"));
+    }
+}
