@@ -136,9 +136,16 @@ fn reproduced_f32(file: &str) -> (usize, usize, Vec<String>) {
 }
 
 #[test]
-fn the_rcp_unit_model_reproduces_every_recorded_output_in_its_binade() {
-    // Every output of rcp.approx.f32 over [1, 2), the binade the segment table was fitted on
-    // (and so a check that the table in the profile file is the one the search found).
-    let (same, n, wrong) = reproduced_f32("rcp.approx.f32.3f800000.8388608.dxz");
-    assert_eq!((same, n), (8_388_608, 8_388_608), "{wrong:#?}");
+fn the_f32_unit_models_reproduce_every_recorded_output_of_their_binades() {
+    // Every output of rcp over [1, 2) and of rsqrt and sqrt over [1, 4): the inputs each
+    // segment table was fitted on (so a check that the tables in the profile file are the ones
+    // the search found); the other binades are the fingerprint test's (worker, sweep::tests).
+    for (file, n) in [
+        ("rcp.approx.f32.3f800000.8388608.dxz", 8_388_608),
+        ("rsqrt.approx.f32.3f800000.16777216.dxz", 16_777_216),
+        ("sqrt.approx.f32.3f800000.16777216.dxz", 16_777_216),
+    ] {
+        let (same, count, wrong) = reproduced_f32(file);
+        assert_eq!((same, count), (n, n), "{file}: {wrong:#?}");
+    }
 }

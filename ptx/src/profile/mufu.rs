@@ -24,14 +24,29 @@ use serde::Deserialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Function {
-    /// `MUFU.RCP`: 1/x. Significand of x -> significand of 1/x in [0.5, 1).
+    /// `MUFU.RCP`: 1/x. The 23-bit fraction of x -> the significand of 1/x in (0.5, 1).
     Rcp,
+    /// `MUFU.RSQ`: 1/sqrt(x). The exponent's parity and the fraction (x reduced to [1, 4), 24
+    /// bits) -> the significand of 1/sqrt(x) in (0.5, 1).
+    Rsqrt,
+    /// `MUFU.SQRT`: sqrt(x). As `Rsqrt` -> the significand of sqrt(x) in (1, 2).
+    Sqrt,
 }
 
 impl Function {
     /// Whether the unit is the one an approximate form's function runs on.
     pub fn computes(self, func: crate::approx::Func) -> bool {
-        matches!((self, func), (Function::Rcp, crate::approx::Func::Rcp))
+        use crate::approx::Func as F;
+        matches!((self, func), (Function::Rcp, F::Rcp) | (Function::Rsqrt, F::Rsqrt) | (Function::Sqrt, F::Sqrt))
+    }
+
+    /// How many bits of the reduced operand the datapath reads: the fraction, and for the
+    /// square roots the exponent's parity above it.
+    fn input_bits(self) -> u32 {
+        match self {
+            Function::Rcp => 23,
+            Function::Rsqrt | Function::Sqrt => 24,
+        }
     }
 }
 
@@ -73,8 +88,8 @@ pub struct Unit {
 impl Unit {
     pub(super) fn parse(name: &str, r: &UnitRow) -> Result<Unit, String> {
         let bad = |what: &str| Err(format!("approx unit {name}: {what}"));
-        if r.segment_bits + r.low_bits != 23 {
-            return bad("segment_bits + low_bits must be 23 (an f32 significand's fraction)");
+        if r.segment_bits + r.low_bits != r.function.input_bits() {
+            return bad(&format!("segment_bits + low_bits must be {} (the bits of the operand the unit reads)", r.function.input_bits()));
         }
         if r.segments.len() != 1 << r.segment_bits {
             return bad(&format!("needs 2^segment_bits = {} segments, has {}", 1u32 << r.segment_bits, r.segments.len()));
@@ -101,9 +116,8 @@ impl Unit {
         })
     }
 
-    /// The unit's result for the 23-bit fraction `f` of a significand, in units of
-    /// 2^-result_shift of the datapath's sum (for `Rcp`: of 2^-24, i.e. `1/1.f` scaled to
-    /// [2^23, 2^24]).
+    /// The datapath's result for the reduced operand `f`: a significand in [2^23, 2^24), in
+    /// units of 2^-24 of the result's value in (0.5, 1) (rcp, rsqrt) or 2^-23 in (1, 2) (sqrt).
     pub fn significand(&self, f: u32) -> u64 {
         let s = (f >> self.low_bits) as usize;
         let xl = f & ((1 << self.low_bits) - 1);
@@ -114,23 +128,52 @@ impl Unit {
 
     /// The unit on one f32 operand, as `MUFU` runs it: subnormal operands and results are
     /// flushed to zero of the same sign (the `.ftz` forms are the bare unit: ptxas 13.5 emits
-    /// `MUFU.RCP` alone for `rcp.approx.ftz.f32`), NaN gives `nan`.
+    /// `MUFU.RCP` alone for `rcp.approx.ftz.f32`), NaN gives `nan`; special values as the
+    /// spec's tables (9.7.3.13, 9.7.3.15-16) give them.
     pub fn run(&self, x: u32, nan: u32) -> u32 {
+        const INF: u32 = 0x7f80_0000;
         let sign = x & 0x8000_0000;
         let exp = (x >> 23) & 0xff;
         let frac = x & 0x7f_ffff;
+        if exp == 0xff && frac != 0 {
+            return nan;
+        }
+        // A zero or a flushed subnormal is a zero of its sign.
+        let zero = exp == 0;
         match self.function {
             Function::Rcp => match exp {
-                0xff if frac != 0 => nan,
-                0xff => sign,               // 1/inf = 0
-                0 => sign | 0x7f80_0000,    // a zero or flushed subnormal: infinity
+                0xff => sign, // 1/inf = 0
+                0 => sign | INF,
                 _ => {
-                    // x = 2^(exp-127) * 1.f; 1/x = 2^(126-(exp-127)) * (2 / 1.f) with 2/1.f in
-                    // (1, 2]: a power of two is exact, everything else sits one binade down.
+                    // x = 2^(exp-127) * 1.f: 1/x is 2^(127-exp) exactly for a power of two,
+                    // else 2^(126-(exp-127)) times the datapath's value in (0.5, 1) * 2.
                     let (e, sig) = if frac == 0 { (254 - exp as i32, 0) } else { (253 - exp as i32, self.significand(frac) as u32 - (1 << 23)) };
                     if e <= 0 { sign } else { sign | (e as u32) << 23 | sig }
                 }
             },
+            Function::Rsqrt | Function::Sqrt if zero => match self.function {
+                Function::Rsqrt => sign | INF, // rsqrt(+-0) = +-inf
+                _ => sign,                     // sqrt(+-0) = +-0
+            },
+            Function::Rsqrt | Function::Sqrt if sign != 0 => nan, // a negative operand, -inf included
+            Function::Rsqrt if exp == 0xff => 0,
+            Function::Sqrt if exp == 0xff => INF,
+            Function::Rsqrt | Function::Sqrt => {
+                // x = 2^(2k + p) * 1.f with p the exponent's parity: the datapath reads
+                // (p, f), i.e. x / 2^2k in [1, 4); the result is 2^-k (rsqrt) or 2^k (sqrt)
+                // times its value. A power of four is exact.
+                let e = exp as i32 - 127;
+                let (k, p) = (e.div_euclid(2), e.rem_euclid(2) as u32);
+                let f = p << 23 | frac;
+                if f == 0 {
+                    return ((127 + if self.function == Function::Sqrt { k } else { -k }) as u32) << 23;
+                }
+                let sig = self.significand(f) as u32 - (1 << 23);
+                // rsqrt: 2^-k * (0.5, 1) -> exponent field 126 - k (from 63 to 189: normal);
+                // sqrt: 2^k * (1, 2) -> 127 + k.
+                let field = if self.function == Function::Sqrt { 127 + k } else { 126 - k };
+                (field as u32) << 23 | sig
+            }
         }
     }
 }
@@ -144,20 +187,30 @@ impl Unit {
         if ftz == crate::isa::Ftz::Flush {
             return self.run(x, nan);
         }
-        match self.function {
-            // rcp.approx.f32: FSETP.GEU |x|, 2^-126; FSETP.GT |x|, 2^126; FSEL picks the scale
-            // 2^24 (subnormal), 1/4 (above 2^126) or 1; FMUL x by it; MUFU.RCP; FMUL the
-            // result by it again (rounding a result that lands among the subnormals).
-            Function::Rcp => {
-                let a = f32::from_bits(x & 0x7fff_ffff);
-                let scale = if a < f32::MIN_POSITIVE { 16_777_216.0 } else if a > 2f32.powi(126) { 0.25 } else { 1.0 };
-                if f32::from_bits(x).is_nan() {
-                    return nan;
-                }
-                let r = f32::from_bits(self.run((f32::from_bits(x) * scale).to_bits(), nan));
-                (r * scale).to_bits()
-            }
+        if f32::from_bits(x).is_nan() {
+            return nan;
         }
+        let a = f32::from_bits(x & 0x7fff_ffff);
+        // FSETP.GEU |x|, 2^-126 is false: a subnormal or a zero.
+        let small = a < f32::MIN_POSITIVE;
+        // (operand scale, result scale), both exact powers of two.
+        let (pre, post) = match self.function {
+            // FSETP.GT |x|, 2^126 as well; FSEL picks 2^24, 1/4 or 1, and one FMUL scales the
+            // operand, one the result, by the same value (so a result among the subnormals is
+            // rounded there by that FMUL).
+            Function::Rcp if small => (16_777_216.0, 16_777_216.0),
+            Function::Rcp if a > 2f32.powi(126) => (0.25, 0.25),
+            // @!P0 FMUL x, 2^24; MUFU.SQRT; @!P0 FMUL r, 2^-12.
+            Function::Sqrt if small => (16_777_216.0, 2f32.powi(-12)),
+            // @!P0 FMUL x, 2^24; MUFU.RSQ; @!P0 FMUL r, 4096.
+            Function::Rsqrt if small => (16_777_216.0, 4096.0),
+            _ => (1.0, 1.0),
+        };
+        let r = f32::from_bits(self.run((f32::from_bits(x) * pre).to_bits(), nan));
+        if r.is_nan() {
+            return nan;
+        }
+        (r * post).to_bits()
     }
 }
 

@@ -115,8 +115,11 @@ fn stop_flag_interrupts() {
 
 /// Every approximate f32 form the sm_90 profile has a bit-exact unit model of (issue #15)
 /// reproduces, over all 2^32 inputs, the fingerprint the H100 recorded in sweeps.jsonl. The
-/// model alone (no engine, no judge): about 20 s per form on 2 cores in release.
+/// model alone (no engine, no judge): about 30 s per form on 2 cores in release, so not in CI
+/// (which checks each unit on its fitted binades and on every recorded case, in `ptx`):
+/// `cargo test --release -p worker --lib -- --ignored sm_90_unit_models`.
 #[test]
+#[ignore = "2^32 inputs per form: about 30 s per form on 2 cores"]
 fn sm_90_unit_models_reproduce_the_h100_fingerprint_over_all_2_32_inputs() {
     use rayon::prelude::*;
     let truth = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/hw/h100-sm90/sweeps.jsonl");
@@ -139,5 +142,5 @@ fn sm_90_unit_models_reproduce_the_h100_fingerprint_over_all_2_32_inputs() {
         checked.push(rec.instr);
     }
     // The forms with a unit model today; a new model joins this list (and docs/approx.md).
-    assert_eq!(checked, ["rcp.approx.f32", "rcp.approx.ftz.f32"]);
+    assert_eq!(checked, ["rcp.approx.f32", "rcp.approx.ftz.f32", "sqrt.approx.f32", "sqrt.approx.ftz.f32", "rsqrt.approx.f32", "rsqrt.approx.ftz.f32"]);
 }
