@@ -211,30 +211,30 @@ impl ApproxModel {
         })
     }
 
-    /// The result of one lane of `form` on the lane's input bits; `nan` is the GPU's
-    /// canonical NaN of the lane format. `None` for a form the model cannot run (f32 and f64
-    /// lanes, two-operand forms: no row names those today).
-    pub fn lane(&self, form: &Form, input: u64, nan: u64) -> Option<u64> {
+    /// The result of one lane of `form` on the lane's operand bits (one per source operand);
+    /// `nan` is the GPU's canonical NaN of the lane format. `None` for a form the model cannot
+    /// run (`runs_on`).
+    pub fn lane(&self, form: &Form, inputs: &[u64], nan: u64) -> Option<u64> {
         if !self.runs_on(form) {
             return None;
         }
         match (form.scalar, &self.core) {
-            (Scalar::F32, Core::Unit { unit, .. }) => Some(unit.form_lane(form.ftz, input as u32, nan as u32) as u64),
-            (Scalar::F16, _) => Some(self.lane_in::<F16>(form, input, nan)),
-            (Scalar::BF16, _) => Some(self.lane_in::<BF16>(form, input, nan)),
+            (_, Core::Unit { unit, .. }) => Some(unit.form_lane(form, inputs, nan)),
+            (Scalar::F16, _) => Some(self.lane_in::<F16>(form, inputs[0], nan)),
+            (Scalar::BF16, _) => Some(self.lane_in::<BF16>(form, inputs[0], nan)),
             _ => None,
         }
     }
 
-    /// Whether the evaluator runs `form`: one operand; half lanes through a stand-in or a
-    /// table, f32 lanes through a unit of the same function (an f32 result is the unit's own
-    /// output, which needs the unit's segment table, not a truncated stand-in).
+    /// Whether the evaluator runs `form`: a unit runs the forms its SASS uses it for (f32,
+    /// div, the gross f64 forms: an f32 result is the unit's own output, which needs the
+    /// unit's segment table, not a truncated stand-in); the other cores run one-operand half
+    /// lanes.
     pub fn runs_on(&self, form: &Form) -> bool {
-        form.arity == 1
-            && match &self.core {
-                Core::Unit { unit, .. } => form.scalar == Scalar::F32 && unit.function.computes(form.func),
-                _ => matches!(form.scalar, Scalar::F16 | Scalar::BF16),
-            }
+        match &self.core {
+            Core::Unit { unit, .. } => unit.function.computes(form),
+            _ => form.arity == 1 && matches!(form.scalar, Scalar::F16 | Scalar::BF16),
+        }
     }
 
     fn lane_in<F: Format>(&self, form: &Form, input: u64, nan: u64) -> u64 {

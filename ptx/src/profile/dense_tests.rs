@@ -53,7 +53,7 @@ fn reproduced(form: &str) -> (usize, usize, Vec<String>) {
     for (u, &out) in got.iter().enumerate() {
         for (lane, input) in [(0, u as u64), (1, u as u64 ^ 0x8000)] {
             let hw_bits = (out >> (16 * lane)) & 0xffff;
-            let mine = model.lane(&approx, input, nan).unwrap();
+            let mine = model.lane(&approx, &[input], nan).unwrap();
             lanes += 1;
             if mine == hw_bits {
                 same += 1;
@@ -106,16 +106,20 @@ fn the_profile_answers_with_bit_exact_models_only() {
     let tanh16 = Instr::parse("tanh.approx.f16", 1).unwrap();
     assert!(!profile.claims(&tanh16));
     assert!(matches!(eval_profiled(&tanh16, &[0x29c6], &profile).unwrap(), Resolved::Set(_)));
-    assert!(!profile.claims(&Instr::parse("ex2.approx.f32", 1).unwrap()));
+    // The f32 units with a model (rcp, sqrt, rsqrt, ex2) are claimed, the others are not.
+    let ex2_f32 = Instr::parse("ex2.approx.f32", 1).unwrap();
+    assert!(profile.claims(&ex2_f32));
+    assert_eq!(eval_profiled(&ex2_f32, &[0xbf80_0000], &profile).unwrap(), Resolved::One(0x3f00_0000));
+    assert!(!profile.claims(&Instr::parse("lg2.approx.f32", 1).unwrap()));
     assert!(!Profile::named("spec").unwrap().claims(&ex2));
 }
 
 /// Over every input of an f32 dump (`FORM.START.COUNT.dxz`, inputs START, START + 1, ...): how
 /// many the sm_90 profile's model reproduces, and the first few it does not.
 fn reproduced_f32(file: &str) -> (usize, usize, Vec<String>) {
-    let mut parts = file.splitn(2, ".3f").map(str::to_string);
-    let form = parts.next().unwrap();
-    let start = u64::from_str_radix(&format!("3f{}", parts.next().unwrap().split('.').next().unwrap()), 16).unwrap();
+    let mut parts = file.trim_end_matches(".dxz").rsplitn(3, '.');
+    let (_count, start, form) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap().to_string());
+    let start = u64::from_str_radix(start, 16).unwrap();
     let profile = Profile::named("sm_90").unwrap();
     let Profile::Hardware(hw) = &profile else { unreachable!() };
     let model = hw.exact_model(&form).unwrap_or_else(|| panic!("sm_90 has no bit-exact model of {form}"));
@@ -125,7 +129,7 @@ fn reproduced_f32(file: &str) -> (usize, usize, Vec<String>) {
     let (mut same, mut wrong) = (0, Vec::new());
     for (k, &out) in got.iter().enumerate() {
         let x = start + k as u64;
-        let mine = model.lane(&approx, x, nan).unwrap();
+        let mine = model.lane(&approx, &[x], nan).unwrap();
         if mine == out {
             same += 1;
         } else if wrong.len() < 8 {
@@ -137,13 +141,16 @@ fn reproduced_f32(file: &str) -> (usize, usize, Vec<String>) {
 
 #[test]
 fn the_f32_unit_models_reproduce_every_recorded_output_of_their_binades() {
-    // Every output of rcp over [1, 2) and of rsqrt and sqrt over [1, 4): the inputs each
+    // Every output of rcp over [1, 2), of rsqrt and sqrt over [1, 4), of ex2 over [0.5, 1) and
+    // [-1, -0.5): the inputs each
     // segment table was fitted on (so a check that the tables in the profile file are the ones
     // the search found); the other binades are the fingerprint test's (worker, sweep::tests).
     for (file, n) in [
         ("rcp.approx.f32.3f800000.8388608.dxz", 8_388_608),
         ("rsqrt.approx.f32.3f800000.16777216.dxz", 16_777_216),
         ("sqrt.approx.f32.3f800000.16777216.dxz", 16_777_216),
+        ("ex2.approx.f32.3f000000.8388608.dxz", 8_388_608),
+        ("ex2.approx.f32.bf000000.8388608.dxz", 8_388_608),
     ] {
         let (same, count, wrong) = reproduced_f32(file);
         assert_eq!((same, count), (n, n), "{file}: {wrong:#?}");

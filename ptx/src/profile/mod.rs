@@ -139,8 +139,11 @@ fn modelled(hw: &HardwareProfile, model: &ApproxModel, form: &crate::approx::For
     let w = form.scalar.bits();
     let nan = hw.canonical_nan(form.scalar);
     (0..form.lanes).fold(0, |out, i| {
-        let x = (operands[0] >> (i * w)) & form.scalar.mask();
-        out | model.lane(form, x, nan).expect("exact_model checked the form") << (i * w)
+        let mut lane = [0u64; 2];
+        for (k, op) in operands.iter().take(form.arity).enumerate() {
+            lane[k] = (op >> (i * w)) & form.scalar.mask();
+        }
+        out | model.lane(form, &lane[..form.arity], nan).expect("exact_model checked the form") << (i * w)
     })
 }
 

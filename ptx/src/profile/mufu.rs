@@ -17,6 +17,8 @@
 //! (ARITH 2005: table lookup, quadratic, truncated squarer, carry-save sum) with this GPU's
 //! coefficients.
 
+use crate::format::Scalar;
+use crate::rounding::Rounding;
 use serde::Deserialize;
 
 /// Which function a unit computes: it fixes how the operand is reduced to a significand and how
@@ -31,20 +33,31 @@ pub enum Function {
     Rsqrt,
     /// `MUFU.SQRT`: sqrt(x). As `Rsqrt` -> the significand of sqrt(x) in (1, 2).
     Sqrt,
+    /// `MUFU.EX2`: 2^x. The 23-bit fraction of x's fixed-point reading -> the significand of
+    /// 2^f in [1, 2).
+    Ex2,
 }
 
 impl Function {
-    /// Whether the unit is the one an approximate form's function runs on.
-    pub fn computes(self, func: crate::approx::Func) -> bool {
+    /// Whether an approximate form runs on this unit (ptxas 13.5's SASS, docs/approx.md): the
+    /// f32 form of the unit's function, `div.approx`/`div.full` (MUFU.RCP then FMUL), and the
+    /// gross f64 forms (MUFU.RCP64H / RSQ64H: the same unit on the high word).
+    pub fn computes(self, form: &crate::approx::Form) -> bool {
         use crate::approx::Func as F;
-        matches!((self, func), (Function::Rcp, F::Rcp) | (Function::Rsqrt, F::Rsqrt) | (Function::Sqrt, F::Sqrt))
+        use crate::format::Scalar;
+        match (self, form.func, form.scalar) {
+            (Function::Rcp, F::Rcp | F::DivApprox | F::DivFull, Scalar::F32) => true,
+            (Function::Rsqrt, F::Rsqrt, Scalar::F32) | (Function::Sqrt, F::Sqrt, Scalar::F32) | (Function::Ex2, F::Ex2, Scalar::F32) => true,
+            (Function::Rcp, F::RcpGross, Scalar::F64) | (Function::Rsqrt, F::RsqrtGross, Scalar::F64) => true,
+            _ => false,
+        }
     }
 
     /// How many bits of the reduced operand the datapath reads: the fraction, and for the
     /// square roots the exponent's parity above it.
     fn input_bits(self) -> u32 {
         match self {
-            Function::Rcp => 23,
+            Function::Rcp | Function::Ex2 => 23,
             Function::Rsqrt | Function::Sqrt => 24,
         }
     }
@@ -117,7 +130,8 @@ impl Unit {
     }
 
     /// The datapath's result for the reduced operand `f`: a significand in [2^23, 2^24), in
-    /// units of 2^-24 of the result's value in (0.5, 1) (rcp, rsqrt) or 2^-23 in (1, 2) (sqrt).
+    /// units of 2^-24 of the result's value in (0.5, 1) (rcp, rsqrt) or 2^-23 in [1, 2) (sqrt,
+    /// ex2).
     pub fn significand(&self, f: u32) -> u64 {
         let s = (f >> self.low_bits) as usize;
         let xl = f & ((1 << self.low_bits) - 1);
@@ -151,6 +165,7 @@ impl Unit {
                     if e <= 0 { sign } else { sign | (e as u32) << 23 | sig }
                 }
             },
+            Function::Ex2 => self.ex2(x),
             Function::Rsqrt | Function::Sqrt if zero => match self.function {
                 Function::Rsqrt => sign | INF, // rsqrt(+-0) = +-inf
                 _ => sign,                     // sqrt(+-0) = +-0
@@ -178,12 +193,118 @@ impl Unit {
     }
 }
 
+impl Unit {
+    /// `MUFU.EX2` on a non-NaN operand. It reads x as fixed point with 23 fraction bits, the
+    /// magnitude truncated toward zero (`dense/ex2.approx.f32.3f000000`: inputs 2k and 2k+1
+    /// give one output); a negative reading is the magnitude's one's complement (2^23 - 1 - m:
+    /// the fit of `dense/ex2.approx.f32.bf000000` fails with the two's complement and holds
+    /// with this), except that an integer (a zero fraction) is exact (ex2.approx.f32 -1.0 ->
+    /// 0.5 in cases.txt.gz). Results past the largest exponent are infinity, below the
+    /// smallest normal zero.
+    fn ex2(&self, x: u32) -> u32 {
+        const INF: u32 = 0x7f80_0000;
+        let v = f32::from_bits(x);
+        if v >= 128.0 {
+            return INF;
+        }
+        if v < -256.0 {
+            return 0;
+        }
+        // |x| < 2^9: the reading fits 32 bits, and a subnormal (flushed) x reads as 0.
+        let m = if (x >> 23) & 0xff == 0 { 0 } else { (v.abs() as f64 * 8_388_608.0) as i64 };
+        let (i, f) = match (v < 0.0, m & 0x7f_ffff) {
+            (false, f) => (m >> 23, f),
+            (true, 0) => (-(m >> 23), 0),
+            (true, f) => (-(m >> 23) - 1, 0x7f_ffff - f),
+        };
+        let field = 127 + i;
+        if field >= 255 {
+            return INF;
+        }
+        if field <= 0 {
+            return 0;
+        }
+        let sig = self.significand(f as u32);
+        // 2^f in [1, 2): a significand of 2^24 would be the next binade.
+        if sig >= 1 << 24 {
+            return if field + 1 >= 255 { INF } else { ((field + 1) as u32) << 23 };
+        }
+        (field as u32) << 23 | (sig as u32 - (1 << 23))
+    }
+}
+
 /// The SASS ptxas 13.5 wraps around each unit for the non-`.ftz` f32 forms (docs/approx.md, the
 /// `scripts/approx-sass sm_90` table): exact f32 scaling that keeps the unit's operand and
 /// result normal. The `.ftz` forms are the bare unit.
 impl Unit {
+    /// One lane of `form` (one this unit `computes`) on the lane's operands; `nan` is the
+    /// GPU's canonical NaN of the lane's format.
+    pub fn form_lane(&self, form: &crate::approx::Form, ops: &[u64], nan: u64) -> u64 {
+        use crate::approx::Func as F;
+        match form.func {
+            F::DivApprox | F::DivFull => self.div(form.func == F::DivFull, form.ftz, ops[0] as u32, ops[1] as u32, nan as u32) as u64,
+            F::RcpGross | F::RsqrtGross => self.high_word(ops[0], (nan >> 32) as u32),
+            _ => self.f32_lane(form.ftz, ops[0] as u32, nan as u32) as u64,
+        }
+    }
+
+    /// `div.approx{.ftz}.f32` and `div.full{.ftz}.f32`: a / b as MUFU.RCP of b, then one FMUL
+    /// by a. The non-.ftz forms first scale a subnormal divisor (and the dividend) by 2^24;
+    /// div.full also scales a divisor above 2^126 (and the dividend) by 1/4, div.approx does
+    /// not, so its reciprocal flushes to zero there (the spec's sign-preserving zero, 9.7.3.8).
+    /// `.ftz` forms use FMUL.FTZ (flushing as the H100 does: an exact product below 2^-126 is
+    /// zero even when it would round up to it, the sm_90 `ftz-before-rounding` row).
+    fn div(&self, full: bool, ftz: crate::isa::Ftz, a: u32, b: u32, nan: u32) -> u32 {
+        let flush = ftz == crate::isa::Ftz::Flush;
+        let (mut a, mut b) = (f32::from_bits(a), f32::from_bits(b));
+        let mul = |x: f32, y: f32| if flush { mul_ftz(x, y) } else { x * y };
+        if full && b.abs() > 2f32.powi(126) {
+            (a, b) = (mul(a, 0.25), mul(b, 0.25));
+        }
+        if !flush && b.abs() < f32::MIN_POSITIVE {
+            (a, b) = (a * 16_777_216.0, b * 16_777_216.0);
+        }
+        let q = mul(f32::from_bits(self.run(b.to_bits(), nan)), a);
+        if q.is_nan() { nan } else { q.to_bits() }
+    }
+
+    /// `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64`: MUFU.RCP64H / RSQ64H read the high word
+    /// only (sign, 11-bit exponent, 20 fraction bits: `rcp.approx.ftz.f64 0x7ff0000000000001`
+    /// is 0, the reciprocal of infinity), run the f32 unit's datapath on the fraction padded
+    /// with zeros, and keep the top 20 bits of its significand; the low word is zero
+    /// (HFMA2.MMA R4, -RZ, RZ: every recorded case). NaN gives `nan32` in the high word.
+    fn high_word(&self, x: u64, nan32: u32) -> u64 {
+        const INF: u32 = 0x7ff0_0000;
+        let h = (x >> 32) as u32;
+        let (sign, exp, frac) = (h & 0x8000_0000, (h >> 20) & 0x7ff, h & 0xf_ffff);
+        let hi = match (self.function, exp) {
+            (_, 0x7ff) if frac != 0 => nan32,
+            (Function::Rsqrt, _) if sign != 0 && (exp != 0) => nan32, // a negative operand
+            (Function::Rcp | Function::Rsqrt, 0) => sign | INF,      // a zero or flushed subnormal
+            (Function::Rcp, 0x7ff) => sign,
+            (Function::Rsqrt, 0x7ff) => 0,
+            (Function::Rcp, _) => {
+                // As `run`: a power of two is exact, anything else lands one binade down.
+                let (e, sig) = if frac == 0 { (2046 - exp as i32, 0) } else { (2045 - exp as i32, (self.significand(frac << 3) as u32 - (1 << 23)) >> 3) };
+                if e <= 0 { sign } else { sign | (e as u32) << 20 | sig }
+            }
+            (Function::Rsqrt, _) => {
+                let e = exp as i32 - 1023;
+                let (k, p) = (e.div_euclid(2), e.rem_euclid(2) as u32);
+                let f = p << 23 | frac << 3;
+                if f == 0 {
+                    ((1023 - k) as u32) << 20
+                } else {
+                    ((1022 - k) as u32) << 20 | ((self.significand(f) as u32 - (1 << 23)) >> 3)
+                }
+            }
+            _ => nan32,
+        };
+        (hi as u64) << 32
+    }
+
     /// One f32 lane of the approximate form of this unit's function with `ftz`.
-    pub fn form_lane(&self, ftz: crate::isa::Ftz, x: u32, nan: u32) -> u32 {
+    fn f32_lane(&self, ftz: crate::isa::Ftz, x: u32, nan: u32) -> u32 {
         if ftz == crate::isa::Ftz::Flush {
             return self.run(x, nan);
         }
@@ -204,6 +325,12 @@ impl Unit {
             Function::Sqrt if small => (16_777_216.0, 2f32.powi(-12)),
             // @!P0 FMUL x, 2^24; MUFU.RSQ; @!P0 FMUL r, 4096.
             Function::Rsqrt if small => (16_777_216.0, 4096.0),
+            // FSETP.GEU x, -126; @!P0 FMUL x, 0.5; MUFU.EX2; @!P0 FMUL r, r, r: 2^x is the
+            // square of 2^(x/2), which keeps the unit's result normal.
+            Function::Ex2 if f32::from_bits(x) < -126.0 => {
+                let r = f32::from_bits(self.run((f32::from_bits(x) * 0.5).to_bits(), nan));
+                return (r * r).to_bits();
+            }
             _ => (1.0, 1.0),
         };
         let r = f32::from_bits(self.run((f32::from_bits(x) * pre).to_bits(), nan));
@@ -212,6 +339,22 @@ impl Unit {
         }
         (r * post).to_bits()
     }
+}
+
+/// FMUL.FTZ on sm_90: subnormal operands are zeros, and a result is flushed to a zero of its
+/// sign when it is tiny after rounding to 24 bits with an unbounded exponent, IEEE 754's
+/// tininess (`div.approx.ftz.f32 0x00800001 0x3f800001 -> 0x00800000`: the exact product
+/// 2^-126 (1 - 2^-46) rounds up to the smallest normal and stays; `mul.ftz.f32 0x00800000
+/// 0xbf7fffff -> 0x80000000`: 2^-126 (1 - 2^-24) is tiny and goes), `tininess.rs`'s test.
+fn mul_ftz(x: f32, y: f32) -> f32 {
+    let z = |v: f32| if v != 0.0 && v.abs() < f32::MIN_POSITIVE { 0.0f32.copysign(v) } else { v };
+    let (x, y) = (z(x), z(y));
+    let r = x * y;
+    let tiny = super::tininess::fma_tiny_unbounded(Scalar::F32, Rounding::Rn, x.to_bits() as u64, y.to_bits() as u64, 0);
+    if r.abs() <= f32::MIN_POSITIVE && tiny == Some(true) {
+        return 0.0f32.copysign(r);
+    }
+    r
 }
 
 /// `x^2` from the squarer's partial products of weight at least `2^column` only.

@@ -93,8 +93,25 @@ fn sm_90_profile_matches_every_recorded_h100_case_bit_for_bit() {
     let t = check(reader);
     assert_eq!(t.matched, t.cases);
     // The IEEE-rounded and non-rounding forms, the four ex2 half forms, tanh on bf16 and
-    // bf16x2, and rcp, rsqrt, sqrt .approx{.ftz}.f32 (bit-exact models, issue #15).
-    assert_eq!((t.cases, t.forms.len()), (1_749_608 + 16_128, 271), "cases and forms the profile claims");
-    assert_eq!(t.unclaimed.len(), 18);
+    // bf16x2, rcp, rsqrt, sqrt, ex2 .approx{.ftz}.f32, div.approx/div.full{.ftz}.f32 and
+    // rcp/rsqrt.approx.ftz.f64 (bit-exact models, issue #15).
+    assert_eq!((t.cases, t.forms.len()), (1_809_960, 279), "cases and forms the profile claims");
+    assert_eq!(t.unclaimed.len(), 10);
     assert!(t.unclaimed.values().all(|why| why.starts_with("approximate")), "{:?}", t.unclaimed);
+}
+
+#[test]
+fn every_evidence_line_of_a_bit_exact_model_is_what_the_profile_answers() {
+    // The rows cite H100 cases (`INSTR OPS -> RESULT`); each must be what the model gives.
+    let profile = Profile::named("sm_90").unwrap();
+    let Profile::Hardware(hw) = &profile else { unreachable!() };
+    let mut lines = 0;
+    for model in hw.approx_models.iter().filter(|m| m.status == super::approx_model::Status::BitExact) {
+        for line in &model.evidence {
+            let t = check(format!("{line}\n").as_bytes());
+            assert_eq!((t.cases, t.matched), (1, 1), "model {}: evidence '{line}'", model.id);
+            lines += 1;
+        }
+    }
+    assert!(lines >= 20, "{lines} evidence lines");
 }
