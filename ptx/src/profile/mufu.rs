@@ -87,7 +87,6 @@ pub(super) struct UnitRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unit {
     pub function: Function,
-    segment_bits: u32,
     low_bits: u32,
     a_shift: u32,
     c1_shift: u32,
@@ -107,18 +106,18 @@ impl Unit {
         if r.segments.len() != 1 << r.segment_bits {
             return bad(&format!("needs 2^segment_bits = {} segments, has {}", 1u32 << r.segment_bits, r.segments.len()));
         }
-        // Every term must fit an i64 for every input: a < 2^27, |c1 * xl| < 2^40, sq < 2^46.
-        if r.a_shift > 34 || r.c1_shift > 22 || r.result_shift >= 62 || r.square_column > 2 * r.low_bits {
-            return bad("a shift or column is out of range (a_shift <= 34, c1_shift <= 22, result_shift < 62)");
+        // The sum must fit an i64 for every input: with xl < 2^17, a < 2^27, |c1| < 2^24 and
+        // |c2| < 2^16, each term stays below 2^61 (bias < 2^60), the sum below 2^63.
+        if r.low_bits > 17 || r.a_shift > 33 || r.c1_shift > 20 || r.result_shift >= 62 || r.square_column > 2 * r.low_bits {
+            return bad("a width, shift or column is out of range (low_bits <= 17, a_shift <= 33, c1_shift <= 20, result_shift < 62, square_column <= 2 low_bits)");
         }
         if r.segments.iter().any(|s| !(0..1 << 27).contains(&s[0]) || s[1].abs() >= 1 << 24 || s[2].abs() >= 1 << 16) {
             return bad("a segment's coefficients are out of range (0 <= a < 2^27, |c1| < 2^24, |c2| < 2^16)");
         }
-        let bias = r.bias.strip_prefix("0x").and_then(crate::value::parse_hex).filter(|b| *b < 1 << 62);
-        let Some(bias) = bias else { return bad(&format!("bias '{}' is not 0x-hex below 2^62", r.bias)) };
+        let bias = r.bias.strip_prefix("0x").and_then(crate::value::parse_hex).filter(|b| *b < 1 << 60);
+        let Some(bias) = bias else { return bad(&format!("bias '{}' is not 0x-hex below 2^60", r.bias)) };
         Ok(Unit {
             function: r.function,
-            segment_bits: r.segment_bits,
             low_bits: r.low_bits,
             a_shift: r.a_shift,
             c1_shift: r.c1_shift,
@@ -397,8 +396,8 @@ mod tests {
     fn a_unit_table_of_the_wrong_size_or_shape_is_refused_with_its_name() {
         let row = |segments: Vec<[i64; 3]>, low_bits: u32| UnitRow {
             about: "test".into(),
-            function: Function::Rcp,
-            segment_bits: 1,
+            function: Function::Ex2,
+            segment_bits: 6,
             low_bits,
             square_column: 0,
             a_shift: 0,
@@ -407,10 +406,10 @@ mod tests {
             result_shift: 0,
             segments,
         };
-        assert!(Unit::parse("u", &row(vec![[0, 0, 0]; 2], 22)).is_ok());
-        let e = Unit::parse("u", &row(vec![[0, 0, 0]; 3], 22)).unwrap_err();
-        assert!(e.contains("approx unit u") && e.contains("2 segments, has 3"), "{e}");
-        assert!(Unit::parse("u", &row(vec![[0, 0, 0]; 2], 21)).unwrap_err().contains("23"));
-        assert!(Unit::parse("u", &row(vec![[-1, 0, 0]; 2], 22)).unwrap_err().contains("out of range"));
+        assert!(Unit::parse("u", &row(vec![[0, 0, 0]; 64], 17)).is_ok());
+        let e = Unit::parse("u", &row(vec![[0, 0, 0]; 65], 17)).unwrap_err();
+        assert!(e.contains("approx unit u") && e.contains("64 segments, has 65"), "{e}");
+        assert!(Unit::parse("u", &row(vec![[0, 0, 0]; 64], 16)).unwrap_err().contains("23"));
+        assert!(Unit::parse("u", &row(vec![[-1, 0, 0]; 64], 17)).unwrap_err().contains("out of range"));
     }
 }
