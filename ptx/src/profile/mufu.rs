@@ -36,6 +36,9 @@ pub enum Function {
     /// `MUFU.EX2`: 2^x. The 23-bit fraction of x's fixed-point reading -> the significand of
     /// 2^f in [1, 2).
     Ex2,
+    /// `MUFU.LG2`: log2(x). The 23-bit fraction of x -> log2(1.f) as fixed point with 36
+    /// fraction bits, to which the exponent is added before the result is made a float.
+    Lg2,
 }
 
 impl Function {
@@ -48,6 +51,7 @@ impl Function {
         match (self, form.func, form.scalar) {
             (Function::Rcp, F::Rcp | F::DivApprox | F::DivFull, Scalar::F32) => true,
             (Function::Rsqrt, F::Rsqrt, Scalar::F32) | (Function::Sqrt, F::Sqrt, Scalar::F32) | (Function::Ex2, F::Ex2, Scalar::F32) => true,
+            (Function::Lg2, F::Lg2, Scalar::F32) => true,
             (Function::Rcp, F::RcpGross, Scalar::F64) | (Function::Rsqrt, F::RsqrtGross, Scalar::F64) => true,
             _ => false,
         }
@@ -57,7 +61,7 @@ impl Function {
     /// square roots the exponent's parity above it.
     fn input_bits(self) -> u32 {
         match self {
-            Function::Rcp | Function::Ex2 => 23,
+            Function::Rcp | Function::Ex2 | Function::Lg2 => 23,
             Function::Rsqrt | Function::Sqrt => 24,
         }
     }
@@ -130,7 +134,7 @@ impl Unit {
 
     /// The datapath's result for the reduced operand `f`: a significand in [2^23, 2^24), in
     /// units of 2^-24 of the result's value in (0.5, 1) (rcp, rsqrt) or 2^-23 in [1, 2) (sqrt,
-    /// ex2).
+    /// ex2); for lg2, log2(1.f) in units of 2^-36.
     pub fn significand(&self, f: u32) -> u64 {
         let s = (f >> self.low_bits) as usize;
         let xl = f & ((1 << self.low_bits) - 1);
@@ -165,6 +169,7 @@ impl Unit {
                 }
             },
             Function::Ex2 => self.ex2(x),
+            Function::Lg2 => self.lg2(x, nan),
             Function::Rsqrt | Function::Sqrt if zero => match self.function {
                 Function::Rsqrt => sign | INF, // rsqrt(+-0) = +-inf
                 _ => sign,                     // sqrt(+-0) = +-0
@@ -229,6 +234,33 @@ impl Unit {
             return if field + 1 >= 255 { INF } else { ((field + 1) as u32) << 23 };
         }
         (field as u32) << 23 | (sig as u32 - (1 << 23))
+    }
+}
+
+impl Unit {
+    /// `MUFU.LG2` on a non-NaN operand: the exponent e plus the datapath's log2(1.f), as fixed
+    /// point with 36 fraction bits (the outputs near 1.0 sit on that grid:
+    /// `dense/lg2.approx.f32.3f000000`), made a float by truncation to 24 bits; a negative sum
+    /// is made a magnitude by one's complement, as the ex2 unit reads negative operands (the
+    /// two's complement misses 18,245 of [0.5, 1)'s 8,388,608 outputs, this none). 1.0 gives
+    /// exactly 0 (the datapath alone would give 2^-23.2).
+    fn lg2(&self, x: u32, nan: u32) -> u32 {
+        let (sign, exp, frac) = (x & 0x8000_0000, (x >> 23) & 0xff, x & 0x7f_ffff);
+        match (exp, sign) {
+            (0, _) => return 0xff80_0000, // log2(+-0) = -inf, a subnormal flushed
+            (_, s) if s != 0 => return nan,
+            (0xff, _) => return 0x7f80_0000,
+            (127, _) if frac == 0 => return 0,
+            _ => {}
+        }
+        let total = ((exp as i64 - 127) << 36) + self.significand(frac) as i64;
+        let (neg, mag) = if total < 0 { (0x8000_0000, (-total - 1) as u64) } else { (0, total as u64) };
+        if mag == 0 {
+            return neg;
+        }
+        let n = 64 - mag.leading_zeros(); // at most 44 bits: |e| <= 127
+        let sig = if n > 24 { mag >> (n - 24) } else { mag << (24 - n) };
+        neg | ((n as i32 - 1 - 36 + 127) as u32) << 23 | (sig as u32 & 0x7f_ffff)
     }
 }
 
@@ -324,6 +356,11 @@ impl Unit {
             Function::Sqrt if small => (16_777_216.0, 2f32.powi(-12)),
             // @!P0 FMUL x, 2^24; MUFU.RSQ; @!P0 FMUL r, 4096.
             Function::Rsqrt if small => (16_777_216.0, 4096.0),
+            // @!P0 FMUL x, 2^24; MUFU.LG2; @!P0 FADD r, -24 (rounded).
+            Function::Lg2 if small => {
+                let r = f32::from_bits(self.run((f32::from_bits(x) * 16_777_216.0).to_bits(), nan));
+                return if r.is_nan() { nan } else { (r - 24.0).to_bits() };
+            }
             // FSETP.GEU x, -126; @!P0 FMUL x, 0.5; MUFU.EX2; @!P0 FMUL r, r, r: 2^x is the
             // square of 2^(x/2), which keeps the unit's result normal.
             Function::Ex2 if f32::from_bits(x) < -126.0 => {
