@@ -283,8 +283,8 @@ impl Unit {
     /// by a. The non-.ftz forms first scale a subnormal divisor (and the dividend) by 2^24;
     /// div.full also scales a divisor above 2^126 (and the dividend) by 1/4, div.approx does
     /// not, so its reciprocal flushes to zero there (the spec's sign-preserving zero, 9.7.3.8).
-    /// `.ftz` forms use FMUL.FTZ (flushing as the H100 does: an exact product below 2^-126 is
-    /// zero even when it would round up to it, the sm_90 `ftz-before-rounding` row).
+    /// `.ftz` forms use FMUL.FTZ (`mul_ftz`: flushing on tininess after rounding, as the H100's
+    /// recorded div cases show).
     fn div(&self, full: bool, ftz: crate::isa::Ftz, a: u32, b: u32, nan: u32) -> u32 {
         let flush = ftz == crate::isa::Ftz::Flush;
         let (mut a, mut b) = (f32::from_bits(a), f32::from_bits(b));
