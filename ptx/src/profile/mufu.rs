@@ -21,6 +21,9 @@ use crate::format::Scalar;
 use crate::rounding::Rounding;
 use serde::Deserialize;
 
+/// The f32 infinity's bits.
+const F32_INF: u32 = 0x7f80_0000;
+
 /// Which function a unit computes: it fixes how the operand is reduced to a significand and how
 /// the result's exponent is made (the coefficients only give the significand).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -47,7 +50,6 @@ impl Function {
     /// gross f64 forms (MUFU.RCP64H / RSQ64H: the same unit on the high word).
     pub fn computes(self, form: &crate::approx::Form) -> bool {
         use crate::approx::Func as F;
-        use crate::format::Scalar;
         match (self, form.func, form.scalar) {
             (Function::Rcp, F::Rcp | F::DivApprox | F::DivFull, Scalar::F32) => true,
             (Function::Rsqrt, F::Rsqrt, Scalar::F32) | (Function::Sqrt, F::Sqrt, Scalar::F32) | (Function::Ex2, F::Ex2, Scalar::F32) => true,
@@ -148,7 +150,6 @@ impl Unit {
     /// `MUFU.RCP` alone for `rcp.approx.ftz.f32`), NaN gives `nan`; special values as the
     /// spec's tables (9.7.3.13, 9.7.3.15-16) give them.
     pub fn run(&self, x: u32, nan: u32) -> u32 {
-        const INF: u32 = 0x7f80_0000;
         let sign = x & 0x8000_0000;
         let exp = (x >> 23) & 0xff;
         let frac = x & 0x7f_ffff;
@@ -158,42 +159,39 @@ impl Unit {
         // A zero or a flushed subnormal is a zero of its sign.
         let zero = exp == 0;
         match self.function {
-            Function::Rcp => match exp {
-                0xff => sign, // 1/inf = 0
-                0 => sign | INF,
-                _ => {
-                    // x = 2^(exp-127) * 1.f: 1/x is 2^(127-exp) exactly for a power of two,
-                    // else 2^(126-(exp-127)) times the datapath's value in (0.5, 1) * 2.
-                    let (e, sig) = if frac == 0 { (254 - exp as i32, 0) } else { (253 - exp as i32, self.significand(frac) as u32 - (1 << 23)) };
-                    if e <= 0 { sign } else { sign | (e as u32) << 23 | sig }
-                }
-            },
             Function::Ex2 => self.ex2(x),
             Function::Lg2 => self.lg2(x, nan),
-            Function::Rsqrt | Function::Sqrt if zero => match self.function {
-                Function::Rsqrt => sign | INF, // rsqrt(+-0) = +-inf
-                _ => sign,                     // sqrt(+-0) = +-0
-            },
-            Function::Rsqrt | Function::Sqrt if sign != 0 => nan, // a negative operand, -inf included
+            Function::Rcp if exp == 0xff => sign, // 1/inf = 0
+            Function::Rcp | Function::Rsqrt if zero => sign | F32_INF, // 1/+-0, rsqrt(+-0) = +-inf
+            Function::Sqrt if zero => sign,                           // sqrt(+-0) = +-0
+            Function::Rsqrt | Function::Sqrt if sign != 0 => nan,    // a negative operand, -inf included
             Function::Rsqrt if exp == 0xff => 0,
-            Function::Sqrt if exp == 0xff => INF,
-            Function::Rsqrt | Function::Sqrt => {
-                // x = 2^(2k + p) * 1.f with p the exponent's parity: the datapath reads
-                // (p, f), i.e. x / 2^2k in [1, 4); the result is 2^-k (rsqrt) or 2^k (sqrt)
-                // times its value. A power of four is exact.
-                let e = exp as i32 - 127;
-                let (k, p) = (e.div_euclid(2), e.rem_euclid(2) as u32);
-                let f = p << 23 | frac;
-                if f == 0 {
-                    return ((127 + if self.function == Function::Sqrt { k } else { -k }) as u32) << 23;
-                }
-                let sig = self.significand(f) as u32 - (1 << 23);
-                // rsqrt: 2^-k * (0.5, 1) -> exponent field 126 - k (from 63 to 189: normal);
-                // sqrt: 2^k * (1, 2) -> 127 + k.
-                let field = if self.function == Function::Sqrt { 127 + k } else { 126 - k };
-                (field as u32) << 23 | sig
+            Function::Sqrt if exp == 0xff => F32_INF,
+            Function::Rcp | Function::Rsqrt | Function::Sqrt => {
+                let (e, sig) = self.power(exp as i32 - 127, frac);
+                // Only rcp reaches below the normals (x above 2^126): flushed.
+                if e + 127 <= 0 { sign } else { sign | ((e + 127) as u32) << 23 | sig }
             }
         }
+    }
+
+    /// rcp, rsqrt or sqrt of 2^e * 1.f (`f` the 23-bit fraction): the result's unbiased
+    /// exponent and 23-bit fraction. A power of two (rcp) or of four (the square roots) is
+    /// exact; anything else is the datapath's significand, which lies one binade down for rcp
+    /// and rsqrt (in (0.5, 1)). The square roots read (p, f), x / 2^2k in [1, 4), with
+    /// e = 2k + p; their result is 2^-k or 2^k times the datapath's value.
+    fn power(&self, e: i32, frac: u32) -> (i32, u32) {
+        let p = (e.rem_euclid(2) as u32) << 23;
+        let (k, f) = match self.function {
+            Function::Rcp => (-e, frac),
+            Function::Rsqrt => (-e.div_euclid(2), p | frac),
+            _ => (e.div_euclid(2), p | frac),
+        };
+        if f == 0 {
+            return (k, 0);
+        }
+        let sig = self.significand(f) as u32 - (1 << 23);
+        (if self.function == Function::Sqrt { k } else { k - 1 }, sig)
     }
 }
 
@@ -206,10 +204,9 @@ impl Unit {
     /// 0.5 in cases.txt.gz). Results past the largest exponent are infinity, below the
     /// smallest normal zero.
     fn ex2(&self, x: u32) -> u32 {
-        const INF: u32 = 0x7f80_0000;
         let v = f32::from_bits(x);
         if v >= 128.0 {
-            return INF;
+            return F32_INF;
         }
         if v < -256.0 {
             return 0;
@@ -223,7 +220,7 @@ impl Unit {
         };
         let field = 127 + i;
         if field >= 255 {
-            return INF;
+            return F32_INF;
         }
         if field <= 0 {
             return 0;
@@ -231,7 +228,7 @@ impl Unit {
         let sig = self.significand(f as u32);
         // 2^f in [1, 2): a significand of 2^24 would be the next binade.
         if sig >= 1 << 24 {
-            return if field + 1 >= 255 { INF } else { ((field + 1) as u32) << 23 };
+            return if field + 1 >= 255 { F32_INF } else { ((field + 1) as u32) << 23 };
         }
         (field as u32) << 23 | (sig as u32 - (1 << 23))
     }
@@ -249,7 +246,7 @@ impl Unit {
         match (exp, sign) {
             (0, _) => return 0xff80_0000, // log2(+-0) = -inf, a subnormal flushed
             (_, s) if s != 0 => return nan,
-            (0xff, _) => return 0x7f80_0000,
+            (0xff, _) => return F32_INF,
             (127, _) if frac == 0 => return 0,
             _ => {}
         }
@@ -314,20 +311,10 @@ impl Unit {
             (Function::Rcp | Function::Rsqrt, 0) => sign | INF,      // a zero or flushed subnormal
             (Function::Rcp, 0x7ff) => sign,
             (Function::Rsqrt, 0x7ff) => 0,
-            (Function::Rcp, _) => {
-                // As `run`: a power of two is exact, anything else lands one binade down.
-                let (e, sig) = if frac == 0 { (2046 - exp as i32, 0) } else { (2045 - exp as i32, (self.significand(frac << 3) as u32 - (1 << 23)) >> 3) };
-                if e <= 0 { sign } else { sign | (e as u32) << 20 | sig }
-            }
-            (Function::Rsqrt, _) => {
-                let e = exp as i32 - 1023;
-                let (k, p) = (e.div_euclid(2), e.rem_euclid(2) as u32);
-                let f = p << 23 | frac << 3;
-                if f == 0 {
-                    ((1023 - k) as u32) << 20
-                } else {
-                    ((1022 - k) as u32) << 20 | ((self.significand(f) as u32 - (1 << 23)) >> 3)
-                }
+            (Function::Rcp | Function::Rsqrt, _) => {
+                // As `run`, on the fraction padded to 23 bits; the top 20 bits are kept.
+                let (e, sig) = self.power(exp as i32 - 1023, frac << 3);
+                if e + 1023 <= 0 { sign } else { sign | ((e + 1023) as u32) << 20 | sig >> 3 }
             }
             _ => nan32,
         };
