@@ -55,6 +55,8 @@ impl Function {
             (Function::Rsqrt, F::Rsqrt, Scalar::F32) | (Function::Sqrt, F::Sqrt, Scalar::F32) | (Function::Ex2, F::Ex2, Scalar::F32) => true,
             (Function::Lg2, F::Lg2, Scalar::F32) => true,
             (Function::Rcp, F::RcpGross, Scalar::F64) | (Function::Rsqrt, F::RsqrtGross, Scalar::F64) => true,
+            // rsqrt.approx.f64: MUFU.RSQ64H, then one correction step in f64 (`rsqrt_f64`).
+            (Function::Rsqrt, F::Rsqrt, Scalar::F64) => true,
             _ => false,
         }
     }
@@ -272,6 +274,7 @@ impl Unit {
         match form.func {
             F::DivApprox | F::DivFull => self.div(form.func == F::DivFull, form.ftz, ops[0] as u32, ops[1] as u32, nan as u32) as u64,
             F::RcpGross | F::RsqrtGross => self.high_word(ops[0], (nan >> 32) as u32),
+            F::Rsqrt if form.scalar == Scalar::F64 => self.rsqrt_f64(ops[0]),
             _ => self.f32_lane(form.ftz, ops[0] as u32, nan as u32) as u64,
         }
     }
@@ -319,6 +322,40 @@ impl Unit {
             _ => nan32,
         };
         (hi as u64) << 32
+    }
+
+    /// `rsqrt.approx.f64` (not `.ftz`) has no unit of its own: ptxas 13.5 emits (sm_90) the
+    /// gross MUFU.RSQ64H (`high_word`), then one correction step in f64, every DMUL and DFMA
+    /// rounded to nearest: `e = fma(x, -(y0 y0), 1)`, `y = fma(fma(e, 0.375, 0.5), y0 e, y0)`,
+    /// the series (1 - e)^(-1/2) = 1 + e/2 + 3e^2/8 to second order. That runs for a positive
+    /// normal operand (`IADD3 hi - 0x100000; ISETP.GE.U32 0x7fe00000`); everything else goes to
+    /// `__cuda_sm20_drsqrt_f64_slowpath_v2`: +-0 gives +-inf, a NaN `x + x` (quieted, payload
+    /// kept), a negative operand 0xfff8000000000000, +inf +0, and a positive subnormal is scaled
+    /// by 2^54 before the same step and its result by 2^27 after (docs/approx.md lists the SASS).
+    fn rsqrt_f64(&self, x: u64) -> u64 {
+        const SIGN: u64 = 1 << 63;
+        let hi = (x >> 32) as u32;
+        let v = f64::from_bits(x);
+        if hi.wrapping_sub(0x10_0000) < 0x7fe0_0000 {
+            return self.rsqrt_f64_step(v).to_bits();
+        }
+        match () {
+            // DSETP.NEU x, 0 (f64 compares keep subnormals): a zero.
+            _ if v == 0.0 => x & SIGN | 0x7ff0_0000_0000_0000,
+            // DADD x, x quiets a signalling NaN and keeps the payload.
+            _ if v.is_nan() => x | 0x0008_0000_0000_0000,
+            _ if x & SIGN != 0 => 0xfff8_0000_0000_0000,
+            _ if v.is_infinite() => 0,
+            _ => (self.rsqrt_f64_step(v * 2f64.powi(54)) * 2f64.powi(27)).to_bits(),
+        }
+    }
+
+    /// The fast path of `rsqrt_f64` on a positive normal `x`: `f64::mul_add` is the fused,
+    /// once-rounded DFMA, `*` the DMUL.
+    fn rsqrt_f64_step(&self, x: f64) -> f64 {
+        let y0 = f64::from_bits(self.high_word(x.to_bits(), 0));
+        let e = x.mul_add(-(y0 * y0), 1.0);
+        e.mul_add(0.375, 0.5).mul_add(y0 * e, y0)
     }
 
     /// One f32 lane of the approximate form of this unit's function with `ftz`.
