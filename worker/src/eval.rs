@@ -319,7 +319,7 @@ mod profile_tests {
 
     #[test]
     fn batch_under_sm_90_prints_the_h100_result_and_the_spec_set_for_approximate_forms() {
-        let out = sm_90_batch("abs.f64 0xfff0000000000001\nadd.sat.f32 0x80000000 0x80000000\nsin.approx.f32 0x00000000\n");
+        let out = sm_90_batch("abs.f64 0xfff0000000000001\nadd.sat.f32 0x80000000 0x80000000\ntanh.approx.f32 0x3f800000\n");
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], "0xfff8000000000001");
         assert_eq!(lines[1], "0x00000000");

@@ -106,11 +106,12 @@ fn the_profile_answers_with_bit_exact_models_only() {
     let tanh16 = Instr::parse("tanh.approx.f16", 1).unwrap();
     assert!(!profile.claims(&tanh16));
     assert!(matches!(eval_profiled(&tanh16, &[0x29c6], &profile).unwrap(), Resolved::Set(_)));
-    // The f32 units with a model (rcp, sqrt, rsqrt, ex2, lg2) are claimed, the others are not.
+    // The f32 units with a model (rcp, sqrt, rsqrt, ex2, lg2, sin/cos) are claimed, tanh's is not.
     let ex2_f32 = Instr::parse("ex2.approx.f32", 1).unwrap();
     assert!(profile.claims(&ex2_f32));
     assert_eq!(eval_profiled(&ex2_f32, &[0xbf80_0000], &profile).unwrap(), Resolved::One(0x3f00_0000));
-    assert!(!profile.claims(&Instr::parse("sin.approx.f32", 1).unwrap()));
+    assert!(profile.claims(&Instr::parse("sin.approx.f32", 1).unwrap()));
+    assert!(!profile.claims(&Instr::parse("tanh.approx.f32", 1).unwrap()));
     assert!(!Profile::named("spec").unwrap().claims(&ex2));
 }
 
@@ -142,7 +143,8 @@ fn reproduced_f32(file: &str) -> (usize, usize, Vec<String>) {
 #[test]
 fn the_f32_unit_models_reproduce_every_recorded_output_of_their_binades() {
     // Every output of rcp over [1, 2), of rsqrt and sqrt over [1, 4), of ex2 over [0.5, 1) and
-    // [-1, -0.5), of lg2 over [0.5, 2) (fitted on [1, 2)): the inputs each
+    // [-1, -0.5), of lg2 over [0.5, 2) (fitted on [1, 2)), of sin and cos over [1, 2)
+    // radians (47 of the sin table's 64 segments): the inputs each
     // segment table was fitted on (so a check that the tables in the profile file are the ones
     // the search found); the other binades are the fingerprint test's (worker, sweep::tests).
     for (file, n) in [
@@ -152,6 +154,8 @@ fn the_f32_unit_models_reproduce_every_recorded_output_of_their_binades() {
         ("ex2.approx.f32.3f000000.8388608.dxz", 8_388_608),
         ("ex2.approx.f32.bf000000.8388608.dxz", 8_388_608),
         ("lg2.approx.f32.3f000000.16777216.dxz", 16_777_216),
+        ("sin.approx.f32.3f800000.8388608.dxz", 8_388_608),
+        ("cos.approx.f32.3f800000.8388608.dxz", 8_388_608),
     ] {
         let (same, count, wrong) = reproduced_f32(file);
         assert_eq!((same, count), (n, n), "{file}: {wrong:#?}");

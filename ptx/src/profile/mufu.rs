@@ -42,6 +42,9 @@ pub enum Function {
     /// `MUFU.LG2`: log2(x). The 23-bit fraction of x -> log2(1.f) as fixed point with 36
     /// fraction bits, to which the exponent is added before the result is made a float.
     Lg2,
+    /// `MUFU.SIN` and `MUFU.COS` (one table): the operand in turns, its position u in its
+    /// quarter turn as 23 fraction bits -> sin(pi/2 u) as fixed point with 37 fraction bits.
+    Sin,
 }
 
 impl Function {
@@ -53,7 +56,7 @@ impl Function {
         match (self, form.func, form.scalar) {
             (Function::Rcp, F::Rcp | F::DivApprox | F::DivFull, Scalar::F32) => true,
             (Function::Rsqrt, F::Rsqrt, Scalar::F32) | (Function::Sqrt, F::Sqrt, Scalar::F32) | (Function::Ex2, F::Ex2, Scalar::F32) => true,
-            (Function::Lg2, F::Lg2, Scalar::F32) => true,
+            (Function::Lg2, F::Lg2, Scalar::F32) | (Function::Sin, F::Sin | F::Cos, Scalar::F32) => true,
             (Function::Rcp, F::RcpGross, Scalar::F64) | (Function::Rsqrt, F::RsqrtGross, Scalar::F64) => true,
             // rsqrt.approx.f64: MUFU.RSQ64H, then one correction step in f64 (`rsqrt_f64`).
             (Function::Rsqrt, F::Rsqrt, Scalar::F64) => true,
@@ -65,7 +68,7 @@ impl Function {
     /// square roots the exponent's parity above it.
     fn input_bits(self) -> u32 {
         match self {
-            Function::Rcp | Function::Ex2 | Function::Lg2 => 23,
+            Function::Rcp | Function::Ex2 | Function::Lg2 | Function::Sin => 23,
             Function::Rsqrt | Function::Sqrt => 24,
         }
     }
@@ -163,6 +166,7 @@ impl Unit {
         match self.function {
             Function::Ex2 => self.ex2(x),
             Function::Lg2 => self.lg2(x, nan),
+            Function::Sin => self.sin(x, false, nan),
             Function::Rcp if exp == 0xff => sign, // 1/inf = 0
             Function::Rcp | Function::Rsqrt if zero => sign | F32_INF, // 1/+-0, rsqrt(+-0) = +-inf
             Function::Sqrt if zero => sign,                           // sqrt(+-0) = +-0
@@ -263,6 +267,49 @@ impl Unit {
     }
 }
 
+impl Unit {
+    /// `MUFU.SIN` (`cos` false) or `MUFU.COS` on an operand in turns. The unit reads |x| as
+    /// fixed point with 25 fraction bits, truncated (`dense/sin.approx.f32.3f800000`: the
+    /// outputs change only where that reading does), and keeps those 25 bits (whole turns
+    /// drop out): the quadrant q (top 2) and the position u in it (23 bits); COS adds a
+    /// quarter turn first. One table serves every quadrant: sin(pi/2 u) for even q, and for
+    /// odd q the table at the one's complement 2^23 - 1 - u (all 3,600,420 recorded inputs of
+    /// the second quadrant agree with the first's at that index, none at 2^23 - u); q >= 2
+    /// negates, and so does a negative operand of SIN (sign and magnitude: sin.approx.f32 of
+    /// -3.3e-7 is -sin(pi/2 2^-23)). The datapath's value has 37 fraction bits (every output
+    /// of the dense dumps lies on that grid) and is made a float by truncation to 24 bits.
+    /// A zero value keeps the sign (`cos.approx.f32 0x3fc90fdc` -> -0); infinity gives NaN.
+    fn sin(&self, x: u32, cos: bool, nan: u32) -> u32 {
+        let exp = (x >> 23) & 0xff;
+        if exp == 0xff {
+            return nan;
+        }
+        // |x| 2^25 modulo 2^25, from x = m 2^(exp - 150); a subnormal operand reads as 0.
+        let m = u64::from(x & 0x7f_ffff | 0x80_0000);
+        let shift = exp as i32 - 125;
+        let t = match shift {
+            _ if exp == 0 => 0,
+            25.. => 0,
+            0.. => (m << shift) as u32 & 0x1ff_ffff,
+            -23..=-1 => (m >> -shift) as u32,
+            _ => 0,
+        };
+        let t = if cos { (t + (1 << 23)) & 0x1ff_ffff } else { t };
+        let (q, u) = (t >> 23, t & 0x7f_ffff);
+        let index = if q % 2 == 1 { 0x7f_ffff - u } else { u };
+        let negative = (q >= 2) ^ (!cos && x >> 31 == 1);
+        let sign = if negative { 0x8000_0000 } else { 0 };
+        let v = self.significand(index);
+        if v == 0 {
+            return sign;
+        }
+        // v < 2^38: the value v 2^-37 is at most 1 (a 1.0 output is recorded).
+        let n = 64 - v.leading_zeros();
+        let sig = if n > 24 { v >> (n - 24) } else { v << (24 - n) };
+        sign | ((n as i32 - 1 - 37 + 127) as u32) << 23 | (sig as u32 & 0x7f_ffff)
+    }
+}
+
 /// The SASS ptxas 13.5 wraps around each unit for the non-`.ftz` f32 forms (docs/approx.md, the
 /// `scripts/approx-sass sm_90` table): exact f32 scaling that keeps the unit's operand and
 /// result normal. The `.ftz` forms are the bare unit.
@@ -275,6 +322,7 @@ impl Unit {
             F::DivApprox | F::DivFull => self.div(form.func == F::DivFull, form.ftz, ops[0] as u32, ops[1] as u32, nan as u32) as u64,
             F::RcpGross | F::RsqrtGross => self.high_word(ops[0], (nan >> 32) as u32),
             F::Rsqrt if form.scalar == Scalar::F64 => self.rsqrt_f64(ops[0]),
+            F::Sin | F::Cos => self.sin(turns(ops[0] as u32), form.func == F::Cos, nan as u32) as u64,
             _ => self.f32_lane(form.ftz, ops[0] as u32, nan as u32) as u64,
         }
     }
@@ -399,6 +447,15 @@ impl Unit {
         }
         (r * post).to_bits()
     }
+}
+
+/// `FMUL.RZ x, 0.15915493667125701904` (1/(2 pi) rounded to f32, 0x3e22f983), which both
+/// `sin.approx` and `cos.approx` (`.ftz` or not: the same SASS) run before MUFU.SIN/COS: the
+/// operand in turns, rounded toward zero. The f64 product of two f32 values is exact.
+fn turns(x: u32) -> u32 {
+    let p = f64::from(f32::from_bits(x)) * f64::from(f32::from_bits(0x3e22_f983));
+    let r = p as f32;
+    if f64::from(r).abs() > p.abs() { r.to_bits() - 1 } else { r.to_bits() }
 }
 
 /// FMUL.FTZ on sm_90: subnormal operands are zeros, and a result is flushed to a zero of its
