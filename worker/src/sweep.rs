@@ -30,7 +30,8 @@ use crate::oracles::{open_spec, Engine, EngineOptions, EngineSpec, Job};
 #[command(after_help = "Examples:\n  ptxfuzz sweep rcp.approx.f32 --target cuda        (all 2^32 inputs)\n  \
 ptxfuzz sweep ex2.approx.f16 --target cuda        (all 2^16)\n  \
 ptxfuzz sweep add.rn.bf16 --target cuda           (all 2^32 pairs)\n  \
-ptxfuzz sweep rcp.approx.f32 --target interp --limit 1000000 --stride 0x9e3779b1   (a sample)\n\n\
+ptxfuzz sweep rcp.approx.f32 --target interp --limit 1000000 --stride 0x9e3779b1   (a sample)\n  \
+ptxfuzz sweep tanh.approx.f32 --target cuda --start 0x40000000 --limit 8388608 --dump .   (every output of [2, 4))\n\n\
 Error: the distance in ulps between the target's result and the correctly rounded one (steps \
 between adjacent values, both zeros one value; packed forms: the worse lane). Mismatches are \
 results the PTX ISA does not allow (bound, special-case table, NaN rules), judged as campaigns \
@@ -84,10 +85,17 @@ pub struct SweepArgs {
     /// pre-filters what the CPU judges (not run on a GPU yet: docs/campaigns.md).
     #[arg(long)]
     pub no_gpu_kernel: bool,
+    /// Record every output of the inputs from --start (--limit of them, stride 1) instead of
+    /// judging them, into PATH in the dense format of the H100 recordings (xz, a JSON header,
+    /// deltas: ../shared/hw/h100-sm90/README.md); a directory gets the recordings' file name,
+    /// INSTR.START.COUNT.dxz. For the binades a bit-exact model still needs (docs/approx.md).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["truth", "save", "json", "no_gpu_kernel"])]
+    pub dump: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub post: post::PostArgs,
 }
 
+pub mod dump;
 pub mod fingerprint;
 pub mod gpu;
 pub mod post;
@@ -565,6 +573,19 @@ pub fn run(args: SweepArgs) -> Result<()> {
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
         signal_hook::flag::register(sig, stop.clone())?;
+    }
+    if let Some(path) = &args.dump {
+        if client.is_some() {
+            bail!("--dump writes a file and posts nothing: drop --server");
+        }
+        eprintln!("recording {instr}: {} input(s) from {:#x} on {}", plan.count, plan.start, engine.info());
+        let outputs = dump::record(&mut *engine, &instr, plan, batch, &stop)?;
+        let name = dump::file_name(&instr.to_string(), plan.start, outputs.len() as u64);
+        let path = if path.is_dir() { path.join(name) } else { path.clone() };
+        let bytes = dump::encode(&instr.to_string(), plan.start, instr.ty.bits(), &outputs)?;
+        crate::repro::replace_synced(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("wrote {} outputs of {instr} (inputs {:#x} to {:#x}) to {}", outputs.len(), plan.start, plan.start + outputs.len() as u64 - 1, path.display());
+        return Ok(());
     }
     if !args.json {
         eprintln!("sweeping {instr}: {} input(s) on {}", plan.count, engine.info());
