@@ -101,34 +101,32 @@ fn sm_90_profile_matches_every_recorded_h100_case_bit_for_bit() {
     assert!(t.unclaimed.values().all(|why| why.starts_with("approximate")), "{:?}", t.unclaimed);
 }
 
+/// Check each cited H100 case (`INSTR OPS -> RESULT`, with the id of the row citing it) against
+/// the sm_90 profile; returns how many were checked.
+fn check_evidence<'a>(cited: impl Iterator<Item = (&'a str, &'a String)>) -> usize {
+    let mut lines = 0;
+    for (id, line) in cited {
+        let t = check(format!("{line}\n").as_bytes());
+        assert_eq!((t.cases, t.matched), (1, 1), "{id}: evidence '{line}'");
+        lines += 1;
+    }
+    lines
+}
+
 #[test]
 fn every_evidence_line_of_a_bit_exact_model_is_what_the_profile_answers() {
     // The rows cite H100 cases (`INSTR OPS -> RESULT`); each must be what the model gives.
-    let profile = Profile::named("sm_90").unwrap();
-    let Profile::Hardware(hw) = &profile else { unreachable!() };
-    let mut lines = 0;
-    for model in hw.approx_models.iter().filter(|m| m.status == super::approx_model::Status::BitExact) {
-        for line in &model.evidence {
-            let t = check(format!("{line}\n").as_bytes());
-            assert_eq!((t.cases, t.matched), (1, 1), "model {}: evidence '{line}'", model.id);
-            lines += 1;
-        }
-    }
+    let Profile::Hardware(hw) = Profile::named("sm_90").unwrap() else { unreachable!() };
+    let models = hw.approx_models.iter().filter(|m| m.status == super::approx_model::Status::BitExact);
+    let lines = check_evidence(models.flat_map(|m| m.evidence.iter().map(move |l| (m.id.as_str(), l))));
     assert!(lines >= 20, "{lines} evidence lines");
 }
 
 #[test]
 fn every_evidence_line_of_a_rule_is_what_the_profile_answers() {
-    let profile = Profile::named("sm_90").unwrap();
-    let Profile::Hardware(hw) = &profile else { unreachable!() };
-    let mut lines = 0;
-    for rule in &hw.rules {
-        for line in rule.evidence.iter().filter(|l| l.contains(" -> ")) {
-            let t = check(format!("{line}\n").as_bytes());
-            assert_eq!((t.cases, t.matched), (1, 1), "rule {}: evidence '{line}'", rule.id);
-            lines += 1;
-        }
-    }
+    let Profile::Hardware(hw) = Profile::named("sm_90").unwrap() else { unreachable!() };
+    let cited = hw.rules.iter().flat_map(|r| r.evidence.iter().filter(|l| l.contains(" -> ")).map(move |l| (r.id.as_str(), l)));
+    let lines = check_evidence(cited);
     assert!(lines >= 12, "{lines} evidence lines");
 }
 
