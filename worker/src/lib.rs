@@ -11,6 +11,8 @@ pub mod smoke;
 pub mod campaign;
 pub mod mathcheck;
 pub mod minimize;
+// The two execution modes of a GPU against each other (issue 12).
+pub mod modes;
 pub mod repro;
 pub mod sweep;
 pub mod toolkit;

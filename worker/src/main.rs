@@ -2,11 +2,13 @@
 
 mod bench;
 mod bench_compare;
+mod capture_check;
 mod capture_cmd;
 mod engines;
 mod eval;
 mod explain_cmd;
 mod gen_cmd;
+mod modes_cmd;
 mod genargs;
 mod math;
 mod vm_cmd;
@@ -46,6 +48,8 @@ enum Command {
     VmPtx(vm_cmd::VmPtxArgs),
     Explain(explain_cmd::ExplainArgs),
     Capture(capture_cmd::CaptureArgs),
+    CaptureCheck(capture_check::CaptureCheckArgs),
+    ModesCheck(modes_cmd::ModesCheckArgs),
     /// Send what a campaign left in --out/.spool to a ptxfuzz server.
     Deliver(worker::server::DeliverArgs),
     /// Answer the exec protocol with the reference interpreter (sample engine, docs/exec-protocol.md).
@@ -72,6 +76,8 @@ fn main() -> ExitCode {
         Command::VmPtx(args) => vm_cmd::run(args),
         Command::Explain(args) => explain_cmd::run(args),
         Command::Capture(args) => capture_cmd::run(args),
+        Command::CaptureCheck(args) => capture_check::run(args),
+        Command::ModesCheck(args) => modes_cmd::run(args),
         Command::Deliver(args) => worker::server::deliver(args),
         Command::ExecReference(args) => engines::exec_reference(args),
     };

@@ -258,7 +258,7 @@ fn program_rng(seed: u64, i: u64) -> Rng {
 }
 
 /// Random program number `i` with `n` random cases (`None` if the generator rejects its bytes).
-fn random_item(gen: &Generator, seed: u64, i: u64, n: usize) -> Option<Item> {
+pub fn random_item(gen: &Generator, seed: u64, i: u64, n: usize) -> Option<Item> {
     let mut rng = program_rng(seed, i);
     let mut bytes = [0u8; 256];
     rng.fill(&mut bytes);

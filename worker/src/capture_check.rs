@@ -1,0 +1,153 @@
+//! `ptxfuzz capture-check FILE`: run every recorded case of a hardware capture (the format of
+//! `../shared/hw/h100-sm90/cases.txt.gz`) on a target and compare its results with the recorded
+//! ones bit for bit. On a GPU of the capture's sm in `--exec isa` this is issue 12's check of
+//! the instruction VM: the capture is the same instruction on the same hardware, so any
+//! difference is a VM bug (or a different chip); on `exec-reference --profile sm_90` it checks
+//! the profile against the recordings.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use worker::oracles::diff_replay::Capture;
+use worker::oracles::{default_target, open_spec, EngineOptions, EngineSpec, Exec, Job};
+
+/// Run a capture's recorded operands on a target and compare the results bit for bit.
+#[derive(Args, Debug)]
+#[command(after_help = "Prints, per form that differs, how many of its cases differ and the \
+first one; then the totals. --differ PATH writes every differing case as \
+`INSTR OPERANDS -> RECORDED, target TARGET` (hex and decimal). Exits 1 if any case differs.\n\n\
+Examples:\n  ptxfuzz capture-check ../shared/hw/h100-sm90/cases.txt.gz --target cuda --exec isa   # the VM on an sm_90 GPU\n  \
+ptxfuzz capture-check ../shared/hw/h100-sm90/cases.txt.gz --target 'exec:ptxfuzz exec-reference --profile sm_90' --families rcp")]
+pub struct CaptureCheckArgs {
+    /// The capture: `INSTR 0xOPERAND... -> 0xRESULT` per line, plain or gzip.
+    pub file: PathBuf,
+    /// Engine to check: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first GPU if
+    /// there is one, else the host FPU.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Execution mode on an engine with two (a GPU): isa (the instruction VM, the default: each
+    /// instruction alone, as the capture recorded it) or compiled (one JIT-compiled kernel).
+    #[arg(long, default_value = "isa")]
+    pub exec: Exec,
+    /// sm_XX to compile for (default: the GPU's own).
+    #[arg(long)]
+    pub sm: Option<u32>,
+    /// Opcodes to check (comma-separated PTX names). Default: every recorded form.
+    #[arg(long, value_delimiter = ',')]
+    pub families: Vec<String>,
+    /// Write every differing case to this file.
+    #[arg(long)]
+    pub differ: Option<PathBuf>,
+    /// Seconds an engine may take for one batch of forms before it is a timeout fault.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+}
+
+/// Forms run per engine call: big enough to keep a GPU busy, small enough for progress lines.
+const FORMS_PER_BATCH: usize = 32;
+
+pub fn run(args: CaptureCheckArgs) -> Result<()> {
+    let t0 = Instant::now();
+    let capture = Capture::load(&args.file)?;
+    let spec: EngineSpec = match &args.target {
+        Some(t) => t.parse()?,
+        None => default_target(),
+    };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.or(capture.sm) };
+    let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    let exec = if target.exec_modes().contains(&args.exec) { args.exec } else { target.exec_modes()[0] };
+    for f in &args.families {
+        ptx::isa::Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use PTX opcode names such as add, fma, testp"))?;
+    }
+    let forms: Vec<_> = capture
+        .forms
+        .iter()
+        .filter(|f| args.families.is_empty() || args.families.iter().any(|o| o == f.instr.op.name()))
+        .collect();
+    if forms.is_empty() {
+        bail!("{} has no form of {}: name opcodes it records (e.g. add,rcp) or leave --families out", args.file.display(), args.families.join(","));
+    }
+    eprintln!(
+        "capture-check: {} ({} case(s) of {} form(s){}) on {} [{exec}]",
+        args.file.display(),
+        forms.iter().map(|f| f.cases.len() / f.instr.inputs.max(1) as usize).sum::<usize>(),
+        forms.len(),
+        capture.gpu.as_deref().map(|g| format!(", recorded on {g}")).unwrap_or_default(),
+        target.info()
+    );
+    let mut differ: Option<Box<dyn Write>> = match &args.differ {
+        Some(p) => Some(Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        ))),
+        None => None,
+    };
+    let (mut equal, mut differing, mut skipped, mut faults) = (0u64, 0u64, Vec::new(), Vec::new());
+    let mut differing_forms = Vec::new();
+    for (b, batch) in forms.chunks(FORMS_PER_BATCH).enumerate() {
+        let runnable: Vec<_> = batch.iter().filter(|f| target.supports(&f.program)).collect();
+        skipped.extend(batch.iter().filter(|f| !target.supports(&f.program)).map(|f| f.instr.to_string()));
+        let jobs: Vec<Job> = runnable.iter().map(|f| Job::new(&f.program, &f.cases, false).with_exec(exec)).collect();
+        let results = target.run(&jobs);
+        for (f, r) in runnable.iter().zip(results) {
+            let out = match r {
+                Ok(o) => o,
+                Err(e) => {
+                    faults.push(format!("{}: {e}", f.instr));
+                    continue;
+                }
+            };
+            let n = f.instr.inputs.max(1) as usize;
+            let (mut bad, mut first) = (0u64, None);
+            for (ops, &got) in f.cases.chunks_exact(n).zip(&out.values) {
+                let want = capture.result(&f.instr, ops).expect("every case of a form has its recorded result");
+                if got == want {
+                    equal += 1;
+                    continue;
+                }
+                bad += 1;
+                let line = differ_line(&f.instr.to_string(), ops, want, got);
+                if let Some(w) = differ.as_mut() {
+                    writeln!(w, "{line}")?;
+                }
+                first.get_or_insert(line);
+            }
+            if bad > 0 {
+                differing += bad;
+                differing_forms.push((f.instr.to_string(), bad, f.cases.len() / n, first.unwrap_or_default()));
+            }
+        }
+        eprintln!("capture-check: {}/{} forms, {} differ so far", ((b + 1) * FORMS_PER_BATCH).min(forms.len()), forms.len(), differing);
+    }
+    if let Some(mut w) = differ {
+        w.flush()?;
+    }
+    for (form, bad, of, first) in &differing_forms {
+        println!("  {form}: {bad} of {of} cases differ; first: {first}");
+    }
+    for s in &skipped {
+        println!("  {s}: not supported by the target, skipped");
+    }
+    for f in &faults {
+        println!("  fault: {f}");
+    }
+    println!(
+        "capture-check: {equal} equal, {differing} differ ({} form(s)), {} form(s) skipped, {} fault(s), in {:.1} s [{exec}]",
+        differing_forms.len(),
+        skipped.len(),
+        faults.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    if differing > 0 || !faults.is_empty() {
+        bail!("{differing} case(s) differ from the capture and {} form(s) faulted (see above{})", faults.len(), if args.differ.is_some() { " and --differ" } else { "" });
+    }
+    Ok(())
+}
+
+/// One differing case: the capture's line with the target's result beside the recorded one.
+fn differ_line(form: &str, ops: &[u64], want: u64, got: u64) -> String {
+    let ops: Vec<String> = ops.iter().map(|v| format!("0x{v:x}")).collect();
+    format!("{form} {} -> 0x{want:x} ({want}), target 0x{got:x} ({got})", ops.join(" "))
+}
