@@ -4,14 +4,21 @@
 //! compiler effect explains the difference". The modes are compared raw (no reference, no
 //! tolerance): what differs is either a compiler effect (contraction, folding, the bf16 `fma`
 //! lowering of `../shared/hw/h100-sm90/findings/`) or a bug in one of the two paths.
+//! [`classify`] tells them apart, statement by statement through both modes' traces: a
+//! differing result either is one the PTX ISA allows on its operands (a NaN payload the
+//! compiler chose by commuting operands; a consequence of a difference upstream), or a
+//! catalogue entry of `ptx::explain` (a fold, a dropped `.abs`, another NaN rule) reproduces
+//! it, or nothing does: only that last kind is a real disagreement.
 
+use ptx::explain::{explain, Case};
+use ptx::interp::eval;
 use ptx::program::Program;
 
 use crate::campaign::source::Item;
 use crate::oracles::{Engine, Exec, Job};
 
 /// A case whose outputs differ between the modes (the first of its program).
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Disagreement {
     /// The program's text (`Program::parse` reads it back).
     pub program: String,
@@ -23,6 +30,33 @@ pub struct Disagreement {
     /// Cases of this program that differ, of how many.
     pub differing_cases: usize,
     pub cases: usize,
+    /// Per differing output of the case: what explains it ([`classify`]).
+    #[serde(default)]
+    pub causes: Vec<Cause>,
+}
+
+/// What explains one differing output.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Cause {
+    /// The statement (index in the program's body) whose result differs, and its PTX text.
+    pub stmt: usize,
+    pub instr: String,
+    /// `allowed`, `propagated`, a catalogue id of `ptx::explain` (`folded-to-operand`,
+    /// `nan-canonical`, ...) or `unexplained` ([`classify`]).
+    pub by: String,
+}
+
+impl Cause {
+    pub fn is_explained(&self) -> bool {
+        self.by != "unexplained"
+    }
+}
+
+impl Disagreement {
+    /// Whether every differing output has an explanation (a compiler effect, not a bug).
+    pub fn is_explained(&self) -> bool {
+        !self.causes.is_empty() && self.causes.iter().all(Cause::is_explained)
+    }
 }
 
 /// What [`compare_modes`] saw.
@@ -81,17 +115,77 @@ pub fn compare_modes(engine: &mut dyn Engine, items: &[Item]) -> Result<ModesRep
         let differing: Vec<usize> =
             (0..cases).filter(|&c| a.values.get(c * n_out..(c + 1) * n_out) != b.values.get(c * n_out..(c + 1) * n_out)).collect();
         if let Some(&c) = differing.first() {
+            let inputs = &item.cases[c * n_in..(c + 1) * n_in];
+            let compiled = b.values.get(c * n_out..(c + 1) * n_out).unwrap_or_default();
             report.disagreements.push(Disagreement {
                 program: item.program.to_string(),
-                inputs: hexes(&item.cases[c * n_in..(c + 1) * n_in]),
+                inputs: hexes(inputs),
                 isa: hexes(a.values.get(c * n_out..(c + 1) * n_out).unwrap_or_default()),
-                compiled: hexes(b.values.get(c * n_out..(c + 1) * n_out).unwrap_or_default()),
+                compiled: hexes(compiled),
                 differing_cases: differing.len(),
                 cases,
+                causes: classify(engine, &item.program, inputs, compiled),
             });
         }
     }
     Ok(report)
+}
+
+/// Why the compiled outputs of one case differ from the VM's.
+///
+/// With a `compiled` trace (the kernel storing every result; used only when its outputs are
+/// the compiled run's, so storing them changed nothing): every statement whose compiled result
+/// differs from the VM's, in program order, judged on the operands the compiled kernel gave it:
+/// `allowed` (same operands as on the VM, and the PTX ISA accepts the result), `propagated`
+/// (an operand differed upstream, and the result is what the PTX ISA allows on those
+/// operands), a catalogue id, or `unexplained`. Without one (an engine with one mode, such
+/// as `exec-reference` reclassifying a GPU run's file): each differing output's defining
+/// statement on the VM's operands, where an upstream difference reads as `unexplained`.
+pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], compiled: &[u64]) -> Vec<Cause> {
+    let unexplained = |stmt: usize, instr: String| Cause { stmt, instr, by: "unexplained".into() };
+    let n_out = program.outputs().len();
+    let trace = |engine: &mut dyn Engine, exec: Exec| match engine.run(&[Job::new(program, inputs, true).with_exec(exec)]).pop() {
+        Some(Ok(o)) if o.values.len() == n_out + program.body().len() => Some(o.values),
+        _ => None,
+    };
+    let Some(isa) = trace(engine, Exec::Isa) else { return vec![unexplained(0, "(the isa trace faulted)".into())] };
+    // The value of register r in a trace: an input, or the result of the statement defining it.
+    let value = |t: &[u64], r: ptx::program::Reg| match program.definition(r) {
+        Some(k) => t[n_out + k],
+        None => inputs[r.0 as usize],
+    };
+    let judge = |k: usize, ops: Vec<u64>, same_operands: bool, got: u64| {
+        let instr = program.body()[k].instr;
+        let by = if eval(&instr, &ops).is_ok_and(|e| e.accepts(got)) {
+            if same_operands { "allowed" } else { "propagated" }.to_string()
+        } else {
+            explain(&instr, &[Case { operands: ops, got }]).map_or("unexplained".to_string(), |e| e.id.to_string())
+        };
+        Cause { stmt: k, instr: instr.to_string(), by }
+    };
+    let compiled_trace = if engine.exec_modes().contains(&Exec::Compiled) { trace(engine, Exec::Compiled) } else { None };
+    if let Some(ct) = compiled_trace.filter(|ct| ct[..n_out] == *compiled) {
+        return (0..program.body().len())
+            .filter(|&k| ct[n_out + k] != isa[n_out + k])
+            .map(|k| {
+                let srcs = program.body()[k].srcs();
+                let ops: Vec<u64> = srcs.iter().map(|&r| value(&ct, r)).collect();
+                let same = srcs.iter().all(|&r| value(&ct, r) == value(&isa, r));
+                judge(k, ops, same, ct[n_out + k])
+            })
+            .collect();
+    }
+    let mut causes = Vec::new();
+    for (slot, (&r, &got)) in program.outputs().iter().zip(compiled).enumerate() {
+        if isa[slot] == got {
+            continue;
+        }
+        match program.definition(r) {
+            Some(k) => causes.push(judge(k, program.body()[k].srcs().iter().map(|&s| value(&isa, s)).collect(), true, got)),
+            None => causes.push(unexplained(usize::MAX, format!("(output {slot} is an input)"))),
+        }
+    }
+    causes
 }
 
 fn hexes(v: &[u64]) -> Vec<String> {
@@ -137,6 +231,31 @@ mod tests {
         assert_eq!((d.inputs.clone(), d.isa.clone(), d.compiled.clone()), (vec!["0x3f000000".into(), "0x33040000".into()], vec!["0x3f000000".into()], vec!["0x3f000001".into()]));
         assert_eq!((d.differing_cases, d.cases), (1, 2));
         assert!(program_of(d).is_ok());
+        // add.rz computed as add.rn: the catalogue's "another rounding mode".
+        assert_eq!(d.causes, vec![Cause { stmt: 0, instr: "add.rz.f32".into(), by: "other-rounding".into() }]);
+        assert!(d.is_explained());
+    }
+
+    #[test]
+    fn a_difference_downstream_of_another_is_propagated() {
+        let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f2;\n// outputs: %f3\n").unwrap();
+        let mut e = RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Compiled] };
+        let r = compare_modes(&mut e, &[Item { program: p, cases: vec![0x3f00_0000, 0x3304_0000], origin: None }]).unwrap();
+        let by: Vec<_> = r.disagreements[0].causes.iter().map(|c| (c.stmt, c.by.as_str())).collect();
+        assert_eq!(by, [(0, "other-rounding"), (1, "propagated")]);
+    }
+
+    #[test]
+    fn a_difference_no_catalogue_entry_reproduces_is_unexplained() {
+        // Compiled as add.rz where isa computes add.rn is another rounding too; a result no
+        // rounding of 0.5 + 2^-25 gives (0x3f000002) is not.
+        let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\n// outputs: %f2\n").unwrap();
+        // One mode: no compiled trace, so the output's statement is judged on the VM's operands.
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
+        let c = classify(&mut e, &p, &[0x3f00_0000, 0x3304_0000], &[0x3f00_0002]);
+        assert_eq!(c, vec![Cause { stmt: 0, instr: "add.rn.f32".into(), by: "unexplained".into() }]);
+        let c = classify(&mut e, &p, &[0x3f00_0000, 0x3304_0000], &[0x3f00_0000]);
+        assert_eq!(c[0].by, "other-rounding");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::Generator;
 use worker::campaign::source::random_item;
-use worker::modes::compare_modes;
+use worker::modes::{classify, compare_modes, program_of, Disagreement};
 use worker::oracles::{default_target, open_spec, EngineOptions, EngineSpec};
 
 use crate::genargs::GenArgs;
@@ -18,10 +18,13 @@ use crate::genargs::GenArgs;
 /// one JIT-compiled kernel) and compare every output bit for bit.
 #[derive(Args, Debug)]
 #[command(after_help = "A difference is a compiler effect (contraction, constant folding, the bf16 \
-fma lowering: ../shared/hw/h100-sm90/findings/) or a bug in one of the two paths; \
-`ptxfuzz explain` on the program says which effect fits. Prints the count and the first \
-disagreements; --differ PATH writes every one as a JSON line (program text, inputs, both \
-outputs). Exits 1 if the modes disagree or an engine faults.\n\n\
+fma lowering: ../shared/hw/h100-sm90/findings/) or a bug in one of the two paths. Prints \
+the disagreements by cause and every unexplained one; --differ PATH writes every one as a \
+JSON line (program text, inputs, both \
+outputs, causes). Each differing output is classified: `allowed` (the PTX ISA accepts the \
+compiled result on the operands the VM gave the instruction), a ptx::explain catalogue id (a \
+compiler effect such as folded-to-operand), or unexplained. Exits 1 if a disagreement is \
+unexplained or an engine faults.\n\n\
 Example:\n  ptxfuzz modes-check --target cuda --programs 10000 --differ modes.jsonl")]
 pub struct ModesCheckArgs {
     /// Engine with both modes: cuda or cuda:N (default: the first GPU).
@@ -39,6 +42,12 @@ pub struct ModesCheckArgs {
     /// Write every disagreement (one JSON line each) to this file.
     #[arg(long)]
     pub differ: Option<PathBuf>,
+    /// Classify the disagreements of an earlier --differ file again instead of generating
+    /// programs: the target gives the isa trace (on a machine without a GPU,
+    /// 'exec:ptxfuzz exec-reference --profile sm_90', whose results are the H100's on every
+    /// recorded case), so a GPU run's disagreements are triaged anywhere.
+    #[arg(long, value_name = "FILE", conflicts_with = "differ")]
+    pub reclassify: Option<PathBuf>,
     /// Seconds an engine may take for one batch before it is a timeout fault.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
@@ -57,6 +66,9 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
     };
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.gen.sm };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    if let Some(path) = &args.reclassify {
+        return reclassify(target.as_mut(), path, t0);
+    }
     let mut cfg = args.gen.to_config()?;
     // Approximate forms too: the VM and a kernel must agree on them as on the rest.
     cfg.approximate = true;
@@ -92,8 +104,56 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
     if let Some(mut w) = differ {
         w.flush()?;
     }
-    for d in disagreements.iter().take(10) {
-        println!("  {} of {} cases differ, e.g. inputs {} -> isa {} compiled {}:", d.differing_cases, d.cases, d.inputs.join(" "), d.isa.join(" "), d.compiled.join(" "));
+    let unexplained = report(&disagreements, &faults);
+    println!(
+        "modes-check: {programs} programs ({cases} cases) in both modes: {} disagree ({} explained by a compiler effect or an allowed result, {unexplained} unexplained), {skipped} skipped, {} fault(s), in {:.1} s",
+        disagreements.len(),
+        disagreements.len() - unexplained,
+        faults.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    verdict(unexplained, &faults, args.differ.is_some())
+}
+
+/// `--reclassify FILE`: the causes of recorded disagreements, found again on `target`.
+fn reclassify(target: &mut dyn worker::oracles::Engine, path: &std::path::Path, t0: Instant) -> Result<()> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut disagreements = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let bad = |why: String| anyhow::anyhow!("{}:{}: {why}; give a file written by modes-check --differ", path.display(), n + 1);
+        let mut d: Disagreement = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        let program = program_of(&d).map_err(|e| bad(e.to_string()))?;
+        let hex = |v: &[String]| v.iter().map(|x| x.strip_prefix("0x").and_then(ptx::value::parse_hex).ok_or_else(|| bad(format!("{x} is not 0x-hex")))).collect::<Result<Vec<u64>>>();
+        d.causes = classify(target, &program, &hex(&d.inputs)?, &hex(&d.compiled)?);
+        disagreements.push(d);
+    }
+    let unexplained = report(&disagreements, &[]);
+    println!(
+        "modes-check: {} disagreement(s) of {} reclassified on {}: {} explained, {unexplained} unexplained, in {:.1} s",
+        disagreements.len(),
+        path.display(),
+        target.info(),
+        disagreements.len() - unexplained,
+        t0.elapsed().as_secs_f64()
+    );
+    verdict(unexplained, &[], false)
+}
+
+/// Print the disagreements by cause and every unexplained one in full (they are the bugs);
+/// returns how many are unexplained.
+fn report(disagreements: &[Disagreement], faults: &[String]) -> usize {
+    let mut by_cause: std::collections::BTreeMap<String, u64> = Default::default();
+    for d in disagreements {
+        for c in &d.causes {
+            *by_cause.entry(format!("{} ({})", c.by, c.instr)).or_default() += 1;
+        }
+    }
+    for (cause, n) in &by_cause {
+        println!("  {n:>6}  {cause}");
+    }
+    let unexplained: Vec<_> = disagreements.iter().filter(|d| !d.is_explained()).collect();
+    for d in unexplained.iter().take(10) {
+        println!("  unexplained: {} of {} cases differ, e.g. inputs {} -> isa {} compiled {}:", d.differing_cases, d.cases, d.inputs.join(" "), d.isa.join(" "), d.compiled.join(" "));
         for line in d.program.lines() {
             println!("      {line}");
         }
@@ -101,14 +161,12 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
     for f in faults.iter().take(10) {
         println!("  fault: {f}");
     }
-    println!(
-        "modes-check: {programs} programs ({cases} cases) in both modes: {} disagree, {skipped} skipped, {} fault(s), in {:.1} s",
-        disagreements.len(),
-        faults.len(),
-        t0.elapsed().as_secs_f64()
-    );
-    if !disagreements.is_empty() || !faults.is_empty() {
-        bail!("the modes disagree on {} program(s) and faulted {} time(s): triage with ptxfuzz explain", disagreements.len(), faults.len());
+    unexplained.len()
+}
+
+fn verdict(unexplained: usize, faults: &[String], differ: bool) -> Result<()> {
+    if unexplained > 0 || !faults.is_empty() {
+        bail!("the modes disagree without explanation on {unexplained} program(s) and faulted {} time(s): see above{}", faults.len(), if differ { " and --differ" } else { "" });
     }
     Ok(())
 }

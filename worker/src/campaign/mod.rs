@@ -291,7 +291,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let planned = match queue.take(&mut *target, args.trace, Duration::from_millis(200)) {
+        let planned = match queue.take(&mut *target, args.trace, Duration::from_millis(200), &mut totals.time_us) {
             Ok(p) => p,
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
@@ -370,7 +370,10 @@ fn run_batch(
     if jobs.is_empty() {
         return Ok(());
     }
+    let t0 = std::time::Instant::now();
     let results = target.run(&jobs);
+    totals.time_us.engine += t0.elapsed().as_micros() as u64;
+    let t0 = std::time::Instant::now();
     // The interpreter as target computed the judge's reference already: judging it again
     // would run every program twice.
     let own_reference = target.outputs_are_reference() && !trace;
@@ -387,6 +390,8 @@ fn run_batch(
             })
         })
         .collect();
+    totals.time_us.judge += t0.elapsed().as_micros() as u64;
+    let t0 = std::time::Instant::now();
     for (job, judged) in jobs.iter().zip(judged) {
         totals.program(job.exec);
         let verdicts = match judged {
@@ -421,6 +426,7 @@ fn run_batch(
             }
         }
     }
+    totals.time_us.findings += t0.elapsed().as_micros() as u64;
     Ok(())
 }
 

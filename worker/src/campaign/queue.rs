@@ -55,16 +55,24 @@ impl Queue {
     /// The next batch to run (waiting up to `wait` for the source), after handing the one
     /// after it to `target.prepare` if the source has it. `Err(Timeout)`: nothing yet;
     /// `Err(Disconnected)`: the source is done and every batch was taken.
-    pub fn take(&mut self, target: &mut dyn Engine, trace: bool, wait: Duration) -> Result<Planned, RecvTimeoutError> {
+    /// `time` gets the microseconds spent waiting for the source and preparing.
+    pub fn take(&mut self, target: &mut dyn Engine, trace: bool, wait: Duration, time: &mut super::stats::TimeSplit) -> Result<Planned, RecvTimeoutError> {
+        let t0 = std::time::Instant::now();
         let current = match self.next.take() {
             Some(p) => p,
-            None => Planned::new(self.rx.recv_timeout(wait)?, &mut self.split),
+            None => {
+                let b = self.rx.recv_timeout(wait);
+                time.source += t0.elapsed().as_micros() as u64;
+                Planned::new(b?, &mut self.split)
+            }
         };
+        let t1 = std::time::Instant::now();
         if let Ok(b) = self.rx.try_recv() {
             let next = Planned::new(b, &mut self.split);
             target.prepare(&next.jobs(&*target, trace).0);
             self.next = Some(next);
         }
+        time.prepare += t1.elapsed().as_micros() as u64;
         Ok(current)
     }
 }
@@ -117,7 +125,7 @@ mod tests {
         let mut q = Queue::new(rx, Split::new(&[Exec::Compiled, Exec::Isa], 0.5).unwrap());
         let wait = Duration::from_millis(10);
         let mut taken = Vec::new();
-        while let Ok(p) = q.take(&mut engine, false, wait) {
+        while let Ok(p) = q.take(&mut engine, false, wait, &mut Default::default()) {
             taken.push(p.execs.iter().map(|e| e.name()).collect::<Vec<_>>().join(","));
             engine.log.push(format!("run {}", p.batch.items[0].cases[0]));
         }

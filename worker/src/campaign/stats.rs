@@ -40,6 +40,36 @@ pub struct Totals {
     pub findings_known: u64,
     /// Cases and programs per execution mode (`isa`, `compiled`; campaign::split).
     pub by_exec: BTreeMap<Exec, ModeTotals>,
+    /// Where the campaign thread's time went, in microseconds ([`TimeSplit`]).
+    pub time_us: TimeSplit,
+}
+
+/// The campaign thread's wall time by stage: what bounds a campaign's speed (the H200 run of
+/// docs/hardware/ found the GPU campaign far below its engine's and judge's own speeds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimeSplit {
+    /// Waiting for the source's next batch (programs and cases being generated).
+    pub source: u64,
+    /// Planning the next batch and handing it to the engine ahead (`Engine::prepare`).
+    pub prepare: u64,
+    /// In `Engine::run`: the target computing the batch.
+    pub engine: u64,
+    /// Judging every result against the reference (on every judging thread).
+    pub judge: u64,
+    /// Resolving and minimizing mismatches (engine runs of traces and candidates included).
+    pub findings: u64,
+}
+
+impl TimeSplit {
+    /// `source 1.2 s, engine 3.4 s, ...` with each stage's share of `elapsed` seconds.
+    pub fn line(&self, elapsed: f64) -> String {
+        let parts = [("source", self.source), ("prepare", self.prepare), ("engine", self.engine), ("judge", self.judge), ("findings", self.findings)];
+        parts
+            .iter()
+            .map(|(name, us)| format!("{name} {:.1} s ({:.0}%)", *us as f64 / 1e6, 100.0 * *us as f64 / 1e6 / elapsed.max(1e-9)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The counters of one execution mode.

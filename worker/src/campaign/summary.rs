@@ -59,6 +59,7 @@ pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -
             100.0 * t.fast as f64 / t.results.max(1) as f64
         ),
     ];
+    v.push(format!("  time: {}", t.time_us.line(s.elapsed_s)));
     if t.by_exec.len() > 1 {
         for (exec, m) in &t.by_exec {
             let r = s.rates.by_exec.get(exec).copied().unwrap_or_default();
@@ -173,6 +174,7 @@ mod tests {
         let mut totals = Totals { cases: 11_000, programs: 11, results: 11_000, fast: 11_000, ..Totals::default() };
         totals.by_exec.insert(Exec::Isa, ModeTotals { cases: 10_000, programs: 10 });
         totals.by_exec.insert(Exec::Compiled, ModeTotals { cases: 1_000, programs: 1 });
+        totals.time_us = stats::TimeSplit { source: 0, prepare: 100_000, engine: 1_500_000, judge: 300_000, findings: 100_000 };
         let info = EngineInfo::new("cuda:0", "NVIDIA H100");
         let config = ptx::gen::GenConfig::default();
         let s = Summary {
@@ -193,9 +195,12 @@ mod tests {
         let text = lines(&s, Path::new("out"), 0, 0).join("\n");
         assert!(text.contains("    isa: 10000 cases (5000 cases/s), 10 programs (5 programs/s)"), "{text}");
         assert!(text.contains("    compiled: 1000 cases (500 cases/s), 1 programs (0 programs/s)"), "{text}");
+        // Where the 2 s went: the stage that bounds the campaign shows first-hand.
+        assert!(text.contains("  time: source 0.0 s (0%), prepare 0.1 s (5%), engine 1.5 s (75%), judge 0.3 s (15%), findings 0.1 s (5%)"), "{text}");
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["rates_by_exec"]["isa"]["cases_per_s"], 5000.0);
         assert_eq!(json["totals"]["by_exec"]["compiled"]["programs"], 1);
+        assert_eq!(json["totals"]["time_us"]["engine"], 1_500_000);
         assert_eq!(json["exec_modes"], serde_json::json!(["compiled", "isa"]));
     }
 

@@ -1,0 +1,53 @@
+//! `ptxfuzz capture-check`: a capture's recorded operands run on a target and compared bit for
+//! bit (on a GPU: the instruction VM against the H100's recordings).
+
+use std::process::Command;
+
+const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
+const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/cases.txt.gz");
+
+fn capture_check(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(PTXFUZZ).arg("capture-check").args(args).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn the_sm_90_profile_engine_reproduces_every_recorded_case_of_the_modelled_forms() {
+    // The engine answering with the sm_90 profile stands in for the H100: every recorded case
+    // of these forms (rcp/sqrt/rsqrt/ex2/lg2 .approx: the bit-exact unit models) must match.
+    let engine = format!("exec:{PTXFUZZ} exec-reference --profile sm_90");
+    let (code, out, err) = capture_check(&[CASES, "--target", &engine, "--families", "rcp,sqrt,rsqrt,ex2,lg2,sin,cos"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.contains(" equal, 0 differ (0 form(s)), 0 form(s) skipped, 0 fault(s)"), "{out}");
+    let equal: u64 = last.trim_start_matches("capture-check: ").split(' ').next().unwrap().parse().unwrap();
+    assert!(equal > 100_000, "{last}");
+    assert!(err.contains("recorded on NVIDIA H100"), "the capture-info.json beside the file names the GPU: {err}");
+}
+
+#[test]
+fn a_case_the_target_computes_differently_is_reported_in_hex_and_decimal_and_exits_1() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-capture-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("c.txt");
+    // 1 + 1 = 2 is right; 1 + 2 recorded as 0x40400001 (one ulp above 3) is not.
+    std::fs::write(&file, "add.rn.f32 0x3f800000 0x3f800000 -> 0x40000000\nadd.rn.f32 0x3f800000 0x40000000 -> 0x40400001\n").unwrap();
+    let differ = dir.join("differ.txt");
+    let (code, out, err) = capture_check(&[file.to_str().unwrap(), "--target", "interp", "--differ", differ.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("add.rn.f32: 1 of 2 cases differ"), "{out}");
+    assert!(out.contains("capture-check: 1 equal, 1 differ (1 form(s))"), "{out}");
+    let d = std::fs::read_to_string(&differ).unwrap();
+    assert_eq!(d, "add.rn.f32 0x3f800000 0x40000000 -> 0x40400001 (1077936129), target 0x40400000 (1077936128)\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unknown_family_is_refused_with_what_to_give() {
+    let (code, _, err) = capture_check(&[CASES, "--target", "interp", "--families", "frobnicate"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown family 'frobnicate'"), "{err}");
+    let (code, _, err) = capture_check(&["/nonexistent/cases.txt", "--target", "interp"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read capture"), "{err}");
+}
