@@ -133,22 +133,27 @@ pub fn compare_modes(engine: &mut dyn Engine, items: &[Item]) -> Result<ModesRep
 
 /// Why the compiled outputs of one case differ from the VM's.
 ///
-/// With a `compiled` trace (the kernel storing every result; used only when its outputs are
-/// the compiled run's, so storing them changed nothing): every statement whose compiled result
-/// differs from the VM's, in program order, judged on the operands the compiled kernel gave it:
-/// `allowed` (same operands as on the VM, and the PTX ISA accepts the result), `propagated`
-/// (an operand differed upstream, and the result is what the PTX ISA allows on those
-/// operands), a catalogue id, or `unexplained`. Without one (an engine with one mode, such
-/// as `exec-reference` reclassifying a GPU run's file): each differing output's defining
-/// statement on the VM's operands, where an upstream difference reads as `unexplained`.
+/// The VM's intermediate results come from the program with every statement's result made an
+/// output, run in `isa` mode: on a GPU that runs on the VM, each instruction alone. (A traced
+/// `isa` job would not do: the cuda engine runs it as one kernel with a store after each
+/// instruction, and the H200 run showed ptxas still commuting the operands of such a kernel,
+/// so its NaN payloads were the compiled ones.)
+///
+/// With a `compiled` trace (used only when its outputs are the compiled run's and each output
+/// is its statement's traced result, so the stores changed nothing): every statement whose
+/// compiled result differs from the VM's, in program order, judged on the operands the
+/// compiled kernel gave it: `allowed` (same operands as on the VM, and the PTX ISA accepts the
+/// result), `propagated` (an operand differed upstream, and the PTX ISA allows the result on
+/// those operands), a catalogue id, or `unexplained`. Without one (an engine with one mode,
+/// such as `exec-reference` reclassifying a GPU run's file): each differing output's
+/// statement on the VM's operands; where that fails and an operand is a NaN, `propagated` if
+/// the PTX ISA allows the result with that operand replaced by another NaN of the case (a NaN
+/// whose payload or sign a statement upstream was free to choose).
 pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], compiled: &[u64]) -> Vec<Cause> {
     let unexplained = |stmt: usize, instr: String| Cause { stmt, instr, by: "unexplained".into() };
     let n_out = program.outputs().len();
-    let trace = |engine: &mut dyn Engine, exec: Exec| match engine.run(&[Job::new(program, inputs, true).with_exec(exec)]).pop() {
-        Some(Ok(o)) if o.values.len() == n_out + program.body().len() => Some(o.values),
-        _ => None,
-    };
-    let Some(isa) = trace(engine, Exec::Isa) else { return vec![unexplained(0, "(the isa trace faulted)".into())] };
+    let n_body = program.body().len();
+    let Some(isa) = vm_trace(engine, program, inputs) else { return vec![unexplained(0, "(the isa run faulted)".into())] };
     // The value of register r in a trace: an input, or the result of the statement defining it.
     let value = |t: &[u64], r: ptx::program::Reg| match program.definition(r) {
         Some(k) => t[n_out + k],
@@ -156,16 +161,31 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
     };
     let judge = |k: usize, ops: Vec<u64>, same_operands: bool, got: u64| {
         let instr = program.body()[k].instr;
-        let by = if eval(&instr, &ops).is_ok_and(|e| e.accepts(got)) {
+        let allows = |ops: &[u64]| eval(&instr, ops).is_ok_and(|e| e.accepts(got));
+        let by = if allows(&ops) {
             if same_operands { "allowed" } else { "propagated" }.to_string()
+        } else if let Some(e) = explain(&instr, &[Case { operands: ops.clone(), got }]) {
+            e.id.to_string()
+        } else if same_operands && nan_alternatives(&instr, &ops, inputs, &isa).iter().any(|alt| allows(alt)) {
+            "propagated".to_string()
         } else {
-            explain(&instr, &[Case { operands: ops, got }]).map_or("unexplained".to_string(), |e| e.id.to_string())
+            "unexplained".to_string()
         };
         Cause { stmt: k, instr: instr.to_string(), by }
     };
-    let compiled_trace = if engine.exec_modes().contains(&Exec::Compiled) { trace(engine, Exec::Compiled) } else { None };
-    if let Some(ct) = compiled_trace.filter(|ct| ct[..n_out] == *compiled) {
-        return (0..program.body().len())
+    let compiled_trace = if engine.exec_modes().contains(&Exec::Compiled) {
+        match engine.run(&[Job::new(program, inputs, true).with_exec(Exec::Compiled)]).pop() {
+            Some(Ok(o)) if o.values.len() == n_out + n_body => Some(o.values),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let faithful = |ct: &Vec<u64>| {
+        ct[..n_out] == *compiled && program.outputs().iter().enumerate().all(|(s, &r)| program.definition(r).is_none_or(|k| ct[n_out + k] == ct[s]))
+    };
+    if let Some(ct) = compiled_trace.filter(faithful) {
+        let causes: Vec<Cause> = (0..n_body)
             .filter(|&k| ct[n_out + k] != isa[n_out + k])
             .map(|k| {
                 let srcs = program.body()[k].srcs();
@@ -174,6 +194,9 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
                 judge(k, ops, same, ct[n_out + k])
             })
             .collect();
+        if !causes.is_empty() {
+            return causes;
+        }
     }
     let mut causes = Vec::new();
     for (slot, (&r, &got)) in program.outputs().iter().zip(compiled).enumerate() {
@@ -185,7 +208,53 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
             None => causes.push(unexplained(usize::MAX, format!("(output {slot} is an input)"))),
         }
     }
+    if causes.is_empty() {
+        // The outputs differ, yet no statement does: the VM's run and the compiled one are
+        // inconsistent with themselves.
+        causes.push(unexplained(usize::MAX, "(no statement differs)".into()));
+    }
     causes
+}
+
+/// The VM's result of every statement, in trace layout (outputs, then each statement): the
+/// program with every result made an output, run untraced in `isa` mode.
+fn vm_trace(engine: &mut dyn Engine, program: &Program, inputs: &[u64]) -> Option<Vec<u64>> {
+    let all: Vec<ptx::program::Reg> = program.outputs().iter().copied().chain((0..program.body().len()).map(|k| program.dst(k))).collect();
+    let wide = Program::new(program.inputs().to_vec(), program.body().to_vec(), all).ok()?;
+    match engine.run(&[Job::new(&wide, inputs, false).with_exec(Exec::Isa)]).pop() {
+        Some(Ok(o)) if o.values.len() == program.outputs().len() + program.body().len() => Some(o.values),
+        _ => None,
+    }
+}
+
+/// `ops` with NaN operands (of a one-lane form) replaced by each other NaN of the same width
+/// met in the case (its inputs and the VM's results), as is and with its sign flipped: the
+/// operands a statement upstream could have given, had it chosen another NaN.
+fn nan_alternatives(instr: &ptx::isa::Instr, ops: &[u64], inputs: &[u64], isa: &[u64]) -> Vec<Vec<u64>> {
+    if instr.ty.lanes() != 1 {
+        return vec![];
+    }
+    let s = instr.ty.scalar();
+    let sign = 1u64 << (s.bits() - 1);
+    let mut pool: Vec<u64> = inputs.iter().chain(isa).copied().filter(|&v| v <= s.mask() && s.is_nan(v)).flat_map(|v| [v, v ^ sign]).collect();
+    pool.sort_unstable();
+    pool.dedup();
+    let nan_slots: Vec<usize> = (0..ops.len()).filter(|&i| s.is_nan(ops[i])).collect();
+    let mut out = Vec::new();
+    for &i in &nan_slots {
+        for &p in &pool {
+            let mut alt = ops.to_vec();
+            alt[i] = p;
+            // The same NaN register read twice (fma a, b, a) is one choice upstream.
+            for &j in &nan_slots {
+                if ops[j] == ops[i] {
+                    alt[j] = p;
+                }
+            }
+            out.push(alt);
+        }
+    }
+    out
 }
 
 fn hexes(v: &[u64]) -> Vec<String> {
@@ -256,6 +325,21 @@ mod tests {
         assert_eq!(c, vec![Cause { stmt: 0, instr: "add.rn.f32".into(), by: "unexplained".into() }]);
         let c = classify(&mut e, &p, &[0x3f00_0000, 0x3304_0000], &[0x3f00_0000]);
         assert_eq!(c[0].by, "other-rounding");
+    }
+
+    #[test]
+    fn without_a_compiled_trace_a_nan_another_statement_could_have_chosen_is_propagated() {
+        // add of two quiet NaNs may give any NaN (the PTX ISA leaves payload and sign open);
+        // copysign then gives %fd1 the sign of whichever NaN add gave: a negative one here.
+        let p = Program::parse("// inputs: %fd0:f64, %fd1:f64\nadd.rn.f64 %fd2, %fd0, %fd1;\ncopysign.f64 %fd3, %fd2, %fd1;\n// outputs: %fd3\n").unwrap();
+        let (a, b) = (0x7ff8_0000_0000_0001u64, 0x7ff8_0000_0000_0002u64);
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
+        assert_eq!(p.run(&[a, b]).unwrap()[0].primary_bits(), b, "the VM's copysign keeps %fd1's sign");
+        let c = classify(&mut e, &p, &[a, b], &[b | 1 << 63]);
+        assert_eq!(c, vec![Cause { stmt: 1, instr: "copysign.f64".into(), by: "propagated".into() }]);
+        // A result no NaN of the case could have led to stays unexplained.
+        let c = classify(&mut e, &p, &[a, b], &[0xfff8_0000_0000_0077]);
+        assert_eq!(c[0].by, "unexplained");
     }
 
     #[test]
