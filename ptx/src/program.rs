@@ -332,6 +332,14 @@ impl Program {
         &self.outputs
     }
 
+    /// The same program with every instruction's destination appended to its outputs, in
+    /// program order: its outputs are what a trace returns (`outputs + instructions` values
+    /// per case), so an engine that stores outputs only (the instruction VM) runs a trace.
+    pub fn traced(&self) -> Program {
+        let outputs = self.outputs.iter().copied().chain((0..self.body.len()).map(|j| self.dst(j))).collect();
+        Program { inputs: self.inputs.clone(), body: self.body.clone(), outputs }
+    }
+
     /// Number of registers: inputs plus one per instruction.
     pub fn reg_count(&self) -> usize {
         self.inputs.len() + self.body.len()
@@ -407,6 +415,21 @@ mod tests {
         .unwrap();
         let names: Vec<String> = (0..4).map(|i| p.name(Reg(i)).to_string()).collect();
         assert_eq!(names, ["%f0", "%fd1", "%r2", "%f3"]);
+    }
+
+    #[test]
+    fn traced_appends_every_destination_to_the_outputs_and_runs_as_a_trace() {
+        let p = Program::new(
+            vec![Type::F32],
+            vec![Stmt::new(add_f32(), &[Reg(0), Reg(0)]).unwrap(), Stmt::new(add_f32(), &[Reg(1), Reg(0)]).unwrap()],
+            vec![Reg(2)],
+        )
+        .unwrap();
+        let t = p.traced();
+        assert_eq!(t.outputs(), [Reg(2), Reg(1), Reg(2)]);
+        // 1 + 1 = 2, then 2 + 1 = 3: the output, then each instruction's result.
+        let got: Vec<u64> = t.run(&[0x3f80_0000]).unwrap().iter().map(|e| e.primary_bits()).collect();
+        assert_eq!(got, [0x4040_0000, 0x4000_0000, 0x4040_0000]);
     }
 
     #[test]

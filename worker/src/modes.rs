@@ -134,10 +134,10 @@ pub fn compare_modes(engine: &mut dyn Engine, items: &[Item]) -> Result<ModesRep
 /// Why the compiled outputs of one case differ from the VM's.
 ///
 /// The VM's intermediate results come from the program with every statement's result made an
-/// output, run in `isa` mode: on a GPU that runs on the VM, each instruction alone. (A traced
-/// `isa` job would not do: the cuda engine runs it as one kernel with a store after each
-/// instruction, and the H200 run showed ptxas still commuting the operands of such a kernel,
-/// so its NaN payloads were the compiled ones.)
+/// output (`Program::traced`), run in `isa` mode: on a GPU that runs on the VM, each
+/// instruction alone. (Call 2 on the H200 traced `isa` jobs as one kernel with a store after
+/// each instruction; ptxas still commuted its operands, so its NaN payloads were the compiled
+/// ones. The cuda engine now runs a traced `isa` job on the VM the same way.)
 ///
 /// With a `compiled` trace (used only when its outputs are the compiled run's and each output
 /// is its statement's traced result, so the stores changed nothing): every statement whose
@@ -219,8 +219,7 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
 /// The VM's result of every statement, in trace layout (outputs, then each statement): the
 /// program with every result made an output, run untraced in `isa` mode.
 fn vm_trace(engine: &mut dyn Engine, program: &Program, inputs: &[u64]) -> Option<Vec<u64>> {
-    let all: Vec<ptx::program::Reg> = program.outputs().iter().copied().chain((0..program.body().len()).map(|k| program.dst(k))).collect();
-    let wide = Program::new(program.inputs().to_vec(), program.body().to_vec(), all).ok()?;
+    let wide = program.traced();
     match engine.run(&[Job::new(&wide, inputs, false).with_exec(Exec::Isa)]).pop() {
         Some(Ok(o)) if o.values.len() == program.outputs().len() + program.body().len() => Some(o.values),
         _ => None,

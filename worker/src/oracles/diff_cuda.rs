@@ -228,9 +228,10 @@ impl CudaEngine {
             return jobs.iter().map(|_| Err(f.clone())).collect();
         }
         let target = self.target();
-        // Checks, then the entry function of every runnable job; `isa` jobs without trace go
-        // to the instruction VM (which stores outputs only: a traced `isa` job runs as a
-        // one-kernel program, whose stores after each instruction keep it instruction-exact).
+        // Checks, then the entry function of every runnable job; `isa` jobs go to the
+        // instruction VM, a traced one as its program with every result an output
+        // (`VmBatch::pack`): on the H200 a one-kernel trace (a store after each instruction)
+        // still had ptxas commute operands, so its NaN payloads were the compiled mode's.
         let mut runnable: Vec<(usize, driver::Function)> = Vec::new();
         let mut on_vm: Vec<usize> = Vec::new();
         for mode in [Mode::Outputs, Mode::Trace] {
@@ -241,7 +242,7 @@ impl CudaEngine {
                 }
                 match job_fault(job, target) {
                     Some(f) => results[k] = Some(Err(f)),
-                    None if job.exec == Exec::Isa && mode == Mode::Outputs => on_vm.push(k),
+                    None if job.exec == Exec::Isa => on_vm.push(k),
                     None => idx.push(k),
                 }
             }

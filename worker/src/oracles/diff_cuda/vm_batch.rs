@@ -68,8 +68,10 @@ fn get_slot(words: &[u64], at: usize, i: usize, shift: u32) -> u64 {
 }
 
 impl VmBatch {
-    /// Pack the jobs `idx` of `jobs` (outputs mode, already checked). A job whose program the
-    /// VM cannot run (a form without an arm, too many registers) comes back as its fault.
+    /// Pack the jobs `idx` of `jobs` (already checked). A job whose program the VM cannot run
+    /// (a form without an arm, too many registers) comes back as its fault. A traced job runs
+    /// as its program with every result an output (`Program::traced`): the VM stores outputs
+    /// only, and each instruction still runs alone.
     /// Slots are as narrow as the program's values (`ptx::vm::emit`): a program of 16-bit
     /// values moves 2 bytes per input and output, not 8.
     pub fn pack(enc: &Encoder, jobs: &[Job], idx: &[usize]) -> (VmBatch, Vec<(usize, EngineFault)>) {
@@ -77,15 +79,20 @@ impl VmBatch {
         let mut faults = Vec::new();
         for &k in idx {
             let job = &jobs[k];
-            debug_assert!(!job.trace, "the VM stores outputs only");
-            let code = match enc.encode(job.program) {
+            let traced;
+            let p = if job.trace {
+                traced = job.program.traced();
+                &traced
+            } else {
+                job.program
+            };
+            let code = match enc.encode(p) {
                 Ok(c) => c,
                 Err(e) => {
                     faults.push((k, EngineFault::Unsupported { what: e.to_string() }));
                     continue;
                 }
             };
-            let p = job.program;
             let (n, m) = (job.n_cases(), p.outputs().len());
             let in_shift = shift_of(p.inputs().iter().map(|&t| Some(t)));
             let out_shift = shift_of(p.outputs().iter().map(|&r| match p.reg_type(r) {
@@ -202,6 +209,21 @@ mod tests {
         for (k, got) in batch.unpack(&out) {
             assert_eq!(Ok(got), want[k], "job {k}: {}", jobs[k].program);
         }
+    }
+
+    #[test]
+    fn a_traced_job_packs_as_its_program_with_every_result_an_output() {
+        // What a traced `isa` job is on a GPU: outputs, then every instruction's result, each
+        // instruction alone (issue 12 "isa"; the H200 showed a one-kernel trace is not that).
+        let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f2;\nneg.f32 %f4, %f3;\n// outputs: %f4\n").unwrap();
+        let cases = [0x3f00_0000u64, 0x3304_0000, 0x4000_0000, 0x3f80_0000];
+        let jobs = [Job::new(&p, &cases, true)];
+        let (batch, faults) = VmBatch::pack(&Encoder::new(90).unwrap(), &jobs, &[0]);
+        assert!(faults.is_empty(), "{faults:?}");
+        let got = batch.unpack(&batch.emulate(90).unwrap());
+        let want = InterpEngine::new().run(&jobs);
+        assert_eq!(got[0].1.per_case, 4, "one output and three instructions");
+        assert_eq!(Ok(got[0].1.clone()), want[0]);
     }
 
     #[test]
