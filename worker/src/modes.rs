@@ -133,11 +133,10 @@ pub fn compare_modes(engine: &mut dyn Engine, items: &[Item]) -> Result<ModesRep
 
 /// Why the compiled outputs of one case differ from the VM's.
 ///
-/// The VM's intermediate results come from the program with every statement's result made an
-/// output (`Program::traced`), run in `isa` mode: on a GPU that runs on the VM, each
-/// instruction alone. (Call 2 on the H200 traced `isa` jobs as one kernel with a store after
-/// each instruction; ptxas still commuted its operands, so its NaN payloads were the compiled
-/// ones. The cuda engine now runs a traced `isa` job on the VM the same way.)
+/// The VM's intermediate results come from a traced `isa` job: on a GPU the engine runs it on
+/// the VM as the program with every result an output (`Program::traced`), each instruction
+/// alone. (The binary of call 2 on the H200 ran it as one kernel with a store after each
+/// instruction; ptxas still commuted its operands, so its NaN payloads were the compiled ones.)
 ///
 /// With a `compiled` trace (used only when its outputs are the compiled run's and each output
 /// is its statement's traced result, so the stores changed nothing): every statement whose
@@ -153,7 +152,7 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
     let unexplained = |stmt: usize, instr: String| Cause { stmt, instr, by: "unexplained".into() };
     let n_out = program.outputs().len();
     let n_body = program.body().len();
-    let Some(isa) = vm_trace(engine, program, inputs) else { return vec![unexplained(0, "(the isa run faulted)".into())] };
+    let Some(isa) = trace(engine, program, inputs, Exec::Isa) else { return vec![unexplained(0, "(the isa run faulted)".into())] };
     // The value of register r in a trace: an input, or the result of the statement defining it.
     let value = |t: &[u64], r: ptx::program::Reg| match program.definition(r) {
         Some(k) => t[n_out + k],
@@ -173,14 +172,7 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
         };
         Cause { stmt: k, instr: instr.to_string(), by }
     };
-    let compiled_trace = if engine.exec_modes().contains(&Exec::Compiled) {
-        match engine.run(&[Job::new(program, inputs, true).with_exec(Exec::Compiled)]).pop() {
-            Some(Ok(o)) if o.values.len() == n_out + n_body => Some(o.values),
-            _ => None,
-        }
-    } else {
-        None
-    };
+    let compiled_trace = if engine.exec_modes().contains(&Exec::Compiled) { trace(engine, program, inputs, Exec::Compiled) } else { None };
     let faithful = |ct: &Vec<u64>| {
         ct[..n_out] == *compiled && program.outputs().iter().enumerate().all(|(s, &r)| program.definition(r).is_none_or(|k| ct[n_out + k] == ct[s]))
     };
@@ -216,11 +208,10 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
     causes
 }
 
-/// The VM's result of every statement, in trace layout (outputs, then each statement): the
-/// program with every result made an output, run untraced in `isa` mode.
-fn vm_trace(engine: &mut dyn Engine, program: &Program, inputs: &[u64]) -> Option<Vec<u64>> {
-    let wide = program.traced();
-    match engine.run(&[Job::new(&wide, inputs, false).with_exec(Exec::Isa)]).pop() {
+/// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it
+/// faults or comes back short.
+fn trace(engine: &mut dyn Engine, program: &Program, inputs: &[u64], exec: Exec) -> Option<Vec<u64>> {
+    match engine.run(&[Job::new(program, inputs, true).with_exec(exec)]).pop() {
         Some(Ok(o)) if o.values.len() == program.outputs().len() + program.body().len() => Some(o.values),
         _ => None,
     }
@@ -260,11 +251,6 @@ fn hexes(v: &[u64]) -> Vec<String> {
     v.iter().map(|x| format!("0x{x:x}")).collect()
 }
 
-/// Parse a disagreement's program back (for triage: `ptxfuzz explain`, `eval`).
-pub fn program_of(d: &Disagreement) -> Result<Program, ptx::program::ProgramError> {
-    Program::parse(&d.program)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,7 +284,7 @@ mod tests {
         assert!(d.program.contains("add.rz.f32"), "{}", d.program);
         assert_eq!((d.inputs.clone(), d.isa.clone(), d.compiled.clone()), (vec!["0x3f000000".into(), "0x33040000".into()], vec!["0x3f000000".into()], vec!["0x3f000001".into()]));
         assert_eq!((d.differing_cases, d.cases), (1, 2));
-        assert!(program_of(d).is_ok());
+        assert!(Program::parse(&d.program).is_ok());
         // add.rz computed as add.rn: the catalogue's "another rounding mode".
         assert_eq!(d.causes, vec![Cause { stmt: 0, instr: "add.rz.f32".into(), by: "other-rounding".into() }]);
         assert!(d.is_explained());

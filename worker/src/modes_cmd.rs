@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::Generator;
 use worker::campaign::source::random_item;
-use worker::modes::{classify, compare_modes, program_of, Disagreement};
+use worker::modes::{classify, compare_modes, Disagreement};
 use worker::oracles::{default_target, open_spec, EngineOptions, EngineSpec};
 
 use crate::genargs::GenArgs;
@@ -122,7 +122,7 @@ fn reclassify(target: &mut dyn worker::oracles::Engine, path: &std::path::Path, 
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let bad = |why: String| anyhow::anyhow!("{}:{}: {why}; give a file written by modes-check --differ", path.display(), n + 1);
         let mut d: Disagreement = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-        let program = program_of(&d).map_err(|e| bad(e.to_string()))?;
+        let program = ptx::program::Program::parse(&d.program).map_err(|e| bad(e.to_string()))?;
         let hex = |v: &[String]| v.iter().map(|x| x.strip_prefix("0x").and_then(ptx::value::parse_hex).ok_or_else(|| bad(format!("{x} is not 0x-hex")))).collect::<Result<Vec<u64>>>();
         d.causes = classify(target, &program, &hex(&d.inputs)?, &hex(&d.compiled)?);
         disagreements.push(d);
