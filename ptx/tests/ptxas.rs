@@ -336,26 +336,33 @@ fn vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100() {
 
 /// The GPU sweep module (ptx::vm::sweep) assembles for every form it supports on sm_80, sm_90
 /// and sm_100: dense for all of them, filtered (the pre-filter's PTX twin) for the forms with
-/// a pre-filter.
+/// a pre-filter (approximate f32 ones and IEEE-rounded 16-bit add/sub/mul).
 #[test]
 fn gpu_sweep_modules_assemble_for_every_supported_form_on_sm_80_90_100() {
-    use ptx::approx::{prefilter::Prefilter, Form};
+    use ptx::approx::prefilter::Prefilter;
     use ptx::vm::sweep::{self, Judging};
     let Some(ptxas) = ptxas_or_skip("gpu_sweep_modules_assemble_for_every_supported_form_on_sm_80_90_100") else {
         return;
     };
     let mut jobs: Vec<(u32, String, String)> = Vec::new();
-    let mut filtered = 0;
+    let (mut approx, mut rounded) = (0, std::collections::BTreeMap::<(u32, bool), usize>::new());
     for sm in [80u32, 90, 100] {
         for form in ptx::vm::arms(sm).unwrap().iter().filter(|f| sweep::unsupported(f).is_none()) {
             jobs.push((sm, format!("{form} dense"), sweep::module(form, sm, Judging::Dense).unwrap()));
-            if let Some(pf) = Form::of(form).as_ref().and_then(Prefilter::new) {
+            if let Some(pf) = Prefilter::of(form) {
                 jobs.push((sm, format!("{form} filtered"), sweep::module(form, sm, Judging::Filtered(&pf)).unwrap()));
-                filtered += 1;
+                match form.is_approximate() {
+                    true => approx += 1,
+                    false => *rounded.entry((sm, form.ty.scalar() == ptx::format::Scalar::BF16)).or_default() += 1,
+                }
             }
         }
     }
-    assert_eq!(filtered, 3 * 6, "rcp, sqrt and rsqrt .approx{{.ftz}}.f32 have a pre-filter on each sm");
+    assert_eq!(approx, 3 * 6, "rcp, sqrt and rsqrt .approx{{.ftz}}.f32 have a pre-filter on each sm");
+    // The rounded 16-bit add/sub/mul without .sat (9.7.4: .rn or none, .ftz for f16 only),
+    // scalar and x2: f16 on every sm, bf16 (and with it cvt.bf16.f64) from sm_90.
+    let want = [((80, false), 3 * 4 * 2), ((90, false), 24), ((90, true), 3 * 2 * 2), ((100, false), 24), ((100, true), 12)];
+    assert_eq!(rounded, want.into_iter().collect(), "rounded pre-filters per (sm, bf16)");
     assert!(jobs.len() > 3 * 60, "{} modules", jobs.len());
     let fails = parallel(&jobs, |(sm, what, module)| {
         assemble(&ptxas, module, *sm, &format!("sweep-{sm}-{}", what.replace(' ', "-")))

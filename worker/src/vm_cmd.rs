@@ -44,9 +44,8 @@ pub struct VmPtxArgs {
 pub fn run(args: VmPtxArgs) -> Result<()> {
     // Build first, so that a bad --sm is reported before anything is printed.
     let text = if let Some(form) = &args.sweep {
-        use ptx::approx::{prefilter::Prefilter, Form};
         let instr = ptx::isa::Instr::parse_default(form)?;
-        let pf = Form::of(&instr).as_ref().and_then(Prefilter::new);
+        let pf = ptx::approx::prefilter::Prefilter::of(&instr);
         let judging = pf.as_ref().map_or(ptx::vm::sweep::Judging::Dense, ptx::vm::sweep::Judging::Filtered);
         ptx::vm::sweep::module(&instr, args.sm, judging)?
     } else if args.list {

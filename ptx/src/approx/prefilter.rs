@@ -21,9 +21,10 @@
 //!   (<= 2^-51 y), which the judge's own widening of the interval (2^-48 (|y| + s|y|),
 //!   `accept::bound_range`) covers many times over.
 //!
-//! Forms without a reference of proven bound here (sin, cos, lg2, ex2, tanh, div, the half
-//! and f64 forms, and every form a hardware profile models bit for bit) have no pre-filter:
-//! every input goes to the CPU.
+//! The IEEE-rounded 16-bit `add`/`sub`/`mul` forms have their own pre-filter, which computes
+//! the correctly rounded result itself ([`rounded`]). Forms without a reference of proven
+//! bound here (sin, cos, lg2, ex2, tanh, div, the other half and f64 forms, and every form a
+//! hardware profile models bit for bit) have no pre-filter: every input goes to the CPU.
 
 use super::bounds::{self, BoundKind};
 use super::{Form, Func};
@@ -80,8 +81,16 @@ impl Reference {
 /// The pre-filter of one form.
 #[derive(Clone, Debug)]
 pub struct Prefilter {
-    reference: Reference,
-    bound: BoundKind,
+    kind: Kind,
+}
+
+/// The two kinds of pre-filter.
+#[derive(Clone, Debug)]
+enum Kind {
+    /// An approximate f32 form: an f64 reference of proven error and the form's bound.
+    Approx { reference: Reference, bound: BoundKind },
+    /// An IEEE-rounded 16-bit binary form: the correctly rounded result itself.
+    Rounded(rounded::Rounded),
 }
 
 /// 1 - 2^-40: the share of a relative bound the pre-filter spends (module docs).
@@ -102,19 +111,33 @@ impl Prefilter {
         if !matches!(bound, BoundKind::Ulps(_) | BoundKind::Rel { .. }) {
             return None;
         }
-        Some(Prefilter { reference, bound })
+        Some(Prefilter { kind: Kind::Approx { reference, bound } })
     }
 
-    /// The verdict on input `x` and the target's output `h` (f32 bits).
+    /// The pre-filter of any form that has one: an approximate f32 form's ([`Prefilter::new`])
+    /// or an IEEE-rounded 16-bit binary form's ([`rounded`]).
+    pub fn of(instr: &crate::isa::Instr) -> Option<Prefilter> {
+        if let Some(r) = rounded::Rounded::new(instr) {
+            return Some(Prefilter { kind: Kind::Rounded(r) });
+        }
+        Form::of(instr).as_ref().and_then(Prefilter::new)
+    }
+
+    /// The verdict on input `x` and the target's output `h` (the sweep's input number and the
+    /// output's bits: f32 bits for an approximate form).
     pub fn judge(&self, x: u32, h: u32) -> Verdict {
+        let (reference, bound) = match &self.kind {
+            Kind::Approx { reference, bound } => (*reference, *bound),
+            Kind::Rounded(r) => return r.judge(x, h),
+        };
         let x = x as u64;
         // Only normal inputs: zeros, subnormals (flushed or not), infinities and NaNs are the
         // special-value table's and the CPU's business, as are sqrt's and rsqrt's negatives.
-        if !is_normal(x) || (F32::sign(x) && self.reference != Reference::Rcp) {
+        if !is_normal(x) || (F32::sign(x) && reference != Reference::Rcp) {
             return Verdict::Keep;
         }
-        let r = self.reference.eval(f32::from_bits(x as u32) as f64);
-        decide(self.bound, r, self.reference.rel_err(), h)
+        let r = reference.eval(f32::from_bits(x as u32) as f64);
+        decide(bound, r, reference.rel_err(), h)
     }
 }
 
@@ -173,6 +196,8 @@ pub const AUDIT_EVERY: u64 = 1 << 10;
 
 #[path = "prefilter_ptx.rs"]
 mod ptx_text;
+#[path = "prefilter_rounded.rs"]
+pub mod rounded;
 pub use ptx_text::{PTX_REGS, PTX_REG_DECLS};
 
 #[cfg(test)]

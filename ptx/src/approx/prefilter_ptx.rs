@@ -4,15 +4,17 @@
 //! reaches for every (input, output) pair. Kept beside the Rust definition so that a change to
 //! one is seen next to the other.
 //!
-//! NOT RUN ON A GPU YET: it assembles with ptxas 13.5 for sm_80/90/100 (`ptx/tests/ptxas.rs`);
-//! on a GPU the sweep audits one passed input in 1024 on the CPU and reports any the judge
-//! rejects, and cross-checks every kept input against [`Prefilter::judge`].
+//! It assembles with ptxas 13.5 for sm_80/90/100 (`ptx/tests/ptxas.rs`). The approximate
+//! decision ran on an H200 (`sweep rcp.approx.f32`, 2^32 inputs: 0 disagreements, 0 escapes;
+//! docs/hardware/nvidia-h200-2026-11-26/); the rounded one ([`super::rounded`]) has not run on
+//! a GPU yet. On a GPU the sweep audits one passed input in 1024 on the CPU and reports any the
+//! judge rejects, and cross-checks every kept input against [`Prefilter::judge`].
 
 use std::fmt::Write;
 
 #[cfg(doc)]
 use super::audited;
-use super::{BoundKind, Prefilter, Reference, REL_SHARE};
+use super::{BoundKind, Kind, Prefilter, Reference, REL_SHARE};
 
 /// The registers the decision uses, each its own name (`%pf_` prefix), for the caller to
 /// declare with [`PTX_REG_DECLS`]: inputs `%pf_x` (the input's f32 bits, zero-extended to 64)
@@ -22,7 +24,7 @@ pub const PTX_REGS: [&str; 4] = ["%pf_x", "%pf_h", "%pf_keep", "%pf_aud"];
 
 /// Declarations of every register the decision text uses.
 pub const PTX_REG_DECLS: &str = "\t.reg .b64 %pf_x;\n\t.reg .b64 %pf_h;\n\t.reg .pred %pf_keep;\n\t.reg .pred %pf_aud;\n\t.reg .pred %pf_q;\n\
-\t.reg .pred %pf_n;\n\t.reg .b64 %pf_t<6>;\n\t.reg .b32 %pf_w<4>;\n\t.reg .f32 %pf_g<4>;\n\t.reg .f64 %pf_d<8>;\n";
+\t.reg .pred %pf_n;\n\t.reg .b64 %pf_t<6>;\n\t.reg .b32 %pf_w<4>;\n\t.reg .f32 %pf_g<4>;\n\t.reg .f64 %pf_d<8>;\n\t.reg .b16 %pf_s<2>;\n";
 
 /// An f64 constant as PTX writes it exactly (`0dXXXXXXXXXXXXXXXX`).
 fn d(v: f64) -> String {
@@ -41,13 +43,18 @@ impl Prefilter {
             o.push_str(&s);
             o.push('\n');
         };
-        line(format!("// pre-filter (ptx::approx::prefilter): {:?} reference, bound {:?}", self.reference, self.bound));
-        // `audited`: (x * 0x9e3779b97f4a7c15) >> 54 == 0.
-        line("mul.lo.u64 %pf_t0, %pf_x, 0x9E3779B97F4A7C15;".into());
-        line("shr.u64 %pf_t0, %pf_t0, 54;".into());
-        line("setp.eq.u64 %pf_aud, %pf_t0, 0;".into());
-        // The verdict: %pf_keep false unless an early exit sets it.
-        line("setp.ne.u32 %pf_keep, 0, 0;".into());
+        let (reference, bound) = match &self.kind {
+            Kind::Approx { reference, bound } => (*reference, *bound),
+            Kind::Rounded(r) => {
+                line(format!("// pre-filter (ptx::approx::prefilter::rounded): {r:?}"));
+                audit(&mut line);
+                r.ptx_keep(label, &mut line);
+                let _ = writeln!(o, "{end}:");
+                return o;
+            }
+        };
+        line(format!("// pre-filter (ptx::approx::prefilter): {reference:?} reference, bound {bound:?}"));
+        audit(&mut line);
         let keep_if = |line: &mut dyn FnMut(String), pred: &str| {
             line(format!("@{pred} setp.eq.u32 %pf_keep, 0, 0;"));
             line(format!("@{pred} bra {end};"));
@@ -62,7 +69,7 @@ impl Prefilter {
         };
         // A normal input; sqrt and rsqrt: a positive one.
         keep_unless_normal(&mut line, "%pf_x");
-        if self.reference != Reference::Rcp {
+        if reference != Reference::Rcp {
             line("bfe.u64 %pf_t0, %pf_x, 31, 1;".into());
             line("setp.ne.u64 %pf_q, %pf_t0, 0;".into());
             keep_if(&mut line, "%pf_q");
@@ -72,7 +79,7 @@ impl Prefilter {
         line("mov.b32 %pf_g0, %pf_w0;".into());
         line("cvt.f64.f32 %pf_d0, %pf_g0;".into());
         let one = d(1.0);
-        match self.reference {
+        match reference {
             Reference::Rcp => line(format!("div.rn.f64 %pf_d1, {one}, %pf_d0;")),
             Reference::Sqrt => line("sqrt.rn.f64 %pf_d1, %pf_d0;".into()),
             Reference::Rsqrt => {
@@ -88,7 +95,7 @@ impl Prefilter {
         line("xor.pred %pf_q, %pf_q, %pf_n;".into());
         keep_if(&mut line, "%pf_q");
         // lo, hi = |r| (1 -+ widen); hv = |h| as f64; k = |h|'s bits.
-        let widen = 2.0 * self.reference.rel_err() + f64::EPSILON;
+        let widen = 2.0 * reference.rel_err() + f64::EPSILON;
         line("abs.f64 %pf_d2, %pf_d1;".into());
         line(format!("mul.rn.f64 %pf_d4, %pf_d2, {};", d(1.0 - widen)));
         line(format!("mul.rn.f64 %pf_d5, %pf_d2, {};", d(1.0 + widen)));
@@ -101,7 +108,7 @@ impl Prefilter {
         keep_if(&mut line, "%pf_q");
         line(format!("setp.gt.f64 %pf_q, %pf_d5, {};", d(f32::MAX as f64)));
         keep_if(&mut line, "%pf_q");
-        match self.bound {
+        match bound {
             BoundKind::Ulps(n) => {
                 // k - bits(rn(lo)) <= n and bits(rn(hi)) - k <= n, as signed 64-bit.
                 line("cvt.rn.f32.f64 %pf_g2, %pf_d4;".into());
@@ -137,6 +144,15 @@ impl Prefilter {
         let _ = writeln!(o, "{end}:");
         o
     }
+}
+
+/// `audited` into `%pf_aud` ((x * 0x9e3779b97f4a7c15) >> 54 == 0), and `%pf_keep` cleared:
+/// the decision sets it on an early exit.
+fn audit(line: &mut dyn FnMut(String)) {
+    line("mul.lo.u64 %pf_t0, %pf_x, 0x9E3779B97F4A7C15;".into());
+    line("shr.u64 %pf_t0, %pf_t0, 54;".into());
+    line("setp.eq.u64 %pf_aud, %pf_t0, 0;".into());
+    line("setp.ne.u32 %pf_keep, 0, 0;".into());
 }
 
 #[cfg(test)]

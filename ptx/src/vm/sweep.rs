@@ -21,9 +21,11 @@
 //!   other passes stay on the GPU. Both ends are in no particular order; together they hold at
 //!   most `count` pairs, so they never meet.
 //!
-//! The caller zeroes `acc` (3 words) before each launch. NOT RUN ON A GPU YET: the module assembles with
-//! ptxas 13.5 for sm_80/90/100 for every form it supports (`ptx/tests/ptxas.rs`), and the
-//! worker's `sweep` runs these semantics on the CPU (`worker::sweep::gpu`) in its tests.
+//! The caller zeroes `acc` (3 words) before each launch. The module assembles with ptxas 13.5
+//! for sm_80/90/100 for every form it supports (`ptx/tests/ptxas.rs`), the worker's tests run
+//! these semantics on the CPU (`worker::sweep::gpu`), and on an H200 the dense and the
+//! approximate-filtered kernels gave the H100's fingerprints (docs/hardware/); the rounded
+//! pre-filter's kernels have not run on a GPU yet.
 
 use std::fmt::Write;
 

@@ -392,28 +392,38 @@ fn run_batch(
         .collect();
     totals.time_us.judge += t0.elapsed().as_micros() as u64;
     let t0 = std::time::Instant::now();
-    for (job, judged) in jobs.iter().zip(judged) {
+    // The first kept mismatch of each signature in each job stands for all of them; those
+    // that need a traced run to resolve get it in one engine call for the whole batch.
+    let firsts: Vec<Vec<&compare::Mismatch>> = judged
+        .iter()
+        .map(|v| {
+            let mut seen = std::collections::HashSet::new();
+            v.as_ref().map_or(Vec::new(), |v| v.mismatches.iter().filter(|m| seen.insert(&m.signature)).collect())
+        })
+        .collect();
+    let todo: Vec<(usize, &compare::Mismatch)> = firsts.iter().enumerate().flat_map(|(i, ms)| ms.iter().map(move |&m| (i, m))).collect();
+    let mut ahead = findings.resolve_batch(target, &jobs, &todo);
+    totals.resolved += ahead.len() as u64;
+    totals.resolve_calls += (!ahead.is_empty()) as u64;
+    for (i, (job, judged)) in jobs.iter().zip(&judged).enumerate() {
         totals.program(job.exec);
         let verdicts = match judged {
             Ok(v) => v,
             Err(f) => {
-                totals.fault(&f);
+                totals.fault(f);
                 continue;
             }
         };
         let cases_before = totals.cases;
-        totals.add(job.exec, &verdicts);
-        // The first kept mismatch of each signature stands for all of them.
-        let mut seen = std::collections::HashSet::new();
-        for m in &verdicts.mismatches {
-            if seen.insert(&m.signature) {
-                let hits = verdicts.signatures.get(&m.signature).copied().unwrap_or(1);
-                match findings.handle(target, job, m, hits, cases_before)? {
-                    Handled::Explained => totals.explained += hits,
-                    Handled::Finding(None) => totals.mismatches += hits,
-                    Handled::Finding(Some(rec)) => {
-                        totals.mismatches += hits;
-                        eprintln!(
+        totals.add(job.exec, verdicts);
+        for &m in &firsts[i] {
+            let hits = verdicts.signatures.get(&m.signature).copied().unwrap_or(1);
+            match findings.handle(target, job, m, hits, cases_before, ahead.take(i, &m.signature))? {
+                Handled::Explained => totals.explained += hits,
+                Handled::Finding(None) => totals.mismatches += hits,
+                Handled::Finding(Some(rec)) => {
+                    totals.mismatches += hits;
+                    eprintln!(
                         "\nnew finding: {} ({} instruction(s), after {} cases{}) -> {}",
                         rec.key,
                         rec.instructions,
@@ -421,7 +431,6 @@ fn run_batch(
                         if rec.undocumented { "; an undocumented form" } else { "" },
                         rec.folder.display()
                     );
-                    }
                 }
             }
         }

@@ -42,6 +42,10 @@ pub struct Totals {
     pub by_exec: BTreeMap<Exec, ModeTotals>,
     /// Where the campaign thread's time went, in microseconds ([`TimeSplit`]).
     pub time_us: TimeSplit,
+    /// Mismatches resolved by a traced run made ahead for their batch, and the engine calls
+    /// that ran them (one per batch that had any: `Findings::resolve_batch`).
+    pub resolved: u64,
+    pub resolve_calls: u64,
 }
 
 /// The campaign thread's wall time by stage: what bounds a campaign's speed (the H200 run of

@@ -60,6 +60,9 @@ pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -
         ),
     ];
     v.push(format!("  time: {}", t.time_us.line(s.elapsed_s)));
+    if t.resolved > 0 {
+        v.push(format!("  findings stage: {} mismatch(es) resolved by a traced run, in {} engine call(s)", t.resolved, t.resolve_calls));
+    }
     if t.by_exec.len() > 1 {
         for (exec, m) in &t.by_exec {
             let r = s.rates.by_exec.get(exec).copied().unwrap_or_default();

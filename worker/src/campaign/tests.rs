@@ -1,5 +1,6 @@
 //! The campaign's batch step on an engine with two execution modes: programs are split
-//! between them, counted per mode, and a finding is minimized and recorded in its own mode.
+//! between them, counted per mode, a finding is minimized and recorded in its own mode, and a
+//! batch's mismatches are resolved in one engine call.
 
 use std::path::Path;
 
@@ -13,7 +14,7 @@ use super::stats::Totals;
 use super::run_batch;
 use crate::compare::CompareOptions;
 use crate::minimize::Limits;
-use crate::oracles::Exec;
+use crate::oracles::{Engine, EngineFault, Exec, Job, Output};
 use crate::repro::{Reproducer, ReproducerExt};
 use crate::smoke::tests::RzAsRn;
 
@@ -67,4 +68,52 @@ fn a_finding_is_minimized_and_recorded_in_the_mode_it_was_found_in() {
         assert_eq!(r.actual, ["0x3f000001"], "{broken}");
         std::fs::remove_dir_all(&out).unwrap();
     }
+}
+
+/// An engine that records, per `run` call, how many jobs it got and how many were traced.
+struct Counting {
+    inner: RzAsRn,
+    calls: Vec<(usize, usize)>,
+}
+
+impl Engine for Counting {
+    fn info(&self) -> &crate::oracles::EngineInfo {
+        self.inner.info()
+    }
+    fn supports(&self, p: &Program) -> bool {
+        self.inner.supports(p)
+    }
+    fn exec_modes(&self) -> &'static [Exec] {
+        self.inner.exec_modes()
+    }
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        self.calls.push((jobs.len(), jobs.iter().filter(|j| j.trace).count()));
+        self.inner.run(jobs)
+    }
+}
+
+#[test]
+fn a_batchs_mismatches_are_resolved_in_one_traced_engine_call() {
+    let out = std::env::temp_dir().join(format!("ptxfuzz-resolve-batch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    // Every program in isa, where add.rz is computed as add.rn: ten jobs, each with the same
+    // new signature.
+    let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Isa] }, calls: Vec::new() };
+    let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
+    let mut totals = Totals::default();
+    let planned = Planned::new(batch(), &mut Split::new(BOTH, 0.0).unwrap());
+    run_batch(&mut engine, &planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    assert_eq!(totals.mismatches, 20);
+    assert_eq!(findings.records().count(), 1);
+    // The batch itself, then one call with a traced run for each mismatch the findings
+    // stage may need (a new signature: up to EXPLAIN_CHECKS), then minimization's probes.
+    let checks = super::findings::EXPLAIN_CHECKS as usize;
+    assert_eq!(engine.calls[0], (10, 0));
+    assert_eq!(engine.calls[1], (checks, checks), "{:?}", engine.calls);
+    assert_eq!((totals.resolved, totals.resolve_calls), (checks as u64, 1));
+    // A second batch: the signature is known, no traced run at all.
+    let n = engine.calls.len();
+    run_batch(&mut engine, &planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    assert_eq!(engine.calls[n..], [(10, 0)]);
+    std::fs::remove_dir_all(&out).unwrap();
 }

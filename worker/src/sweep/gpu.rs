@@ -1,7 +1,8 @@
 //! A sweep on the device's sweep kernel (`ptx::vm::sweep`, issue 12 point 4): the GPU makes
 //! every input, runs it and sums the fingerprint; the CPU judges only the pairs that come back:
 //! all of them for most forms, or, where a pre-filter of proven margin exists
-//! (`ptx::approx::prefilter`: rcp, sqrt, rsqrt `.approx.f32` under the spec's judge), only
+//! (`ptx::approx::prefilter`: rcp, sqrt, rsqrt `.approx.f32`, and the IEEE-rounded 16-bit
+//! add/sub/mul forms without `.sat`, under the spec's judge), only
 //! those the pre-filter keeps plus one passed input in 1024 (the audit).
 //!
 //! The CPU checks the GPU's filtering as it goes: every kept pair that the CPU's own
@@ -88,8 +89,7 @@ pub(super) fn run(
     let mask = space_mask(instr)?;
     // Under a profile that claims the form, every result is judged against its one answer:
     // the pre-filter's interval is the spec's, not the profile's.
-    let prefilter =
-        if profile.claims(instr) { None } else { ptx::approx::Form::of(instr).as_ref().and_then(Prefilter::new) };
+    let prefilter = if profile.claims(instr) { None } else { Prefilter::of(instr) };
     let mut g = GpuKernel { judging: if prefilter.is_some() { "filtered" } else { "dense" }, ..GpuKernel::default() };
     let (mut tally, mut fingerprint) = (Tally::new(), 0u64);
     let (mut done, mut faults, mut last_fault) = (0u128, 0u64, None);
@@ -162,13 +162,15 @@ fn check_filter(
 
 /// The sweep kernel against the engine's own job path, for `engines --check` on an engine
 /// with a kernel: `ex2.approx.f16` over all 2^16 inputs (dense: same mismatches, same
-/// fingerprint) and `rcp.approx.f32` over a 2^20-input sample (filtered: same mismatches,
-/// every input judged or passed, no disagreement or escape). `(name, Err(why))` on failure.
+/// fingerprint), `rcp.approx.f32` over a 2^20-input sample and `add.rn.f16x2` over 2^20 sampled
+/// pairs (filtered, by the approximate and the rounded pre-filter: same mismatches, every input
+/// judged or passed, no disagreement or escape). `(name, Err(why))` on failure.
 pub fn self_check(engine: &mut dyn Engine) -> Vec<(String, Result<(), String>)> {
     let stop = AtomicBool::new(false);
     let cases = [
         ("sweep kernel (dense): ex2.approx.f16, all 2^16 inputs", "ex2.approx.f16", Plan { start: 0, stride: 1, count: 1 << 16 }),
         ("sweep kernel (filtered): rcp.approx.f32, 2^20 sampled inputs", "rcp.approx.f32", Plan { start: 0x3f00_0000, stride: 0x9e37_79b1, count: 1 << 20 }),
+        ("sweep kernel (filtered, rounded): add.rn.f16x2, 2^20 sampled pairs", "add.rn.f16x2", Plan { start: 0, stride: 0x9e37_79b1, count: 1 << 20 }),
     ];
     cases
         .iter()

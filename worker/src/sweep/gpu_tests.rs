@@ -56,12 +56,15 @@ impl Engine for EmulatedGpu {
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         let mut r = self.interp.run(jobs);
         for (job, out) in jobs.iter().zip(&mut r) {
-            if let (Ok(out), 1) = (out, job.n_in()) {
-                // Input numbers are the operands of a unary form: skew as `sweep_chunk` does.
-                for (v, case) in out.values.iter_mut().zip(job.cases) {
-                    if case % 7 == 0 {
-                        *v = v.wrapping_add(self.skew) & 0xffff_ffff;
-                    }
+            let Ok(out) = out else { continue };
+            // A sweep's job is one instruction: its input number is the operands' low lanes
+            // side by side (`operands`' numbering); skew as `sweep_chunk` does.
+            let ty = job.program.body()[0].instr.ty;
+            let w = ty.scalar().bits();
+            for i in 0..job.n_cases() {
+                let u = job.case(i).iter().enumerate().fold(0u64, |u, (k, &v)| u | (v & ty.scalar().mask()).checked_shl(k as u32 * w).unwrap_or(0));
+                if u % 7 == 0 {
+                    out.values[i * out.per_case] = out.values[i * out.per_case].wrapping_add(self.skew) & 0xffff_ffff;
                 }
             }
         }
@@ -175,6 +178,34 @@ fn a_prefilter_that_passes_wrong_results_is_caught_by_the_audit() {
 }
 
 #[test]
+fn a_rounded_16_bit_form_sends_back_only_the_audit_when_every_result_is_right() {
+    let mut e = EmulatedGpu::new(0, Filter::AsDocumented);
+    for form in ["add.rn.f16", "mul.rn.bf16x2", "sub.bf16"] {
+        let on_gpu = sweep(&mut e, form, plan(), true);
+        let on_jobs = sweep(&mut e, form, plan(), false);
+        let g = on_gpu.gpu_kernel.clone().unwrap();
+        assert_eq!((g.judging, g.judged + g.passed), ("filtered", plan().count as u64), "{form}");
+        // The correctly rounded result and any NaN for NaN operands pass: the CPU judges the
+        // audit alone.
+        assert_eq!(g.judged, g.audited, "{form}: {g:?}");
+        assert_eq!((g.escapes, g.disagreements, on_gpu.mismatches, on_jobs.mismatches), (0, 0, 0, 0), "{form}");
+    }
+}
+
+#[test]
+fn a_rounded_16_bit_form_off_by_one_ulp_is_kept_and_found_on_the_kernel_path() {
+    // One ulp off on every seventh input (a lane's bits + 1).
+    let mut e = EmulatedGpu::new(1, Filter::AsDocumented);
+    for form in ["add.rn.f16", "mul.rn.bf16"] {
+        let on_gpu = sweep(&mut e, form, plan(), true);
+        let on_jobs = sweep(&mut e, form, plan(), false);
+        assert!(on_jobs.mismatches > plan().count as u64 / 8, "{form}: {}", on_jobs.mismatches);
+        assert_eq!(on_gpu.mismatches, on_jobs.mismatches, "{form}");
+        assert!(!on_gpu.gpu_kernel.unwrap().failed(), "{form}");
+    }
+}
+
+#[test]
 fn under_a_profile_that_claims_the_form_the_kernel_runs_dense() {
     // The sm_90 profile models add.rn.f16 bit for bit; no pre-filter form is claimed yet
     // (issue 15), so this checks the dense kernel under a profile and the fingerprint.
@@ -188,7 +219,7 @@ fn under_a_profile_that_claims_the_form_the_kernel_runs_dense() {
 #[test]
 fn the_engine_self_check_passes_a_faithful_kernel_and_fails_a_broken_filter() {
     let checks = super::self_check(&mut EmulatedGpu::new(0, Filter::AsDocumented));
-    assert_eq!(checks.len(), 2);
+    assert_eq!(checks.len(), 3);
     assert!(checks.iter().all(|(_, v)| v.is_ok()), "{checks:?}");
     // A target 2 ulps off on every seventh input whose GPU filter passes everything: the
     // audit catches the filter (the job path sees the mismatches the kernel path cannot).
