@@ -4,13 +4,15 @@
 //!   libcuda cudarc would panic on first use; here `open` says "no NVIDIA driver found".
 //! - **One context per GPU** (`cuda:N`): the device's primary context, made current before
 //!   each batch (the engine may move between threads).
-//! - **Modules**: one module per batch and mode, an `.entry` per program (`ptx::kernel`, the
-//!   documented in/out layout), for the device's sm (or `EngineOptions::sm`). Cached by the
-//!   PTX text's hash, so re-running programs (minimization, reproducers) JITs nothing. A JIT
-//!   error is an [`EngineFault::Jit`] with the JIT's log; in a module of several programs,
-//!   the module is bisected until only the guilty programs fault. With ptxas at hand the
-//!   module of the campaign's next batch is assembled ahead (`ahead`, `Engine::prepare`) and
-//!   its cubin loaded instead of JIT-compiling the text.
+//! - **Modules**: for `compiled` jobs, a batch's programs in one module per ptxas process of
+//!   compile-ahead (`ahead::chunks`; one module without it), a traced batch in one module; an
+//!   `.entry` per program (`ptx::kernel`, the documented in/out layout), for the device's sm
+//!   (or `EngineOptions::sm`). Cached by the PTX text's hash, so re-running programs
+//!   (minimization, reproducers) JITs nothing. A JIT error is an [`EngineFault::Jit`] with the
+//!   JIT's log; in a module of several programs, the module is bisected until only the guilty
+//!   programs fault. With ptxas at hand the modules of the campaign's next batch are assembled
+//!   ahead, in parallel (`ahead`, `Engine::prepare`), and their cubins loaded instead of
+//!   JIT-compiling the text. `isa` jobs run on the instruction VM (`vm_batch`).
 //! - **Launches**: every job of the batch is one launch over its cases (256 threads a block);
 //!   the batch's inputs and outputs each live in one device buffer (reused, grown as needed).
 //!   Callers batch at least 64K cases ([`Engine::preferred_cases`]).
@@ -19,9 +21,10 @@
 //!   batch runs on the fresh context. A batch longer than the timeout is a `Timeout` (context
 //!   reset too); a context that cannot be recreated is `LostContext`.
 //!
-//! THIS ENGINE HAS NOT RUN ON A GPU in this project's CI (there is none): what is tested here
-//! is its no-driver path, and that ptxas assembles exactly the modules it would load
-//! (`worker/tests/cuda_ptx.rs`). `scripts/gpu-check` is the check on real hardware.
+//! CI has no GPU: what is tested there is its no-driver path, and that ptxas assembles exactly
+//! the modules it would load (`worker/tests/cuda_ptx.rs`). It ran on an H100 and an H200
+//! (docs/hardware/); the split of a batch into one module per ptxas process has not run on a
+//! GPU yet. `scripts/gpu-all` is the check on real hardware.
 
 mod ahead;
 mod driver;
@@ -116,6 +119,9 @@ pub struct CudaEngine {
     /// ptxas processes assembling the next batch's `compiled` modules (`Engine::prepare`);
     /// `None` without ptxas or with `PTXFUZZ_COMPILE_AHEAD=0`: every module is JIT-compiled.
     ahead: Option<ahead::Ahead>,
+    /// Its ptxas processes (0 without it): a batch's compiled programs are split into as many
+    /// modules (`ahead::chunks`), so that they are assembled in parallel.
+    processes: usize,
     gpu: driver::Gpu,
 }
 
@@ -158,6 +164,7 @@ impl CudaEngine {
             vm: None,
             vm_code: None,
             vm_progs: None,
+            processes: ahead.as_ref().map_or(0, |(_, n)| *n),
             ahead: ahead.map(|(a, _)| a),
             gpu: g,
         })
@@ -250,7 +257,15 @@ impl CudaEngine {
                 continue;
             }
             let programs: Vec<&Program> = idx.iter().map(|&k| jobs[k].program).collect();
-            for (k, f) in idx.into_iter().zip(self.functions(&programs, mode)) {
+            // Compiled outputs: one module per chunk, as `prepare` submitted them to ptxas.
+            let fs: Vec<_> = match mode {
+                Mode::Outputs => ahead::chunks(programs.len(), self.processes)
+                    .into_iter()
+                    .flat_map(|r| self.functions(&programs[r], mode))
+                    .collect(),
+                Mode::Trace => self.functions(&programs, mode),
+            };
+            for (k, f) in idx.into_iter().zip(fs) {
                 match f {
                     Ok(f) => runnable.push((k, f)),
                     Err(e) => results[k] = Some(Err(e)),
@@ -420,8 +435,9 @@ impl Engine for CudaEngine {
         self.run_batch(jobs)
     }
 
-    /// Submit the module `run` will build for these jobs' `compiled` outputs (the same jobs,
-    /// by `job_fault`, so the same text) to the ptxas pool.
+    /// Submit the modules `run` will build for these jobs' `compiled` outputs (the same jobs,
+    /// by `job_fault`, split by `ahead::chunks`, so the same texts) to the ptxas pool, one
+    /// per process.
     fn prepare(&mut self, jobs: &[Job]) {
         let Some(ahead) = &self.ahead else { return };
         let target = self.target();
@@ -430,8 +446,10 @@ impl Engine for CudaEngine {
             .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
             .map(|j| j.program)
             .collect();
-        if let (false, Ok(text)) = (programs.is_empty(), module_for(&programs, self.sm, Mode::Outputs)) {
-            ahead.submit(&text);
+        for r in ahead::chunks(programs.len(), self.processes) {
+            if let Ok(text) = module_for(&programs[r], self.sm, Mode::Outputs) {
+                ahead.submit(&text);
+            }
         }
     }
 
