@@ -12,6 +12,7 @@
 //! in flight, with the summary written; a second SIGINT exits at once (nothing found is lost:
 //! findings are on disk already).
 
+pub mod batch;
 pub mod findings;
 pub mod queue;
 pub mod source;
@@ -33,16 +34,15 @@ use clap::Args;
 use ptx::gen::{GenConfig, Generator};
 use ptx::isa::{Opcode, Type};
 use ptx::profile::Profile;
-use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::compare::{self, CompareOptions};
+use crate::compare::CompareOptions;
 use crate::minimize::Limits;
 use crate::server::Session;
 use crate::oracles::diff_replay::{Capture, ReplayEngine};
 use crate::oracles::{open_spec, Engine, EngineInfo, EngineOptions, EngineSpec, Exec};
-use findings::{Findings, Handled, Record};
-use queue::{Planned, Queue};
+use findings::{Findings, Record};
+use queue::Queue;
 use source::SourceConfig;
 use split::Split;
 use stats::{Meter, Rates, StatsLog, Totals};
@@ -287,18 +287,31 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     let tty = std::io::stderr().is_terminal();
     let progress_every = if tty { 0.5 } else { 10.0 };
     let mut result = Ok(());
+    // The batch that ran last, to be judged while the next one runs (`batch::overlapped`).
+    let mut pending: Option<batch::Ran> = None;
     loop {
         if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         let planned = match queue.take(&mut *target, args.trace, Duration::from_millis(200), &mut totals.time_us) {
             Ok(p) => p,
-            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Timeout) => {
+                // The source is slow: judge what ran rather than wait with it.
+                if let Err(e) = batch::finish(&mut *target, pending.take(), &copts, &mut findings, &mut totals) {
+                    result = Err(e);
+                    break;
+                }
+                continue;
+            }
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        if let Err(e) = run_batch(&mut *target, &planned, &copts, args.trace, &mut findings, &mut totals) {
-            result = Err(e);
-            break;
+        // This batch runs on the target while the previous one is judged.
+        match batch::overlapped(&mut *target, planned, pending.take(), &copts, args.trace, &mut findings, &mut totals) {
+            Ok(ran) => pending = Some(ran),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
         }
         totals.signatures = findings.signatures();
         totals.findings_new = findings.new_count();
@@ -318,6 +331,9 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
                 eprintln!("{line}");
             }
         }
+    }
+    if result.is_ok() {
+        result = batch::finish(&mut *target, pending.take(), &copts, &mut findings, &mut totals);
     }
     let interrupted = stop.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
@@ -354,89 +370,6 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         }
     }
     result
-}
-
-/// Run one batch on the target and judge it.
-fn run_batch(
-    target: &mut dyn Engine,
-    planned: &Planned,
-    copts: &CompareOptions,
-    trace: bool,
-    findings: &mut Findings,
-    totals: &mut Totals,
-) -> Result<()> {
-    let (jobs, unsupported) = planned.jobs(&*target, trace);
-    totals.unsupported += unsupported;
-    if jobs.is_empty() {
-        return Ok(());
-    }
-    let t0 = std::time::Instant::now();
-    let results = target.run(&jobs);
-    totals.time_us.engine += t0.elapsed().as_micros() as u64;
-    let t0 = std::time::Instant::now();
-    // The interpreter as target computed the judge's reference already: judging it again
-    // would run every program twice.
-    let own_reference = target.outputs_are_reference() && !trace;
-    // Judge every job of the batch at once, one rayon task per job (a default job of 1,024
-    // cases is a single chunk of `compare::check`, so parallelism comes from the jobs), then
-    // handle mismatches in job order: findings do not depend on the thread count.
-    let judged: Vec<Result<compare::Verdicts, _>> = jobs
-        .par_iter()
-        .zip(results)
-        .map(|(job, r)| {
-            r.and_then(|out| match own_reference {
-                true => compare::check_with_reference(job, &out, &out, copts),
-                false => compare::check(job, &out, copts),
-            })
-        })
-        .collect();
-    totals.time_us.judge += t0.elapsed().as_micros() as u64;
-    let t0 = std::time::Instant::now();
-    // The first kept mismatch of each signature in each job stands for all of them; those
-    // that need a traced run to resolve get it in one engine call for the whole batch.
-    let firsts: Vec<Vec<&compare::Mismatch>> = judged
-        .iter()
-        .map(|v| {
-            let mut seen = std::collections::HashSet::new();
-            v.as_ref().map_or(Vec::new(), |v| v.mismatches.iter().filter(|m| seen.insert(&m.signature)).collect())
-        })
-        .collect();
-    let todo: Vec<(usize, &compare::Mismatch)> = firsts.iter().enumerate().flat_map(|(i, ms)| ms.iter().map(move |&m| (i, m))).collect();
-    let mut ahead = findings.resolve_batch(target, &jobs, &todo);
-    totals.resolved += ahead.len() as u64;
-    totals.resolve_calls += (!ahead.is_empty()) as u64;
-    for (i, (job, judged)) in jobs.iter().zip(&judged).enumerate() {
-        totals.program(job.exec);
-        let verdicts = match judged {
-            Ok(v) => v,
-            Err(f) => {
-                totals.fault(f);
-                continue;
-            }
-        };
-        let cases_before = totals.cases;
-        totals.add(job.exec, verdicts);
-        for &m in &firsts[i] {
-            let hits = verdicts.signatures.get(&m.signature).copied().unwrap_or(1);
-            match findings.handle(target, job, m, hits, cases_before, ahead.take(i, &m.signature))? {
-                Handled::Explained => totals.explained += hits,
-                Handled::Finding(None) => totals.mismatches += hits,
-                Handled::Finding(Some(rec)) => {
-                    totals.mismatches += hits;
-                    eprintln!(
-                        "\nnew finding: {} ({} instruction(s), after {} cases{}) -> {}",
-                        rec.key,
-                        rec.instructions,
-                        rec.found_after_cases,
-                        if rec.undocumented { "; an undocumented form" } else { "" },
-                        rec.folder.display()
-                    );
-                }
-            }
-        }
-    }
-    totals.time_us.findings += t0.elapsed().as_micros() as u64;
-    Ok(())
 }
 
 /// The recorded forms of a capture that `cfg` generates (its opcodes and types; approximate

@@ -11,7 +11,7 @@ use super::queue::Planned;
 use super::source::{Batch, Item};
 use super::split::Split;
 use super::stats::Totals;
-use super::run_batch;
+use super::batch::run_batch;
 use crate::compare::CompareOptions;
 use crate::minimize::Limits;
 use crate::oracles::{Engine, EngineFault, Exec, Job, Output};
@@ -35,7 +35,7 @@ fn campaign_on(out: &Path, broken: &'static [Exec]) -> (Totals, Findings) {
     let mut findings = Findings::open(out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
     let mut totals = Totals::default();
     let planned = Planned::new(batch(), &mut Split::new(BOTH, 0.5).unwrap());
-    run_batch(&mut engine, &planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    run_batch(&mut engine, planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
     (totals, findings)
 }
 
@@ -101,8 +101,8 @@ fn a_batchs_mismatches_are_resolved_in_one_traced_engine_call() {
     let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Isa] }, calls: Vec::new() };
     let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
     let mut totals = Totals::default();
-    let planned = Planned::new(batch(), &mut Split::new(BOTH, 0.0).unwrap());
-    run_batch(&mut engine, &planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    let isa = || Planned::new(batch(), &mut Split::new(BOTH, 0.0).unwrap());
+    run_batch(&mut engine, isa(), &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
     assert_eq!(totals.mismatches, 20);
     assert_eq!(findings.records().count(), 1);
     // The batch itself, then one call with a traced run for each mismatch the findings
@@ -113,7 +113,37 @@ fn a_batchs_mismatches_are_resolved_in_one_traced_engine_call() {
     assert_eq!((totals.resolved, totals.resolve_calls), (checks as u64, 1));
     // A second batch: the signature is known, no traced run at all.
     let n = engine.calls.len();
-    run_batch(&mut engine, &planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    run_batch(&mut engine, isa(), &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
     assert_eq!(engine.calls[n..], [(10, 0)]);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn judging_a_batch_while_the_next_runs_counts_and_finds_what_one_at_a_time_does() {
+    let base = std::env::temp_dir().join(format!("ptxfuzz-overlap-{}", std::process::id()));
+    let run = |overlap: bool| {
+        let out = base.join(if overlap { "overlap" } else { "serial" });
+        let _ = std::fs::remove_dir_all(&out);
+        let mut engine = RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Compiled] };
+        let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
+        let mut totals = Totals::default();
+        let mut split = Split::new(BOTH, 0.5).unwrap();
+        let copts = CompareOptions::default();
+        let mut pending = None;
+        for _ in 0..3 {
+            let planned = Planned::new(batch(), &mut split);
+            match overlap {
+                true => pending = Some(super::batch::overlapped(&mut engine, planned, pending.take(), &copts, false, &mut findings, &mut totals).unwrap()),
+                false => run_batch(&mut engine, planned, &copts, false, &mut findings, &mut totals).unwrap(),
+            }
+        }
+        super::batch::finish(&mut engine, pending, &copts, &mut findings, &mut totals).unwrap();
+        let keys: Vec<String> = findings.records().map(|r| r.key.clone()).collect();
+        (totals.programs, totals.cases, totals.mismatches, totals.by_exec.clone(), keys)
+    };
+    let (serial, overlapped) = (run(false), run(true));
+    assert_eq!(serial.0, 30);
+    assert_eq!(serial.2, 30, "15 compiled programs, two wrong cases each");
+    assert_eq!(serial, overlapped);
+    std::fs::remove_dir_all(&base).unwrap();
 }
