@@ -359,9 +359,9 @@ fn gpu_sweep_modules_assemble_for_every_supported_form_on_sm_80_90_100() {
         }
     }
     assert_eq!(approx, 3 * 6, "rcp, sqrt and rsqrt .approx{{.ftz}}.f32 have a pre-filter on each sm");
-    // The rounded 16-bit add/sub/mul without .sat (9.7.4: .rn or none, .ftz for f16 only),
+    // The rounded 16-bit add/sub/mul (9.7.4: .rn or none, .ftz and .sat for f16 only),
     // scalar and x2: f16 on every sm, bf16 (and with it cvt.bf16.f64) from sm_90.
-    let want = [((80, false), 3 * 4 * 2), ((90, false), 24), ((90, true), 3 * 2 * 2), ((100, false), 24), ((100, true), 12)];
+    let want = [((80, false), 3 * 8 * 2), ((90, false), 48), ((90, true), 3 * 2 * 2), ((100, false), 48), ((100, true), 12)];
     assert_eq!(rounded, want.into_iter().collect(), "rounded pre-filters per (sm, bf16)");
     assert!(jobs.len() > 3 * 60, "{} modules", jobs.len());
     let fails = parallel(&jobs, |(sm, what, module)| {

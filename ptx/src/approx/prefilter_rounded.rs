@@ -20,13 +20,15 @@
 //! against the exact judge, exhaustively for `add.rn.bf16` in an ignored test.
 //!
 //! A NaN `r` (a NaN operand, or inf - inf, 0 * inf) passes when every output lane is a NaN:
-//! the PTX ISA allows any NaN there (9.7.3 intro; `ptx::interp::nan`). Kept for the CPU: the
-//! `.ftz` forms' subnormal operands and results whose exponent field is 0 (flushing is the
-//! judge's business), and every output lane that is not `c`. The `.sat` forms have no
-//! pre-filter (their clamp and NaN-to-zero are the CPU's).
+//! the PTX ISA allows any NaN there (9.7.3 intro; `ptx::interp::nan`). `.sat` (f16 only,
+//! 9.7.4.1) clamps `c` to [+0, 1] and turns a NaN into +0 (9.7.4.1: "NaN results are flushed
+//! to +0.0"); a negative `c`, -0 included, becomes +0, which the judge allows (its primary;
+//! -0 is only the `sat-keeps-negative-zero` alternative). Kept for the CPU: the `.ftz` forms'
+//! subnormal operands and results whose exponent field is 0 (flushing is the judge's
+//! business), and every output lane that is not the expected value.
 
 use crate::format::{Format, Scalar, BF16, F16, F64};
-use crate::isa::{Ftz, Instr, Opcode, Precision};
+use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision};
 use crate::rounding::{round_odd, Rounding};
 
 use super::Verdict;
@@ -57,11 +59,12 @@ pub struct Rounded {
     lanes: u32,
     rounding: Rounding,
     ftz: bool,
+    sat: bool,
 }
 
 impl Rounded {
     /// The pre-filter of `form`, or `None` unless it is an `add`/`sub`/`mul` of a 16-bit type
-    /// without `.sat`, rounded (explicitly, or `.rn` by default).
+    /// without `.relu`, rounded (explicitly, or `.rn` by default).
     pub fn new(form: &Instr) -> Option<Rounded> {
         let op = match form.op {
             Opcode::Add => Op::Add,
@@ -70,7 +73,7 @@ impl Rounded {
             _ => return None,
         };
         let scalar = form.ty.scalar();
-        if !matches!(scalar, Scalar::F16 | Scalar::BF16) || form.clamp != crate::isa::Clamp::None || form.inputs != 2 {
+        if !matches!(scalar, Scalar::F16 | Scalar::BF16) || form.clamp == Clamp::Relu || form.inputs != 2 {
             return None;
         }
         let rounding = match form.precision {
@@ -78,7 +81,7 @@ impl Rounded {
             Precision::Rounded(r) => r,
             Precision::Approx | Precision::Full => return None,
         };
-        Some(Rounded { op, scalar, lanes: form.ty.lanes(), rounding, ftz: form.ftz == Ftz::Flush })
+        Some(Rounded { op, scalar, lanes: form.ty.lanes(), rounding, ftz: form.ftz == Ftz::Flush, sat: form.clamp == Clamp::Sat })
     }
 
     /// The verdict on input number `x` (operand `a` in bits 0..16, `b` in 16..32, as the sweep
@@ -104,11 +107,17 @@ impl Rounded {
             Op::Sub => crate::softfloat::sub::<F64>(fa, fb, self.rounding),
             Op::Mul => crate::softfloat::mul::<F64>(fa, fb, self.rounding),
         };
-        let pass = if F64::is_nan(r) {
-            lanes.into_iter().all(|l| F::is_nan(l))
-        } else {
-            let c = cvt_from_f64::<F>(r, self.rounding);
-            !(self.ftz && c & F::EXP_MASK == 0) && lanes.into_iter().all(|l| l == c)
+        let pass = match (F64::is_nan(r), self.sat) {
+            (true, false) => lanes.into_iter().all(|l| F::is_nan(l)),
+            (true, true) => lanes.into_iter().all(|l| l == 0),
+            (false, _) => {
+                let mut c = cvt_from_f64::<F>(r, self.rounding);
+                if self.sat {
+                    // Clamped to [+0, 1]: positive values order as their bits.
+                    c = if F::sign(c) { 0 } else { c.min(F::ONE) };
+                }
+                !(self.ftz && c & F::EXP_MASK == 0) && lanes.into_iter().all(|l| l == c)
+            }
         };
         if pass {
             Verdict::Pass
@@ -168,6 +177,18 @@ impl Rounded {
         // c = cvt.rnd.<16-bit>.f64 r, in %pf_t3.
         line(format!("cvt.{rnd}.{}.f64 %pf_s1, %pf_d2;", self.scalar.name()));
         line("cvt.u64.u16 %pf_t3, %pf_s1;".into());
+        if self.sat {
+            // Clamp to [+0, 1]: a set sign bit gives +0, bits above one's give one.
+            let one = match self.scalar {
+                Scalar::F16 => F16::ONE,
+                _ => BF16::ONE,
+            };
+            line("and.b64 %pf_t0, %pf_t3, 32768;".into());
+            line("setp.ne.u64 %pf_q, %pf_t0, 0;".into());
+            line("selp.b64 %pf_t3, 0, %pf_t3, %pf_q;".into());
+            line(format!("setp.gt.u64 %pf_q, %pf_t3, {one};"));
+            line(format!("selp.b64 %pf_t3, {one}, %pf_t3, %pf_q;"));
+        }
         if self.ftz {
             line(format!("and.b64 %pf_t0, %pf_t3, {exp_mask};"));
             line("setp.eq.u64 %pf_q, %pf_t0, 0;".into());
@@ -180,12 +201,18 @@ impl Rounded {
             keep_if(line, "%pf_q");
         }
         line(format!("bra.uni {end};"));
-        // A NaN reference: every lane must be a NaN, |lane| > the infinity's bits.
+        // A NaN reference: every lane must be a NaN, |lane| > the infinity's bits; under
+        // `.sat`, +0.
         line(format!("{nan}:"));
         for l in 0..self.lanes {
             line(format!("shr.u64 %pf_t0, %pf_h, {};", 16 * l));
-            line(format!("and.b64 %pf_t0, %pf_t0, {};", exp_mask | frac_mask));
-            line(format!("setp.le.u64 %pf_q, %pf_t0, {exp_mask};"));
+            if self.sat {
+                line("and.b64 %pf_t0, %pf_t0, 65535;".into());
+                line("setp.ne.u64 %pf_q, %pf_t0, 0;".into());
+            } else {
+                line(format!("and.b64 %pf_t0, %pf_t0, {};", exp_mask | frac_mask));
+                line(format!("setp.le.u64 %pf_q, %pf_t0, {exp_mask};"));
+            }
             keep_if(line, "%pf_q");
         }
     }
