@@ -15,6 +15,7 @@
 //! - [`approx`]: the acceptance model of the approximate instructions (bounds, special values).
 
 pub mod approx;
+pub mod cvt;
 pub mod expect;
 pub mod explain;
 pub mod format;

@@ -1,0 +1,149 @@
+//! The result set of a float-to-float `cvt` (PTX ISA 9.7.9.21, "Floating Point Notes",
+//! "Integer Notes", "Saturation modifier"), lane by lane, bit-exact. The special values, as
+//! a table of the section's sentences:
+//!
+//! | input / modifier | result | source |
+//! |---|---|---|
+//! | NaN, no clamp | any NaN; primary: the payload kept, quieted (IEEE 754 6.2.3) | the section names no NaN result ("For cvt.f32.bf16, NaN input yields unspecified NaN") |
+//! | NaN, `.sat` | +0.0 | "NaN results are flushed to positive zero" |
+//! | NaN, `.relu` | the canonical NaN | "NaN results are converted to canonical NaN" |
+//! | NaN, `.satfinite` (no `.relu`) | any NaN | "if the input value is NaN, then the result is NaN in the specified destination format" |
+//! | \|x\| > MAX_NORM (inf too), `.satfinite` | MAX_NORM with x's sign | "the result is sign-preserved MAX_NORM of the destination format" |
+//! | negative, `.relu` | +0.0 (-0.0 also allowed for a -0.0 result: `relu-keeps-negative-zero`) | ".relu clamps the result to 0 if negative" |
+//! | `.sat` | clamped to [0.0, 1.0] (-0.0 also allowed for -0.0: `sat-keeps-negative-zero`) | ".sat limits the result to the range [0.0, 1.0]" |
+//! | f32 subnormal in or out, `.ftz` | sign-preserving zero | ".ftz may be specified to flush single-precision subnormal inputs and results" |
+//! | `.rni/.rzi/.rmi/.rpi` | the integral value, same format | "The result is an integral value, stored in floating-point format." |
+
+use super::{Cvt, CvtError, CvtRounding};
+use crate::expect::{Expectation, LaneExpectation, Outcome, Reading};
+use crate::format::{Format, Scalar, BF16, F16, F32, F64};
+use crate::rounding::{round_odd, Rounding};
+
+/// The allowed results of `c` on `ops` (one operand, or `a`, `b` for a packed destination:
+/// `d[31:16] = convert(a)`, `d[15:0] = convert(b)`).
+pub fn eval(c: &Cvt, ops: &[u64]) -> Result<Expectation, CvtError> {
+    if ops.len() != c.inputs() {
+        return Err(CvtError::Operands { form: c.to_string(), want: c.inputs(), got: ops.len() });
+    }
+    let lane = |x: u64| by_src(c, x & c.src.mask());
+    Ok(match c.packed {
+        true => Expectation::packed(c.dst, lane(ops[1]), lane(ops[0])),
+        false => Expectation::scalar(c.dst, lane(ops[0])),
+    })
+}
+
+fn by_src(c: &Cvt, x: u64) -> LaneExpectation {
+    match c.src {
+        Scalar::F16 => by_dst::<F16>(c, x),
+        Scalar::BF16 => by_dst::<BF16>(c, x),
+        Scalar::F32 => by_dst::<F32>(c, x),
+        Scalar::F64 => by_dst::<F64>(c, x),
+    }
+}
+
+fn by_dst<S: Format>(c: &Cvt, x: u64) -> LaneExpectation {
+    match c.dst {
+        Scalar::F16 => convert_lane::<S, F16>(c, x),
+        Scalar::BF16 => convert_lane::<S, BF16>(c, x),
+        Scalar::F32 => convert_lane::<S, F32>(c, x),
+        Scalar::F64 => convert_lane::<S, F64>(c, x),
+    }
+}
+
+/// `v` (a value of `D`) as `D`'s bits.
+pub fn from_f64_exact<D: Format>(v: f64) -> u64 {
+    if v.is_infinite() {
+        return if v < 0.0 { D::SIGN_MASK | D::INF } else { D::INF };
+    }
+    let (sign, sig, exp) = F64::unpack(v.to_bits());
+    round_odd::<D>(sign, exp, sig, Rounding::Rn)
+}
+
+/// A NaN of `S` as `D`'s NaN: sign kept, the payload's top bits kept, quieted.
+fn nan_payload<S: Format, D: Format>(x: u64) -> u64 {
+    let frac = x & S::FRAC_MASK;
+    let moved = if D::FRAC_BITS >= S::FRAC_BITS { frac << (D::FRAC_BITS - S::FRAC_BITS) } else { frac >> (S::FRAC_BITS - D::FRAC_BITS) };
+    let sign = if S::sign(x) { D::SIGN_MASK } else { 0 };
+    sign | D::EXP_MASK | D::QUIET_BIT | moved
+}
+
+/// One lane of `c`: `x` in the source format `S`, the result in `D`.
+pub fn convert_lane<S: Format, D: Format>(c: &Cvt, x: u64) -> LaneExpectation {
+    if S::is_nan(x) {
+        return if c.relu {
+            LaneExpectation::exact(D::CANONICAL_NAN)
+        } else if c.sat {
+            LaneExpectation::exact(0)
+        } else if c.satfinite {
+            LaneExpectation::any_nan()
+        } else {
+            LaneExpectation::exact(nan_payload::<S, D>(x)).or(Outcome::AnyNan, Reading::NanUnspecified)
+        };
+    }
+    let ftz_in = c.ftz && S::BITS == 32 && S::is_subnormal(x);
+    let x = if ftz_in { S::zero(S::sign(x)) } else { x };
+    let v = c.src.to_f64(x);
+    let round = |mode: Rounding| -> u64 {
+        match c.rounding {
+            CvtRounding::Integer(_) => {
+                let r = match mode {
+                    Rounding::Rn => v.round_ties_even(),
+                    Rounding::Rz => v.trunc(),
+                    Rounding::Rm => v.floor(),
+                    Rounding::Rp => v.ceil(),
+                };
+                from_f64_exact::<D>(r)
+            }
+            _ if S::is_inf(x) => {
+                if S::sign(x) {
+                    D::SIGN_MASK | D::INF
+                } else {
+                    D::INF
+                }
+            }
+            _ => {
+                let (sign, sig, exp) = S::unpack(x);
+                round_odd::<D>(sign, exp, sig, mode)
+            }
+        }
+    };
+    let mode = match c.rounding {
+        CvtRounding::None => Rounding::Rn,
+        CvtRounding::Float(m) | CvtRounding::Integer(m) => m,
+    };
+    let max = D::MAX_FINITE;
+    let mut r = if c.satfinite && v.abs() > c.dst.to_f64(max) { max | if v < 0.0 { D::SIGN_MASK } else { 0 } } else { round(mode) };
+    let ftz_out = c.ftz && D::BITS == 32;
+    if ftz_out {
+        r = D::flush(r);
+    }
+    let clamp = |r: u64| -> u64 {
+        if c.relu && D::sign(r) {
+            0
+        } else if c.sat && D::sign(r) {
+            0
+        } else if c.sat && c.dst.to_f64(r) > 1.0 {
+            D::ONE
+        } else {
+            r
+        }
+    };
+    let mut lane = LaneExpectation::exact(clamp(r));
+    // Open question (docs/semantics.md, "ftz: before or after rounding"), as for arithmetic:
+    // an f32 result rounded up to the smallest normal from below it may be flushed instead.
+    if ftz_out && D::abs(r) == D::MIN_NORMAL && mode != Rounding::Rz && c.rounding != CvtRounding::None {
+        let toward_zero = round(Rounding::Rz);
+        if D::abs(toward_zero) < D::MIN_NORMAL {
+            lane = lane.or(Outcome::Bits(clamp(D::zero(D::sign(r)))), Reading::FtzBeforeRounding);
+        }
+    }
+    // Open question: does a clamp keep the sign of a -0.0 result?
+    if r == D::SIGN_MASK {
+        if c.sat {
+            lane = lane.or(Outcome::Bits(r), Reading::SatKeepsNegativeZero);
+        } else if c.relu {
+            lane = lane.or(Outcome::Bits(r), Reading::ReluKeepsNegativeZero);
+        }
+    }
+    lane
+}
