@@ -259,4 +259,4 @@ mod eval;
 #[path = "cvt_tests.rs"]
 mod tests;
 
-pub use eval::{eval, from_f64_exact};
+pub use eval::eval;

@@ -17,7 +17,7 @@
 use super::{Cvt, CvtError, CvtRounding};
 use crate::expect::{Expectation, LaneExpectation, Outcome, Reading};
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
-use crate::rounding::{round_odd, Rounding};
+use crate::rounding::{round_f64, round_odd, Rounding};
 
 /// The allowed results of `c` on `ops` (one operand, or `a`, `b` for a packed destination:
 /// `d[31:16] = convert(a)`, `d[15:0] = convert(b)`).
@@ -48,15 +48,6 @@ fn by_dst<S: Format>(c: &Cvt, x: u64) -> LaneExpectation {
         Scalar::F32 => convert_lane::<S, F32>(c, x),
         Scalar::F64 => convert_lane::<S, F64>(c, x),
     }
-}
-
-/// `v` (a value of `D`) as `D`'s bits.
-pub fn from_f64_exact<D: Format>(v: f64) -> u64 {
-    if v.is_infinite() {
-        return if v < 0.0 { D::SIGN_MASK | D::INF } else { D::INF };
-    }
-    let (sign, sig, exp) = F64::unpack(v.to_bits());
-    round_odd::<D>(sign, exp, sig, Rounding::Rn)
 }
 
 /// A NaN of `S` as `D`'s NaN: sign kept, the payload's top bits kept, quieted.
@@ -92,7 +83,7 @@ pub fn convert_lane<S: Format, D: Format>(c: &Cvt, x: u64) -> LaneExpectation {
                     Rounding::Rm => v.floor(),
                     Rounding::Rp => v.ceil(),
                 };
-                from_f64_exact::<D>(r)
+                round_f64::<D>(r.to_bits(), Rounding::Rn)
             }
             _ if S::is_inf(x) => {
                 if S::sign(x) {

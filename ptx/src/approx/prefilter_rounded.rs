@@ -29,7 +29,7 @@
 
 use crate::format::{Format, Scalar, BF16, F16, F64};
 use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision};
-use crate::rounding::{round_odd, Rounding};
+use crate::rounding::{round_f64, Rounding};
 
 use super::Verdict;
 
@@ -111,7 +111,7 @@ impl Rounded {
             (true, false) => lanes.into_iter().all(|l| F::is_nan(l)),
             (true, true) => lanes.into_iter().all(|l| l == 0),
             (false, _) => {
-                let mut c = cvt_from_f64::<F>(r, self.rounding);
+                let mut c = round_f64::<F>(r, self.rounding);
                 if self.sat {
                     // Clamped to [+0, 1]: positive values order as their bits.
                     c = if F::sign(c) { 0 } else { c.min(F::ONE) };
@@ -216,16 +216,6 @@ impl Rounded {
             keep_if(line, "%pf_q");
         }
     }
-}
-
-/// `cvt.<rnd>.F.f64` of a non-NaN f64: one rounding of the exact value (round_odd's exact
-/// form), infinities kept.
-pub(super) fn cvt_from_f64<F: Format>(r: u64, mode: Rounding) -> u64 {
-    if F64::is_inf(r) {
-        return if F64::sign(r) { F::SIGN_MASK | F::INF } else { F::INF };
-    }
-    let (sign, sig, exp) = F64::unpack(r);
-    round_odd::<F>(sign, exp, sig, mode)
 }
 
 #[cfg(test)]

@@ -28,11 +28,7 @@ pub struct Ran {
 impl Ran {
     /// The jobs that ran, in order (the same as `Planned::jobs` gave the target).
     fn jobs(&self) -> Vec<Job<'_>> {
-        let items = self.planned.batch.items.iter().zip(&self.planned.execs).zip(&self.supported);
-        items
-            .filter(|(_, &ok)| ok)
-            .map(|((item, &exec), _)| Job::new(&item.program, &item.cases, self.trace).with_exec(exec))
-            .collect()
+        self.planned.jobs_of(&self.supported, self.trace)
     }
 }
 
@@ -44,7 +40,7 @@ pub struct Judged {
 
 /// Stage 1: run the jobs `target` supports.
 pub fn execute(target: &mut dyn Engine, planned: Planned, trace: bool, totals: &mut Totals) -> Ran {
-    let supported: Vec<bool> = planned.batch.items.iter().map(|i| target.supports(&i.program)).collect();
+    let supported = planned.supported(&*target);
     totals.unsupported += supported.iter().filter(|&&ok| !ok).count() as u64;
     let own_reference = target.outputs_are_reference() && !trace;
     let mut ran = Ran { planned, supported, results: Vec::new(), trace, own_reference };

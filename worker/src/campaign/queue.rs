@@ -26,16 +26,20 @@ impl Planned {
 
     /// The jobs `target` supports, in order, and the number of programs it does not.
     pub fn jobs(&self, target: &dyn Engine, trace: bool) -> (Vec<Job<'_>>, u64) {
-        let mut jobs = Vec::with_capacity(self.batch.items.len());
-        let mut unsupported = 0;
-        for (item, &exec) in self.batch.items.iter().zip(&self.execs) {
-            if target.supports(&item.program) {
-                jobs.push(Job::new(&item.program, &item.cases, trace).with_exec(exec));
-            } else {
-                unsupported += 1;
-            }
-        }
-        (jobs, unsupported)
+        let supported = self.supported(target);
+        let unsupported = supported.iter().filter(|&&ok| !ok).count() as u64;
+        (self.jobs_of(&supported, trace), unsupported)
+    }
+
+    /// Which items `target` supports, in order.
+    pub fn supported(&self, target: &dyn Engine) -> Vec<bool> {
+        self.batch.items.iter().map(|i| target.supports(&i.program)).collect()
+    }
+
+    /// The jobs of the items `supported` marks, in order.
+    pub fn jobs_of(&self, supported: &[bool], trace: bool) -> Vec<Job<'_>> {
+        let items = self.batch.items.iter().zip(&self.execs).zip(supported);
+        items.filter(|(_, &ok)| ok).map(|((item, &exec), _)| Job::new(&item.program, &item.cases, trace).with_exec(exec)).collect()
     }
 }
 
