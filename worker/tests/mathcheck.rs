@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use worker::mathcheck::kernel_source;
+use worker::mathcheck::prefilter::{Filter, DECIDE_C};
+use worker::mathcheck::{filtered_kernel_source, kernel_source};
 
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 
@@ -54,6 +55,60 @@ fn every_table_function_kernel_compiles() {
     eprintln!("{} functions compiled", names.len());
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(&out);
+}
+
+/// Every pre-filtered exhaustive kernel, compiled through ptxas to a cubin for sm_80, sm_90
+/// and sm_100, with nvcc's default flags and with -use_fast_math (whose -ftz=true must not
+/// touch the pre-filter's conversions: they are PTX without .ftz).
+#[test]
+fn every_prefiltered_kernel_compiles_to_a_cubin_and_keeps_its_conversions_exact() {
+    let Some(nvcc) = nvcc() else {
+        if std::env::var("PTXFUZZ_SKIP_NVCC").as_deref() == Ok("1") {
+            eprintln!("SKIPPED: nvcc not found and PTXFUZZ_SKIP_NVCC=1");
+            return;
+        }
+        panic!("nvcc not found: install it with `pip install nvidia-cuda-nvcc` (or set NVCC=/path/to/nvcc); set PTXFUZZ_SKIP_NVCC=1 to skip");
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (sm, cc, fast) in [(80, (8, 0), false), (90, (9, 0), false), (90, (9, 0), true), (100, (10, 0), false)] {
+        let flags = if fast { mathlib::Flags::FAST_MATH } else { mathlib::Flags::DEFAULT };
+        let build = mathlib::Build { flags, cc: mathlib::Cc::new(cc.0, cc.1) };
+        let mut names = BTreeSet::new();
+        let mut src = String::from(DECIDE_C);
+        for (i, row) in mathlib::FUNCTIONS.iter().enumerate() {
+            if let (true, Ok(f)) = (names.insert(row.name), Filter::of(row.name, &build)) {
+                src.push_str(&filtered_kernel_source(&f, &format!("check_filtered{i}")));
+            }
+        }
+        let kernels = src.matches("__global__").count();
+        assert!(kernels >= if fast { 15 } else { 30 }, "sm_{sm}: only {kernels} functions pre-filtered");
+        let file = dir.join(format!("mathcheck-filtered-{sm}-{fast}-{}.cu", std::process::id()));
+        std::fs::write(&file, &src).unwrap();
+        let ptx = file.with_extension("ptx");
+        let mut args = vec!["-arch".to_string(), format!("sm_{sm}"), "-Werror".into(), "all-warnings".into()];
+        if fast {
+            args.push("-use_fast_math".into());
+        }
+        let o = Command::new(&nvcc).arg("--ptx").args(&args).arg("-o").arg(&ptx).arg(&file).output().unwrap();
+        assert!(o.status.success(), "sm_{sm}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&ptx).unwrap();
+        // Each kernel keeps the pre-filter's own conversions exact (the library functions may
+        // flush in theirs: that is the function under test).
+        for entry in text.split(".entry ").skip(1) {
+            let name = entry.split('(').next().unwrap_or("");
+            assert!(
+                entry.matches("cvt.rn.f32.f64").count() >= 2 && entry.contains("cvt.f64.f32"),
+                "sm_{sm} fast {fast}: {name} lost the pre-filter's unflushed conversions"
+            );
+        }
+        let cubin = file.with_extension("cubin");
+        let o = Command::new(&nvcc).arg("--cubin").args(&args).arg("-o").arg(&cubin).arg(&file).output().unwrap();
+        assert!(o.status.success(), "sm_{sm}: {}", String::from_utf8_lossy(&o.stderr));
+        eprintln!("sm_{sm}{}: {kernels} pre-filtered kernels assembled", if fast { " -use_fast_math" } else { "" });
+        for f in [&file, &ptx, &cubin] {
+            let _ = std::fs::remove_file(f);
+        }
+    }
 }
 
 #[test]

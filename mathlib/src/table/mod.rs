@@ -259,6 +259,12 @@ impl MathFn {
         self.table.citation()
     }
 
+    /// Whether the row is one of Tables 7/8's operators (`x+y`, `1/x`, `1/sqrtf(x)`) rather than
+    /// a function call: its `entry` is then C over `x` and `y`.
+    pub fn is_operator(&self) -> bool {
+        !self.name.starts_with("__") && !self.entry.starts_with(&format!("{}(", self.name))
+    }
+
     /// Whether the row's flag and compute-capability requirements hold for `build`.
     pub fn applies_to_build(&self, build: &Build) -> bool {
         let flags_ok = match self.condition.flags {

@@ -1,10 +1,14 @@
-//! math-check's GPU side: NVRTC, one module, launches over batches (cudarc's safe driver API).
-//! NOT RUN in this project's CI (no GPU there): compiled only; scripts/gpu-check runs it.
+//! math-check's GPU side: NVRTC, one module, launches over batches (cudarc's safe driver API),
+//! and the pre-filtered exhaustive kernel's launches (`kernel::filtered_kernel_source`).
+//! NOT RUN in this project's CI (no GPU there): compiled only; scripts/gpu-check runs it. The
+//! pre-filtered path has not run on a GPU yet (its kernel compiles with nvcc and ptxas in CI).
 
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Result};
 use mathlib::{Cc, Flags};
+
+use super::prefilter::{Tallies, BINS};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
@@ -15,6 +19,8 @@ pub struct Gpu {
     _ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     f: CudaFunction,
+    /// `check_filtered`, when the module has it.
+    filtered: Option<CudaFunction>,
 }
 
 /// NVRTC's `--gpu-architecture` for a compute capability.
@@ -41,7 +47,9 @@ fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 }
 
 impl Gpu {
-    pub fn open(ordinal: u32, src: &str, flags: &Flags) -> Result<Gpu> {
+    /// Open GPU `ordinal` and compile `source(its compute capability)`, which defines `check`
+    /// and, when `filtered`, `check_filtered`.
+    pub fn open(ordinal: u32, flags: &Flags, source: impl FnOnce(Cc) -> String, filtered: bool) -> Result<Gpu> {
         guarded(|| {
             let ctx = CudaContext::new(ordinal as usize).map_err(|e| anyhow!("GPU {ordinal}: {e}"))?;
             let name = ctx.name().map_err(|e| anyhow!("{e}"))?;
@@ -54,11 +62,12 @@ impl Gpu {
                 use_fast_math: Some(flags.fast_math),
                 ..Default::default()
             };
-            let ptx = compile_ptx_with_opts(src, opts).map_err(|e| anyhow!("NVRTC: {e}"))?;
+            let ptx = compile_ptx_with_opts(source(cc), opts).map_err(|e| anyhow!("NVRTC: {e}"))?;
             let module = ctx.load_module(ptx).map_err(|e| anyhow!("loading the module: {e}"))?;
             let f = module.load_function("check").map_err(|e| anyhow!("{e}"))?;
+            let filtered = if filtered { Some(module.load_function("check_filtered").map_err(|e| anyhow!("{e}"))?) } else { None };
             let stream = ctx.default_stream();
-            Ok(Gpu { name: format!("{name} (sm_{}{})", cc.major, cc.minor), cc, _ctx: ctx, stream, f })
+            Ok(Gpu { name: format!("{name} (sm_{}{})", cc.major, cc.minor), cc, _ctx: ctx, stream, f, filtered })
         })
     }
 
@@ -75,6 +84,36 @@ impl Gpu {
             // exactly the buffers' sizes.
             unsafe { b.launch(LaunchConfig::for_num_elems(count)) }.map_err(|e| anyhow!("launch: {e}"))?;
             self.stream.clone_dtoh(&d_out).map_err(|e| anyhow!("{e}"))
+        })
+    }
+
+    /// Run `check_filtered` over inputs `start .. start + n` (f32 bits) with the filter's
+    /// `rel` and `bound`: the GPU's bins and what it kept.
+    pub fn run_filtered(&mut self, start: u64, n: u64, rel: f64, bound: u32) -> Result<Tallies> {
+        let f = self.filtered.as_ref().ok_or_else(|| anyhow!("the module has no check_filtered kernel"))?;
+        guarded(|| {
+            let s = &self.stream;
+            let err = |e: cudarc::driver::DriverError| anyhow!("{e}");
+            // Each input is kept at most once: 3 words each.
+            let mut kept = s.alloc_zeros::<u32>(3 * n as usize).map_err(err)?;
+            let mut nkept = s.alloc_zeros::<u64>(1).map_err(err)?;
+            let mut bins = s.alloc_zeros::<u64>(BINS).map_err(err)?;
+            let mut bin_input = s.alloc_zeros::<u32>(BINS).map_err(err)?;
+            // Enough blocks to fill any GPU; each thread then strides over the range.
+            let blocks = n.div_ceil(256).min(1 << 16) as u32;
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            let mut b = s.launch_builder(f);
+            b.arg(&start).arg(&n).arg(&mut kept).arg(&mut nkept).arg(&mut bins).arg(&mut bin_input).arg(&rel).arg(&bound);
+            // SAFETY: the kernel reads no memory of ours, writes at most 3n words of `kept`
+            // (one record per input, indices from `nkept`), and BINS entries of the bins.
+            unsafe { b.launch(cfg) }.map_err(|e| anyhow!("launch: {e}"))?;
+            let count = s.clone_dtoh(&nkept).map_err(err)?[0] as usize;
+            let words = if count > 0 { s.clone_dtoh(&kept.slice(0..3 * count)).map_err(err)? } else { Vec::new() };
+            let mut t = Tallies::new();
+            t.bins.copy_from_slice(&s.clone_dtoh(&bins).map_err(err)?);
+            t.bin_input.copy_from_slice(&s.clone_dtoh(&bin_input).map_err(err)?);
+            t.kept = words.chunks_exact(3).map(|w| [w[0], w[1], w[2]]).collect();
+            Ok(t)
         })
     }
 }

@@ -4,7 +4,7 @@ use api::sweeps::{SweepKind, SweepReport};
 use mathlib::table::Bound;
 use mathlib::Flags;
 
-use super::Report;
+use super::report::Report;
 
 /// The documented bound in ulps of `func` under `flags`: the largest plain ulp row (0 for the
 /// correctly rounded ones); `None` when its rows are of another kind.
