@@ -4,8 +4,8 @@
 //!
 //! Covered: `cvt{.frnd}{.ftz}{.sat}.dtype.atype` and `cvt{.irnd}{.ftz}{.sat}.t.t` on `f16`,
 //! `bf16`, `f32`, `f64`; `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32` and the packed
-//! `.{f16x2,bf16x2}.f32 d, a, b`. Not yet: integer sources and destinations, `tf32`, the 8-,
-//! 6- and 4-bit formats, `.rs`; and `cvt` is not yet an instruction of `ptx::isa::Instr`, so
+//! `.{f16x2,bf16x2}.f32 d, a, b`; between a float and an integer type in [`int`]. Not yet:
+//! `tf32`, the 8-, 6- and 4-bit formats, `.rna`, `.rs`; and `cvt` is not yet an instruction of `ptx::isa::Instr`, so
 //! programs, the generator, the VM and kernels do not emit it (`ptxfuzz eval` answers it).
 //!
 //! ptxas 13.5 accepts more spellings than the section documents (e.g. `cvt.rn.f32.bf16`, a
@@ -50,7 +50,7 @@ pub struct Cvt {
 /// Why a `cvt` spelling is not a documented form.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CvtError {
-    #[error("'{text}': {why} (eval takes cvt between f16, bf16, f32 and f64, e.g. cvt.rn.bf16.f32)")]
+    #[error("'{text}': {why} (eval takes cvt between f16, bf16, f32, f64 and the integer types u8..s64, e.g. cvt.rn.bf16.f32, cvt.rni.s32.f32)")]
     Spelling { text: String, why: String },
     #[error("{form}: {rule} ({SECTION})")]
     Illegal { form: String, rule: &'static str },
@@ -146,7 +146,7 @@ impl Cvt {
                         types.push(s);
                         false
                     }
-                    None => return Err(bad(&format!("unknown modifier or type '.{t}' (rna, rs, tf32, the 8-bit and integer types are not covered yet)"))),
+                    None => return Err(bad(&format!("unknown modifier or type '.{t}' (rna, rs, tf32 and the 8-bit types are not covered yet; integer types: ptx::cvt::int)"))),
                 },
             };
             if seen {
@@ -254,6 +254,9 @@ impl fmt::Display for Cvt {
 
 #[path = "cvt_eval.rs"]
 mod eval;
+
+#[path = "cvt_int.rs"]
+pub mod int;
 
 #[cfg(test)]
 #[path = "cvt_tests.rs"]

@@ -21,6 +21,8 @@ Examples:
   ptxfuzz eval --profile sm_90 abs.f64 0xfff0000000000001   -> 0xfff8000000000001 (what the H100 gives)
   ptxfuzz eval cvt.rn.bf16.f32 1.5                  -> 0x3fc0	1.5
   ptxfuzz eval cvt.rz.relu.satfinite.f16x2.f32 -3 70000   -> 0x00007bff (a to the upper half)
+  ptxfuzz eval cvt.rni.s8.f32 -300.5                -> 0x80	-128 (clamped)
+  ptxfuzz eval cvt.rn.f16.u32 70000                 -> 0x7c00	inf
 
 Output: the destination's bits in hex, zero-padded to the register width (4 digits for
 f16/bf16, 8 for f32/f16x2/bf16x2, 16 for f64/f32x2; 0 or 1 for testp), a tab, and the
@@ -253,6 +255,9 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
 /// records `cvt` yet: under one, the spec's set, said so (`full`: with the decimal values).
 fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
     use ptx::cvt::{eval, Cvt};
+    if ptx::cvt::int::CvtInt::claims(mnemonic) {
+        return cvt_int_line(mnemonic, operands, accept, profile);
+    }
     let c = Cvt::parse(mnemonic)?;
     let type_of = |s: ptx::Scalar, packed: bool| match (s, packed) {
         (ptx::Scalar::F16, false) => Type::F16,
@@ -274,6 +279,50 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
         }
     } else {
         format!("{}\t{}", format_register_hex(dst, exp.primary_bits()), format_register_decimal(dst, exp.primary_bits()))
+    })
+}
+
+/// An integer operand of `ty`: decimal (negative for a signed type) or hex bits.
+fn parse_int(ty: ptx::cvt::int::IntType, text: &str) -> Result<u64> {
+    let v: i128 = match text.strip_prefix("0x") {
+        Some(h) => {
+            let b = u64::from_str_radix(h, 16).with_context(|| format!("'{text}' is not hex bits"))?;
+            anyhow::ensure!(b & !ty.mask() == 0, "'{text}' has more than {} bits", ty.bits);
+            return Ok(b);
+        }
+        None => text.parse().with_context(|| format!("'{text}' is not an integer; give decimal or hex bits (0x..)"))?,
+    };
+    anyhow::ensure!((ty.min()..=ty.max()).contains(&v), "{v} is outside .{} ({}..={})", ty.name(), ty.min(), ty.max());
+    Ok(v as u64 & ty.mask())
+}
+
+/// A `cvt` between a float and an integer type (`ptx::cvt::int`): one value, printed as
+/// `HEX\tDECIMAL` in the destination type.
+fn cvt_int_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::cvt::int::{Converted, CvtInt};
+    let c = CvtInt::parse(mnemonic)?;
+    let float_ty = match c.float {
+        ptx::Scalar::F16 => Type::F16,
+        ptx::Scalar::BF16 => Type::Bf16,
+        ptx::Scalar::F32 => Type::F32,
+        ptx::Scalar::F64 => Type::F64,
+    };
+    let ops = operands
+        .iter()
+        .map(|t| if c.to_int { parse_operand(float_ty, t).map_err(anyhow::Error::from) } else { parse_int(c.int, t) })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {c}"))?;
+    let line = match c.eval(&ops)? {
+        Converted::Int(t, bits) => format!("0x{bits:0w$x}\t{}", t.value(bits), w = (t.bits / 4) as usize),
+        Converted::Float(e) => {
+            let b = e.primary_bits();
+            format!("{}\t{}", format_register_hex(float_ty, b), format_register_decimal(float_ty, b))
+        }
+    };
+    Ok(match (accept, profile) {
+        (_, Profile::Hardware(_)) => format!("{line}\t(cvt: {} records no cvt yet; the spec's single value)", profile.name()),
+        (true, _) => format!("{line}\t(the only value the spec allows)"),
+        _ => line,
     })
 }
 
