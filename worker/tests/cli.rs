@@ -17,6 +17,20 @@ fn eval_prints_hex_tab_decimal() {
 }
 
 #[test]
+fn eval_answers_float_integer_cvt_in_hex_and_decimal() {
+    assert_eq!(ptxfuzz(&["eval", "cvt.rni.s8.f32", "-300.5"]).1, "0x80\t-128\n");
+    assert_eq!(ptxfuzz(&["eval", "cvt.rni.s32.f64", "nan"]).1, "0x80000000\t-2147483648\n");
+    assert_eq!(ptxfuzz(&["eval", "cvt.rpi.ftz.s32.f32", "1e-40"]).1, "0x00000000\t0\n");
+    assert_eq!(ptxfuzz(&["eval", "cvt.rn.f16.u32", "70000"]).1, "0x7c00\tinf\n");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.f32.s32", "5"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Rounding modifier is mandatory") && err.contains("9.7.9.21"), "{err}");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rn.f32.s8", "300"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("outside .s8"), "{err}");
+}
+
+#[test]
 fn eval_accept_lists_every_reading() {
     let (_, out, _) = ptxfuzz(&["eval", "--accept", "mul.rn.ftz.f32", "0x20000000", "0x1fffffff"]);
     assert_eq!(out, "0x00800000 | 0x00000000 (ftz-before-rounding)\t1.1754944e-38 | 0\n");
