@@ -12,9 +12,11 @@
 //! - [`gen`]: the program and operand generator;
 //! - [`kernel`]: PTX kernels that run programs on batches of cases;
 //! - [`vm`]: the instruction VM, one precompiled module per sm that runs programs as bytecode;
+//! - [`compare`]: setp, set and selp: legality, requirements, results;
 //! - [`approx`]: the acceptance model of the approximate instructions (bounds, special values).
 
 pub mod approx;
+pub mod compare;
 pub mod cvt;
 pub mod expect;
 pub mod explain;

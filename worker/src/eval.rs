@@ -23,6 +23,8 @@ Examples:
   ptxfuzz eval cvt.rz.relu.satfinite.f16x2.f32 -3 70000   -> 0x00007bff (a to the upper half)
   ptxfuzz eval cvt.rni.s8.f32 -300.5                -> 0x80	-128 (clamped)
   ptxfuzz eval cvt.rn.f16.u32 70000                 -> 0x7c00	inf
+  ptxfuzz eval setp.ltu.f32 nan 1                   -> 1|0	true|false (p|q)
+  ptxfuzz eval set.lt.and.u32.f16x2 0x3c000000 0x00003c00 1   -> 0x0000ffff	65535 (c = 1)
 
 Output: the destination's bits in hex, zero-padded to the register width (4 digits for
 f16/bf16, 8 for f32/f16x2/bf16x2, 16 for f64/f32x2; 0 or 1 for testp), a tab, and the
@@ -74,6 +76,11 @@ pub fn run(args: EvalArgs) -> Result<()> {
     if mnemonic.starts_with("cvt.") {
         let ops: Vec<&str> = args.operands.iter().map(String::as_str).collect();
         println!("{}", cvt_line(mnemonic, &ops, args.accept, &profile, true)?);
+        return Ok(());
+    }
+    if is_compare(mnemonic) {
+        let ops: Vec<&str> = args.operands.iter().map(String::as_str).collect();
+        println!("{}", compare_line(mnemonic, &ops, args.accept, &profile)?);
         return Ok(());
     }
     let instr = Instr::parse(mnemonic, args.operands.len())?;
@@ -196,8 +203,13 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
                 continue;
             }
         };
-        if mnemonic.starts_with("cvt.") {
-            match cvt_line(mnemonic, &operands, accept, profile, false) {
+        if mnemonic.starts_with("cvt.") || is_compare(mnemonic) {
+            let line = if is_compare(mnemonic) {
+                compare_line(mnemonic, &operands, accept, profile)
+            } else {
+                cvt_line(mnemonic, &operands, accept, profile, false)
+            };
+            match line {
                 Ok(l) => writeln!(out, "{l}")?,
                 Err(e) => writeln!(out, "error: {e:#}")?,
             }
@@ -321,6 +333,78 @@ fn cvt_int_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profi
     };
     Ok(match (accept, profile) {
         (_, Profile::Hardware(_)) => format!("{line}\t(cvt: {} records no cvt yet; the spec's single value)", profile.name()),
+        (true, _) => format!("{line}\t(the only value the spec allows)"),
+        _ => line,
+    })
+}
+
+fn is_compare(mnemonic: &str) -> bool {
+    ["setp.", "set.", "selp."].iter().any(|p| mnemonic.starts_with(p))
+}
+
+/// A `setp`, `set` or `selp` (`ptx::compare`): `a`, `b` in the source type, then the predicate
+/// `c` (`1`, `0`, `true`, `false`, `!` negates) where the form takes one. `setp` prints
+/// `p|q` (or `p` alone for the scalar half forms) as `1|0\ttrue|false`; `set` and `selp` the
+/// destination as `HEX\tDECIMAL`.
+fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::compare::{eval, Compare, Compared, Ty};
+    use ptx::cvt::int::IntType;
+    let c = Compare::parse(mnemonic)?;
+    let float_type = |t: Ty| match t {
+        Ty::Float(ptx::Scalar::F16) => Some(Type::F16),
+        Ty::Float(ptx::Scalar::BF16) => Some(Type::Bf16),
+        Ty::Float(ptx::Scalar::F32) => Some(Type::F32),
+        Ty::Float(ptx::Scalar::F64) => Some(Type::F64),
+        Ty::Packed(ptx::Scalar::BF16) => Some(Type::Bf16x2),
+        Ty::Packed(_) => Some(Type::F16x2),
+        _ => None,
+    };
+    let int_type = |t: Ty| match t {
+        Ty::Int(i) => i,
+        t => IntType { signed: false, bits: t.bits() },
+    };
+    let value = |t: &str| -> Result<u64> {
+        match float_type(c.ty) {
+            Some(ft) => Ok(parse_operand(ft, t)?),
+            None => parse_int(int_type(c.ty), t),
+        }
+    };
+    let predicate = |t: &str| -> Result<u64> {
+        let (neg, v) = t.strip_prefix('!').map_or((false, t), |v| (true, v));
+        let b = match v {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            _ => anyhow::bail!("predicate '{t}' is not 1, 0, true or false (prefix ! to negate)"),
+        };
+        Ok((b ^ neg) as u64)
+    };
+    let c_too = if c.inputs() == 3 { ", then the predicate c" } else { "" };
+    anyhow::ensure!(
+        operands.len() == c.inputs(),
+        "{c} takes {} operand(s) (a, b{c_too}), not {}",
+        c.inputs(),
+        operands.len()
+    );
+    let ops = operands
+        .iter()
+        .enumerate()
+        .map(|(i, t)| if i == 2 { predicate(t) } else { value(t) })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {c}"))?;
+    let word = |b: bool| if b { "true" } else { "false" };
+    let line = match eval(&c, &ops)? {
+        Compared::Predicates { p, q: Some(q) } => format!("{}|{}\t{}|{}", p as u8, q as u8, word(p), word(q)),
+        Compared::Predicates { p, q: None } => format!("{}\t{}", p as u8, word(p)),
+        Compared::Register { ty, bits } => match float_type(ty) {
+            Some(ft) => format!("{}\t{}", format_register_hex(ft, bits), format_register_decimal(ft, bits)),
+            None => {
+                let t = int_type(ty);
+                format!("0x{bits:0w$x}\t{}", t.value(bits), w = (t.bits / 4) as usize)
+            }
+        },
+    };
+    Ok(match (accept, profile) {
+        (_, Profile::Hardware(_)) => format!("{line}\t({}: {} records no comparisons yet; the spec's single value)", mnemonic.split('.').next().unwrap_or(""), profile.name()),
         (true, _) => format!("{line}\t(the only value the spec allows)"),
         _ => line,
     })

@@ -31,6 +31,23 @@ fn eval_answers_float_integer_cvt_in_hex_and_decimal() {
 }
 
 #[test]
+fn eval_answers_comparisons_as_predicates_or_registers() {
+    // Unordered less-than is true on NaN; q is the complement of the comparison (9.7.6.2).
+    assert_eq!(ptxfuzz(&["eval", "setp.ltu.f32", "nan", "1"]).1, "1|0\ttrue|false\n");
+    // set on f16x2 writes all ones per half where true: lower half 0 < 1 (9.7.7.1).
+    assert_eq!(ptxfuzz(&["eval", "set.lt.and.u32.f16x2", "0x3c000000", "0x00003c00", "1"]).1, "0x0000ffff\t65535\n");
+    assert_eq!(ptxfuzz(&["eval", "set.gt.f32.f32", "2", "1"]).1, "0x3f800000\t1\n");
+    assert_eq!(ptxfuzz(&["eval", "selp.f64", "1.5", "2", "0"]).1, "0x4000000000000000\t2\n");
+    assert_eq!(ptxfuzz(&["eval", "selp.s16", "-5", "2", "1"]).1, "0xfffb\t-5\n");
+    let (code, _, err) = ptxfuzz(&["eval", "setp.lt.and.f32", "1", "2", "maybe"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("predicate 'maybe'"), "{err}");
+    let (code, _, err) = ptxfuzz(&["eval", "setp.lt.ftz.bf16", "1", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("9.7.7.2"), "{err}");
+}
+
+#[test]
 fn eval_accept_lists_every_reading() {
     let (_, out, _) = ptxfuzz(&["eval", "--accept", "mul.rn.ftz.f32", "0x20000000", "0x1fffffff"]);
     assert_eq!(out, "0x00800000 | 0x00000000 (ftz-before-rounding)\t1.1754944e-38 | 0\n");
