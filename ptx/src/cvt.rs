@@ -4,8 +4,9 @@
 //!
 //! Covered: `cvt{.frnd}{.ftz}{.sat}.dtype.atype` and `cvt{.irnd}{.ftz}{.sat}.t.t` on `f16`,
 //! `bf16`, `f32`, `f64`; `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32` and the packed
-//! `.{f16x2,bf16x2}.f32 d, a, b`; between a float and an integer type in [`int`]. Not yet:
-//! `tf32`, the 8-, 6- and 4-bit formats, `.rna`, `.rs`; and `cvt` is not yet an instruction of `ptx::isa::Instr`, so
+//! `.{f16x2,bf16x2}.f32 d, a, b`; between a float and an integer type in [`int`]; the 8-, 6-
+//! and 4-bit formats and ue8m0 in [`narrow`]. Not yet: `tf32`, `.rna`, `.rs`; and `cvt` is
+//! not yet an instruction of `ptx::isa::Instr`, so
 //! programs, the generator, the VM and kernels do not emit it (`ptxfuzz eval` answers it).
 //!
 //! ptxas 13.5 accepts more spellings than the section documents (e.g. `cvt.rn.f32.bf16`, a
@@ -146,7 +147,7 @@ impl Cvt {
                         types.push(s);
                         false
                     }
-                    None => return Err(bad(&format!("unknown modifier or type '.{t}' (rna, rs, tf32 and the 8-bit types are not covered yet; integer types: ptx::cvt::int)"))),
+                    None => return Err(bad(&format!("unknown modifier or type '.{t}' (rna, rs and tf32 are not covered yet; integer types: ptx::cvt::int; 8-, 6- and 4-bit: ptx::cvt::narrow)"))),
                 },
             };
             if seen {
@@ -257,6 +258,9 @@ mod eval;
 
 #[path = "cvt_int.rs"]
 pub mod int;
+
+#[path = "cvt_narrow.rs"]
+pub mod narrow;
 
 #[cfg(test)]
 #[path = "cvt_tests.rs"]

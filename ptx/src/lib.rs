@@ -25,6 +25,7 @@ pub mod gen;
 pub mod interp;
 pub mod isa;
 pub mod kernel;
+pub mod mixed;
 pub mod profile;
 pub mod program;
 pub mod rounding;

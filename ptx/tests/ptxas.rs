@@ -59,7 +59,7 @@ fn ptxas_or_skip(test: &str) -> Option<PathBuf> {
 }
 
 /// Assemble `ptx` for `sm_XX`; `Err(ptxas's message)` when it is rejected.
-fn assemble(ptxas: &Path, ptx: &str, sm: u32, tag: &str) -> Result<(), String> {
+fn assemble(ptxas: &Path, ptx: &str, sm: impl std::fmt::Display, tag: &str) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{tag}.ptx"));
@@ -521,4 +521,75 @@ fn documented_comparison_forms_assemble_exactly_where_their_requirement_allows()
         }
     });
     assert!(fails.is_empty(), "{} of {} failed; first: {}", fails.len(), jobs.len(), fails.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// A kernel that loads the sources of a narrow-format `cvt` and stores its destination.
+fn narrow_module(c: &ptx::cvt::narrow::NarrowCvt, target: &str, ptx: PtxVersion) -> String {
+    use ptx::cvt::narrow::Direction;
+    let reg = |bits: u32| format!(".b{bits}");
+    let src_bits = match c.dir {
+        Direction::Down { .. } => 32,
+        Direction::Up { src, .. } => src.packed_bits(),
+    };
+    let (s, d) = (reg(src_bits), reg(c.dst_bits()));
+    let srcs = if c.inputs() == 2 { "%a, %b" } else { "%a" };
+    format!(
+        ".version {ptx}\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg {s} %a, %b;\n\t.reg {d} %d;\n\t.reg .b64 %x;\n\
+         \tld.param.u64 %x, [p];\n\tld.global{s} %a, [%x];\n\tld.global{s} %b, [%x+8];\n\t{c} %d, {srcs};\n\tst.global{d} [%x], %d;\n\tret;\n}}\n"
+    )
+}
+
+/// Every documented narrow-format form assembles on the target its requirement names and is
+/// refused one step below it: sm_80 for the sm_89 forms, plain sm_100 for the sm_100a/f ones.
+#[test]
+fn documented_narrow_format_cvt_forms_assemble_on_their_target_and_not_below() {
+    use ptx::cvt::narrow::{NarrowCvt, Variant};
+    let Some(ptxas) = ptxas_or_skip("documented_narrow_format_cvt_forms_assemble_on_their_target_and_not_below") else {
+        return;
+    };
+    let mut jobs: Vec<(String, String, String, bool)> = Vec::new();
+    for c in NarrowCvt::all() {
+        let n = c.needs();
+        let ptx = kernel::min_ptx_for_sm(n.sm).unwrap().max(n.ptx);
+        jobs.push((n.target(), c.to_string(), narrow_module(&c, &n.target(), ptx), true));
+        let below = if n.variant == Variant::Plain { "sm_80".to_string() } else { format!("sm_{}", n.sm) };
+        jobs.push((below.clone(), c.to_string(), narrow_module(&c, &below, ptx), false));
+    }
+    let failures = parallel(&jobs, |(target, form, module, want)| {
+        let tag = format!("narrow-{}-{target}", form.replace('.', "_"));
+        match (assemble(&ptxas, module, target.trim_start_matches("sm_"), &tag), want) {
+            (Ok(()), true) | (Err(_), false) => None,
+            (Ok(()), false) => Some(format!("{form} assembled on {target}, below its requirement")),
+            (Err(e), true) => Some(format!("{form} refused on {target}: {e}")),
+        }
+    });
+    assert!(failures.is_empty(), "{} of {} jobs failed:\n{}", failures.len(), jobs.len(), failures.join("\n"));
+}
+
+/// Every mixed-precision form (9.7.5) assembles on sm_100 with PTX 8.6 and is refused on sm_90.
+#[test]
+fn mixed_precision_forms_assemble_on_sm_100_and_not_on_sm_90() {
+    let Some(ptxas) = ptxas_or_skip("mixed_precision_forms_assemble_on_sm_100_and_not_on_sm_90") else {
+        return;
+    };
+    let mut jobs: Vec<(u32, String, String, bool)> = Vec::new();
+    for m in ptx::mixed::Mixed::all() {
+        let srcs = if m.inputs() == 3 { "%h, %h, %f" } else { "%h, %f" };
+        for (sm, want) in [(100u32, true), (90, false)] {
+            let module = format!(
+                ".version {}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %f, %d;\n\t.reg .b16 %h;\n\t.reg .b64 %x;\n\
+                 \tld.param.u64 %x, [p];\n\tld.global.f32 %f, [%x];\n\tld.global.b16 %h, [%x+4];\n\t{m} %d, {srcs};\n\tst.global.f32 [%x], %d;\n\tret;\n}}\n",
+                m.requirement().ptx
+            );
+            jobs.push((sm, m.to_string(), module, want));
+        }
+    }
+    let failures = parallel(&jobs, |(sm, form, module, want)| {
+        match (assemble(&ptxas, module, sm, &format!("mixed-{}-{sm}", form.replace('.', "_"))), want) {
+            (Ok(()), true) | (Err(_), false) => None,
+            (Ok(()), false) => Some(format!("{form} assembled on sm_{sm}")),
+            (Err(e), true) => Some(format!("{form} refused on sm_{sm}: {e}")),
+        }
+    });
+    assert!(failures.is_empty(), "{} of {} jobs failed:\n{}", failures.len(), jobs.len(), failures.join("\n"));
 }

@@ -10,6 +10,9 @@ use ptx::isa::{Instr, Type};
 use ptx::profile::{Profile, Resolved};
 use ptx::value::{format_decimal, format_register_decimal, format_register_hex, parse_hex, parse_operand};
 
+#[path = "eval_forms.rs"]
+mod forms;
+
 const EXAMPLES: &str = "\
 Examples:
   ptxfuzz eval add.rz.f32 1 0x33800000          -> 0x3f800000\t1
@@ -23,6 +26,7 @@ Examples:
   ptxfuzz eval cvt.rz.relu.satfinite.f16x2.f32 -3 70000   -> 0x00007bff (a to the upper half)
   ptxfuzz eval cvt.rni.s8.f32 -300.5                -> 0x80	-128 (clamped)
   ptxfuzz eval cvt.rn.f16.u32 70000                 -> 0x7c00	inf
+  ptxfuzz eval cvt.rn.satfinite.e4m3x2.f32 1 500       -> 0x387e	448,1 (a to the upper byte)
   ptxfuzz eval setp.ltu.f32 nan 1                   -> 1|0	true|false (p|q)
   ptxfuzz eval set.lt.and.u32.f16x2 0x3c000000 0x00003c00 1   -> 0x0000ffff	65535 (c = 1)
 
@@ -73,14 +77,9 @@ pub fn run(args: EvalArgs) -> Result<()> {
         return batch(stdin, stdout, args.accept, &profile).context("eval --batch: I/O error");
     }
     let mnemonic = args.instr.as_deref().expect("clap requires INSTR without --batch");
-    if mnemonic.starts_with("cvt.") {
-        let ops: Vec<&str> = args.operands.iter().map(String::as_str).collect();
-        println!("{}", cvt_line(mnemonic, &ops, args.accept, &profile, true)?);
-        return Ok(());
-    }
-    if is_compare(mnemonic) {
-        let ops: Vec<&str> = args.operands.iter().map(String::as_str).collect();
-        println!("{}", compare_line(mnemonic, &ops, args.accept, &profile)?);
+    let ops: Vec<&str> = args.operands.iter().map(String::as_str).collect();
+    if let Some(line) = forms::line(mnemonic, &ops, args.accept, &profile, true) {
+        println!("{}", line?);
         return Ok(());
     }
     let instr = Instr::parse(mnemonic, args.operands.len())?;
@@ -203,12 +202,7 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
                 continue;
             }
         };
-        if mnemonic.starts_with("cvt.") || is_compare(mnemonic) {
-            let line = if is_compare(mnemonic) {
-                compare_line(mnemonic, &operands, accept, profile)
-            } else {
-                cvt_line(mnemonic, &operands, accept, profile, false)
-            };
+        if let Some(line) = forms::line(mnemonic, &operands, accept, profile, false) {
             match line {
                 Ok(l) => writeln!(out, "{l}")?,
                 Err(e) => writeln!(out, "error: {e:#}")?,
@@ -260,154 +254,6 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
         }
     }
     out.flush()
-}
-
-/// One `cvt` (`ptx::cvt`, float-to-float so far): operands parsed in the source format, the
-/// result as `HEX\tDECIMAL` in the destination's (or the accepted set). No hardware profile
-/// records `cvt` yet: under one, the spec's set, said so (`full`: with the decimal values).
-fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
-    use ptx::cvt::{eval, Cvt};
-    if ptx::cvt::int::CvtInt::claims(mnemonic) {
-        return cvt_int_line(mnemonic, operands, accept, profile);
-    }
-    let c = Cvt::parse(mnemonic)?;
-    let type_of = |s: ptx::Scalar, packed: bool| match (s, packed) {
-        (ptx::Scalar::F16, false) => Type::F16,
-        (ptx::Scalar::F16, true) => Type::F16x2,
-        (ptx::Scalar::BF16, false) => Type::Bf16,
-        (ptx::Scalar::BF16, true) => Type::Bf16x2,
-        (ptx::Scalar::F32, _) => Type::F32,
-        (ptx::Scalar::F64, _) => Type::F64,
-    };
-    let (src, dst) = (type_of(c.src, false), type_of(c.dst, c.packed));
-    let ops = operands.iter().map(|t| parse_operand(src, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
-    let exp = eval(&c, &ops)?;
-    let hardware = matches!(profile, Profile::Hardware(_));
-    Ok(if accept || hardware {
-        let set = if full { accept_line(c.dst, &exp) } else { exp.to_string() };
-        match hardware {
-            true => format!("{set}	(cvt: {} records no cvt yet; the spec's allowed set)", profile.name()),
-            false => set,
-        }
-    } else {
-        format!("{}\t{}", format_register_hex(dst, exp.primary_bits()), format_register_decimal(dst, exp.primary_bits()))
-    })
-}
-
-/// An integer operand of `ty`: decimal (negative for a signed type) or hex bits.
-fn parse_int(ty: ptx::cvt::int::IntType, text: &str) -> Result<u64> {
-    let v: i128 = match text.strip_prefix("0x") {
-        Some(h) => {
-            let b = u64::from_str_radix(h, 16).with_context(|| format!("'{text}' is not hex bits"))?;
-            anyhow::ensure!(b & !ty.mask() == 0, "'{text}' has more than {} bits", ty.bits);
-            return Ok(b);
-        }
-        None => text.parse().with_context(|| format!("'{text}' is not an integer; give decimal or hex bits (0x..)"))?,
-    };
-    anyhow::ensure!((ty.min()..=ty.max()).contains(&v), "{v} is outside .{} ({}..={})", ty.name(), ty.min(), ty.max());
-    Ok(v as u64 & ty.mask())
-}
-
-/// A `cvt` between a float and an integer type (`ptx::cvt::int`): one value, printed as
-/// `HEX\tDECIMAL` in the destination type.
-fn cvt_int_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
-    use ptx::cvt::int::{Converted, CvtInt};
-    let c = CvtInt::parse(mnemonic)?;
-    let float_ty = match c.float {
-        ptx::Scalar::F16 => Type::F16,
-        ptx::Scalar::BF16 => Type::Bf16,
-        ptx::Scalar::F32 => Type::F32,
-        ptx::Scalar::F64 => Type::F64,
-    };
-    let ops = operands
-        .iter()
-        .map(|t| if c.to_int { parse_operand(float_ty, t).map_err(anyhow::Error::from) } else { parse_int(c.int, t) })
-        .collect::<Result<Vec<_>>>()
-        .with_context(|| format!("bad operand for {c}"))?;
-    let line = match c.eval(&ops)? {
-        Converted::Int(t, bits) => format!("0x{bits:0w$x}\t{}", t.value(bits), w = (t.bits / 4) as usize),
-        Converted::Float(e) => {
-            let b = e.primary_bits();
-            format!("{}\t{}", format_register_hex(float_ty, b), format_register_decimal(float_ty, b))
-        }
-    };
-    Ok(match (accept, profile) {
-        (_, Profile::Hardware(_)) => format!("{line}\t(cvt: {} records no cvt yet; the spec's single value)", profile.name()),
-        (true, _) => format!("{line}\t(the only value the spec allows)"),
-        _ => line,
-    })
-}
-
-fn is_compare(mnemonic: &str) -> bool {
-    ["setp.", "set.", "selp."].iter().any(|p| mnemonic.starts_with(p))
-}
-
-/// A `setp`, `set` or `selp` (`ptx::compare`): `a`, `b` in the source type, then the predicate
-/// `c` (`1`, `0`, `true`, `false`, `!` negates) where the form takes one. `setp` prints
-/// `p|q` (or `p` alone for the scalar half forms) as `1|0\ttrue|false`; `set` and `selp` the
-/// destination as `HEX\tDECIMAL`.
-fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
-    use ptx::compare::{eval, Compare, Compared, Ty};
-    use ptx::cvt::int::IntType;
-    let c = Compare::parse(mnemonic)?;
-    let float_type = |t: Ty| match t {
-        Ty::Float(ptx::Scalar::F16) => Some(Type::F16),
-        Ty::Float(ptx::Scalar::BF16) => Some(Type::Bf16),
-        Ty::Float(ptx::Scalar::F32) => Some(Type::F32),
-        Ty::Float(ptx::Scalar::F64) => Some(Type::F64),
-        Ty::Packed(ptx::Scalar::BF16) => Some(Type::Bf16x2),
-        Ty::Packed(_) => Some(Type::F16x2),
-        _ => None,
-    };
-    let int_type = |t: Ty| match t {
-        Ty::Int(i) => i,
-        t => IntType { signed: false, bits: t.bits() },
-    };
-    let value = |t: &str| -> Result<u64> {
-        match float_type(c.ty) {
-            Some(ft) => Ok(parse_operand(ft, t)?),
-            None => parse_int(int_type(c.ty), t),
-        }
-    };
-    let predicate = |t: &str| -> Result<u64> {
-        let (neg, v) = t.strip_prefix('!').map_or((false, t), |v| (true, v));
-        let b = match v {
-            "1" | "true" => true,
-            "0" | "false" => false,
-            _ => anyhow::bail!("predicate '{t}' is not 1, 0, true or false (prefix ! to negate)"),
-        };
-        Ok((b ^ neg) as u64)
-    };
-    let c_too = if c.inputs() == 3 { ", then the predicate c" } else { "" };
-    anyhow::ensure!(
-        operands.len() == c.inputs(),
-        "{c} takes {} operand(s) (a, b{c_too}), not {}",
-        c.inputs(),
-        operands.len()
-    );
-    let ops = operands
-        .iter()
-        .enumerate()
-        .map(|(i, t)| if i == 2 { predicate(t) } else { value(t) })
-        .collect::<Result<Vec<_>>>()
-        .with_context(|| format!("bad operand for {c}"))?;
-    let word = |b: bool| if b { "true" } else { "false" };
-    let line = match eval(&c, &ops)? {
-        Compared::Predicates { p, q: Some(q) } => format!("{}|{}\t{}|{}", p as u8, q as u8, word(p), word(q)),
-        Compared::Predicates { p, q: None } => format!("{}\t{}", p as u8, word(p)),
-        Compared::Register { ty, bits } => match float_type(ty) {
-            Some(ft) => format!("{}\t{}", format_register_hex(ft, bits), format_register_decimal(ft, bits)),
-            None => {
-                let t = int_type(ty);
-                format!("0x{bits:0w$x}\t{}", t.value(bits), w = (t.bits / 4) as usize)
-            }
-        },
-    };
-    Ok(match (accept, profile) {
-        (_, Profile::Hardware(_)) => format!("{line}\t({}: {} records no comparisons yet; the spec's single value)", mnemonic.split('.').next().unwrap_or(""), profile.name()),
-        (true, _) => format!("{line}\t(the only value the spec allows)"),
-        _ => line,
-    })
 }
 
 /// Hex operands without allocation; anything else through the general parser.

@@ -48,6 +48,34 @@ fn eval_answers_comparisons_as_predicates_or_registers() {
 }
 
 #[test]
+fn eval_answers_narrow_format_cvt_with_each_lane_in_decimal() {
+    // 500 saturates to e4m3's MAX_NORM 448 (.satfinite); a goes to the upper byte.
+    assert_eq!(ptxfuzz(&["eval", "cvt.rn.satfinite.e4m3x2.f32", "1", "500"]).1, "0x387e\t448,1\n");
+    // A NaN has no e2m1 encoding: +MAX_NORM (6); -0.3 rounds to -0.5.
+    assert_eq!(ptxfuzz(&["eval", "cvt.rn.satfinite.e2m1x2.f32", "nan", "-0.3"]).1, "0x79\t-0.5,6\n");
+    assert_eq!(ptxfuzz(&["eval", "cvt.rp.satfinite.ue8m0x2.f32", "3", "0.1"]).1, "0x817c\t0.125,4\n");
+    assert_eq!(ptxfuzz(&["eval", "--accept", "cvt.rn.f16x2.e4m3x2", "0x387f"]).1, "0x3c007fff\tnan,1\t(lane0: any NaN)\n");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rn.e4m3x2.f32", "1", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains(".satfinite modifier is mandatory") && err.contains("9.7.9.21"), "{err}");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rn.f16x2.e2m1x2", "0x1ff"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("more than 8 bits"), "{err}");
+}
+
+#[test]
+fn eval_answers_mixed_precision_arithmetic_on_the_widened_operands() {
+    // bf16 1.0 + 2^-24 in f32: a tie, to even (1.0); .rp goes up one ulp.
+    assert_eq!(ptxfuzz(&["eval", "add.f32.bf16", "1", "0x33800000"]).1, "0x3f800000\t1\n");
+    assert_eq!(ptxfuzz(&["eval", "add.rp.f32.bf16", "1", "0x33800000"]).1, "0x3f800001\t1.0000001\n");
+    // The f16 product (1 + 2^-10)^2 is not rounded before c is added: 2^-20 remains.
+    assert_eq!(ptxfuzz(&["eval", "fma.rn.f32.f16", "0x3c01", "0x3c01", "-1.001953125"]).1, "0x35800000\t9.536743e-7\n");
+    let (code, _, err) = ptxfuzz(&["eval", "fma.f32.f16", "1", "2", "3"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no default") && err.contains("9.7.5.3"), "{err}");
+}
+
+#[test]
 fn eval_accept_lists_every_reading() {
     let (_, out, _) = ptxfuzz(&["eval", "--accept", "mul.rn.ftz.f32", "0x20000000", "0x1fffffff"]);
     assert_eq!(out, "0x00800000 | 0x00000000 (ftz-before-rounding)\t1.1754944e-38 | 0\n");

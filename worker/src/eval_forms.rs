@@ -1,0 +1,248 @@
+//! `ptxfuzz eval` for the forms outside `ptx::isa::Instr`: `cvt` (float-float, float-integer,
+//! the narrow formats), `setp`/`set`/`selp` and mixed-precision `add`/`sub`/`fma`.
+
+use anyhow::{Context, Result};
+use ptx::isa::Type;
+use ptx::profile::Profile;
+use ptx::value::{format_register_decimal, format_register_hex, parse_operand};
+
+use super::accept_line;
+
+/// The line for `mnemonic` if it is one of this module's forms (`full`: decimal values after an
+/// accepted set, as single-instruction eval prints them).
+pub(super) fn line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Option<Result<String>> {
+    if mnemonic.starts_with("cvt.") {
+        Some(cvt_line(mnemonic, operands, accept, profile, full))
+    } else if is_compare(mnemonic) {
+        Some(compare_line(mnemonic, operands, accept, profile))
+    } else if ptx::mixed::is_mixed(mnemonic) {
+        Some(mixed_line(mnemonic, operands, accept, profile, full))
+    } else {
+        None
+    }
+}
+
+/// A mixed-precision `add`/`sub`/`fma` (`ptx::mixed`): the half operands `a` (and `b`) in
+/// f16/bf16, `c` in f32; the f32 result as `HEX\tDECIMAL` (or the accepted set).
+fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
+    let m = ptx::mixed::Mixed::parse(mnemonic)?;
+    let half = if m.half == ptx::Scalar::F16 { Type::F16 } else { Type::Bf16 };
+    anyhow::ensure!(operands.len() == m.inputs(), "{m} takes {} operand(s), not {}", m.inputs(), operands.len());
+    let ops = operands
+        .iter()
+        .enumerate()
+        .map(|(i, t)| parse_operand(if m.is_half_operand(i) { half } else { Type::F32 }, t))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("bad operand for {m} (a{}: {}, c: f32)", if m.inputs() == 3 { ", b" } else { "" }, m.half.name()))?;
+    let exp = ptx::mixed::eval(&m, &ops)?;
+    let bits = exp.primary_bits();
+    let mut line = match accept {
+        true if full => accept_line(ptx::Scalar::F32, &exp),
+        true => exp.to_string(),
+        false => format!("{}\t{}", format_register_hex(Type::F32, bits), format_register_decimal(Type::F32, bits)),
+    };
+    if let Profile::Hardware(_) = profile {
+        line.push_str(&format!("\t({}: no sm_100 profile; the spec's value)", profile.name()));
+    }
+    Ok(line)
+}
+
+/// One `cvt` (`ptx::cvt`, float-to-float so far): operands parsed in the source format, the
+/// result as `HEX\tDECIMAL` in the destination's (or the accepted set). No hardware profile
+/// records `cvt` yet: under one, the spec's set, said so (`full`: with the decimal values).
+fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
+    use ptx::cvt::{eval, Cvt};
+    if ptx::cvt::narrow::is_narrow(mnemonic) {
+        return narrow_line(mnemonic, operands, accept, profile);
+    }
+    if ptx::cvt::int::CvtInt::claims(mnemonic) {
+        return cvt_int_line(mnemonic, operands, accept, profile);
+    }
+    let c = Cvt::parse(mnemonic)?;
+    let type_of = |s: ptx::Scalar, packed: bool| match (s, packed) {
+        (ptx::Scalar::F16, false) => Type::F16,
+        (ptx::Scalar::F16, true) => Type::F16x2,
+        (ptx::Scalar::BF16, false) => Type::Bf16,
+        (ptx::Scalar::BF16, true) => Type::Bf16x2,
+        (ptx::Scalar::F32, _) => Type::F32,
+        (ptx::Scalar::F64, _) => Type::F64,
+    };
+    let (src, dst) = (type_of(c.src, false), type_of(c.dst, c.packed));
+    let ops = operands.iter().map(|t| parse_operand(src, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
+    let exp = eval(&c, &ops)?;
+    let hardware = matches!(profile, Profile::Hardware(_));
+    Ok(if accept || hardware {
+        let set = if full { accept_line(c.dst, &exp) } else { exp.to_string() };
+        match hardware {
+            true => format!("{set}	(cvt: {} records no cvt yet; the spec's allowed set)", profile.name()),
+            false => set,
+        }
+    } else {
+        format!("{}\t{}", format_register_hex(dst, exp.primary_bits()), format_register_decimal(dst, exp.primary_bits()))
+    })
+}
+
+/// A `cvt` with an 8-, 6- or 4-bit format or ue8m0 (`ptx::cvt::narrow`): `a b` (two f32) or one
+/// packed register in, the packed destination as `HEX\tLOW,HIGH` (decimal, low lane first).
+fn narrow_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::cvt::narrow::{decode, eval, Allowed, Direction, NarrowCvt, Wide};
+    let c = NarrowCvt::parse(mnemonic)?;
+    let wide_type = |w: Wide| match w {
+        Wide::F32 => Type::F32,
+        Wide::F16x2 => Type::F16x2,
+        Wide::Bf16x2 => Type::Bf16x2,
+    };
+    anyhow::ensure!(operands.len() == c.inputs(), "{c} takes {} operand(s), not {}", c.inputs(), operands.len());
+    let ops = operands
+        .iter()
+        .map(|t| match c.dir {
+            Direction::Down { src, .. } => Ok(parse_operand(wide_type(src), t)?),
+            Direction::Up { src, .. } => parse_int(ptx::cvt::int::IntType { signed: false, bits: src.packed_bits() }, t),
+        })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {c}"))?;
+    let r = eval(&c, &ops)?;
+    let mut line = match c.dir {
+        Direction::Down { dst, .. } => {
+            let half = dst.slot_bits();
+            let lane = |i: u32| decode(dst, r.bits >> (half * i) & ((1 << half) - 1)).to_string().to_lowercase();
+            format!("0x{:0w$x}\t{},{}", r.bits, lane(0), lane(1), w = (r.width / 4) as usize)
+        }
+        Direction::Up { dst, .. } => format!("{}\t{}", format_register_hex(wide_type(dst), r.bits), format_register_decimal(wide_type(dst), r.bits)),
+    };
+    let notes: Vec<String> = r
+        .lanes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| match l {
+            Allowed::One(_) => None,
+            Allowed::AnyNan { .. } => Some(format!("lane{i}: any NaN")),
+            Allowed::Either { other, why, .. } => Some(format!("lane{i}: or 0x{other:x} ({why})")),
+            Allowed::Unspecified { why, .. } => Some(format!("lane{i}: unspecified, {why}")),
+        })
+        .collect();
+    if accept && !notes.is_empty() {
+        line.push_str(&format!("\t({})", notes.join("; ")));
+    }
+    if let Profile::Hardware(_) = profile {
+        line.push_str(&format!("\t(cvt: {} records no cvt yet; the spec's value)", profile.name()));
+    }
+    Ok(line)
+}
+
+/// An integer operand of `ty`: decimal (negative for a signed type) or hex bits.
+fn parse_int(ty: ptx::cvt::int::IntType, text: &str) -> Result<u64> {
+    let v: i128 = match text.strip_prefix("0x") {
+        Some(h) => {
+            let b = u64::from_str_radix(h, 16).with_context(|| format!("'{text}' is not hex bits"))?;
+            anyhow::ensure!(b & !ty.mask() == 0, "'{text}' has more than {} bits", ty.bits);
+            return Ok(b);
+        }
+        None => text.parse().with_context(|| format!("'{text}' is not an integer; give decimal or hex bits (0x..)"))?,
+    };
+    anyhow::ensure!((ty.min()..=ty.max()).contains(&v), "{v} is outside .{} ({}..={})", ty.name(), ty.min(), ty.max());
+    Ok(v as u64 & ty.mask())
+}
+
+/// A `cvt` between a float and an integer type (`ptx::cvt::int`): one value, printed as
+/// `HEX\tDECIMAL` in the destination type.
+fn cvt_int_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::cvt::int::{Converted, CvtInt};
+    let c = CvtInt::parse(mnemonic)?;
+    let float_ty = match c.float {
+        ptx::Scalar::F16 => Type::F16,
+        ptx::Scalar::BF16 => Type::Bf16,
+        ptx::Scalar::F32 => Type::F32,
+        ptx::Scalar::F64 => Type::F64,
+    };
+    let ops = operands
+        .iter()
+        .map(|t| if c.to_int { parse_operand(float_ty, t).map_err(anyhow::Error::from) } else { parse_int(c.int, t) })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {c}"))?;
+    let line = match c.eval(&ops)? {
+        Converted::Int(t, bits) => format!("0x{bits:0w$x}\t{}", t.value(bits), w = (t.bits / 4) as usize),
+        Converted::Float(e) => {
+            let b = e.primary_bits();
+            format!("{}\t{}", format_register_hex(float_ty, b), format_register_decimal(float_ty, b))
+        }
+    };
+    Ok(match (accept, profile) {
+        (_, Profile::Hardware(_)) => format!("{line}\t(cvt: {} records no cvt yet; the spec's single value)", profile.name()),
+        (true, _) => format!("{line}\t(the only value the spec allows)"),
+        _ => line,
+    })
+}
+
+fn is_compare(mnemonic: &str) -> bool {
+    ["setp.", "set.", "selp."].iter().any(|p| mnemonic.starts_with(p))
+}
+
+/// A `setp`, `set` or `selp` (`ptx::compare`): `a`, `b` in the source type, then the predicate
+/// `c` (`1`, `0`, `true`, `false`, `!` negates) where the form takes one. `setp` prints
+/// `p|q` (or `p` alone for the scalar half forms) as `1|0\ttrue|false`; `set` and `selp` the
+/// destination as `HEX\tDECIMAL`.
+fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::compare::{eval, Compare, Compared, Ty};
+    use ptx::cvt::int::IntType;
+    let c = Compare::parse(mnemonic)?;
+    let float_type = |t: Ty| match t {
+        Ty::Float(ptx::Scalar::F16) => Some(Type::F16),
+        Ty::Float(ptx::Scalar::BF16) => Some(Type::Bf16),
+        Ty::Float(ptx::Scalar::F32) => Some(Type::F32),
+        Ty::Float(ptx::Scalar::F64) => Some(Type::F64),
+        Ty::Packed(ptx::Scalar::BF16) => Some(Type::Bf16x2),
+        Ty::Packed(_) => Some(Type::F16x2),
+        _ => None,
+    };
+    let int_type = |t: Ty| match t {
+        Ty::Int(i) => i,
+        t => IntType { signed: false, bits: t.bits() },
+    };
+    let value = |t: &str| -> Result<u64> {
+        match float_type(c.ty) {
+            Some(ft) => Ok(parse_operand(ft, t)?),
+            None => parse_int(int_type(c.ty), t),
+        }
+    };
+    let predicate = |t: &str| -> Result<u64> {
+        let (neg, v) = t.strip_prefix('!').map_or((false, t), |v| (true, v));
+        let b = match v {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            _ => anyhow::bail!("predicate '{t}' is not 1, 0, true or false (prefix ! to negate)"),
+        };
+        Ok((b ^ neg) as u64)
+    };
+    let c_too = if c.inputs() == 3 { ", then the predicate c" } else { "" };
+    anyhow::ensure!(
+        operands.len() == c.inputs(),
+        "{c} takes {} operand(s) (a, b{c_too}), not {}",
+        c.inputs(),
+        operands.len()
+    );
+    let ops = operands
+        .iter()
+        .enumerate()
+        .map(|(i, t)| if i == 2 { predicate(t) } else { value(t) })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {c}"))?;
+    let word = |b: bool| if b { "true" } else { "false" };
+    let line = match eval(&c, &ops)? {
+        Compared::Predicates { p, q: Some(q) } => format!("{}|{}\t{}|{}", p as u8, q as u8, word(p), word(q)),
+        Compared::Predicates { p, q: None } => format!("{}\t{}", p as u8, word(p)),
+        Compared::Register { ty, bits } => match float_type(ty) {
+            Some(ft) => format!("{}\t{}", format_register_hex(ft, bits), format_register_decimal(ft, bits)),
+            None => {
+                let t = int_type(ty);
+                format!("0x{bits:0w$x}\t{}", t.value(bits), w = (t.bits / 4) as usize)
+            }
+        },
+    };
+    Ok(match (accept, profile) {
+        (_, Profile::Hardware(_)) => format!("{line}\t({}: {} records no comparisons yet; the spec's single value)", mnemonic.split('.').next().unwrap_or(""), profile.name()),
+        (true, _) => format!("{line}\t(the only value the spec allows)"),
+        _ => line,
+    })
+}
+
