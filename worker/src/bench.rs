@@ -93,6 +93,10 @@ pub struct BenchArgs {
     /// NaNs, extreme finite values) instead of typical finite ones.
     #[arg(long, default_value_t = 0.0, value_name = "PCT")]
     specials: f64,
+    /// Instead: conversions (`cvt` f32<->f16/bf16, f32<->s32, f32->e4m3x2) beside the host's
+    /// own where it has one (F16C, bf16 bit manipulation, Rust casts).
+    #[arg(long, conflicts_with = "compare")]
+    cvt: bool,
     /// Skip the native measurement (e.g. when counting instructions under callgrind).
     #[arg(long)]
     no_native: bool,
@@ -101,6 +105,10 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<()> {
     if args.compare {
         return crate::bench_compare::run(&args.target, args.generated, args.trace, args.cases, args.seconds, args.json);
+    }
+    if args.cvt {
+        anyhow::ensure!(args.cases > 0, "--cases must be at least 1");
+        return crate::bench_cvt::run(args.cases, Duration::from_secs_f64(args.seconds), args.json, args.filter.as_deref());
     }
     if !(0.0..=100.0).contains(&args.specials) {
         bail!("--specials takes a percentage between 0 and 100, got {}", args.specials);
@@ -178,7 +186,7 @@ const CHUNK: usize = 4096;
 /// ops/s = cases / sum of the chunks' best times.
 ///
 /// The interpreter runs as the worker runs it, a whole batch per call (`Kernel::run`).
-fn measure(cases: &[[u64; 3]], time: Duration, mut f: impl FnMut(&[[u64; 3]], &mut [u64])) -> f64 {
+pub(crate) fn measure(cases: &[[u64; 3]], time: Duration, mut f: impl FnMut(&[[u64; 3]], &mut [u64])) -> f64 {
     let mut out = vec![0u64; CHUNK];
     let chunks: Vec<&[[u64; 3]]> = cases.chunks(CHUNK).collect();
     let mut best = vec![f64::INFINITY; chunks.len()];
@@ -291,10 +299,10 @@ fn lane<F: Format>(rng: &mut SplitMix, specials: f64, positive: bool) -> u64 {
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator, so every run measures the
 /// same operands.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_compare;
+mod bench_cvt;
 mod capture_check;
 mod capture_cmd;
 mod engines;
