@@ -372,6 +372,34 @@ fn gpu_sweep_modules_assemble_for_every_supported_form_on_sm_80_90_100() {
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
 
+/// One assembly check: `module` for `target` (`90`, `100a`), and whether the form's table says
+/// that target may run it.
+struct Job {
+    target: String,
+    form: String,
+    module: String,
+    legal: bool,
+}
+
+impl Job {
+    fn new(target: impl std::fmt::Display, form: impl std::fmt::Display, module: String, legal: bool) -> Job {
+        Job { target: target.to_string(), form: form.to_string(), module, legal }
+    }
+}
+
+/// Assemble every job; fail, listing the first few, where ptxas and the table disagree.
+fn assert_ptxas_agrees(ptxas: &Path, tag: &str, jobs: &[Job]) {
+    let fails = parallel(jobs, |j| {
+        let got = assemble(ptxas, &j.module, &j.target, &format!("{tag}-{}-{}", j.target, j.form.replace('.', "-"))).map_err(|e| explain(&j.module, &e));
+        match (j.legal, got) {
+            (true, Err(e)) => Some(format!("{} on sm_{}: documented and allowed, but ptxas refuses it:\n{e}", j.form, j.target)),
+            (false, Ok(())) => Some(format!("{} on sm_{}: the table says it needs a later target, but ptxas accepts it", j.form, j.target)),
+            _ => None,
+        }
+    });
+    assert!(fails.is_empty(), "{} of {} failed; first: {}", fails.len(), jobs.len(), fails.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+}
+
 /// A one-instruction kernel of a `cvt` form (its operands loaded, its result stored).
 fn cvt_module(c: &ptx::cvt::Cvt, sm: u32, ptx: PtxVersion) -> String {
     use ptx::format::Scalar;
@@ -398,24 +426,16 @@ fn documented_cvt_forms_assemble_exactly_where_their_requirement_allows() {
     let Some(ptxas) = ptxas_or_skip("documented_cvt_forms_assemble_exactly_where_their_requirement_allows") else {
         return;
     };
-    let mut jobs: Vec<(u32, String, String, bool)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for c in ptx::cvt::Cvt::all() {
         let r = c.requirement();
         for sm in [80u32, 90, 100] {
             let ptx = kernel::min_ptx_for_sm(sm).unwrap().max(r.ptx);
-            jobs.push((sm, c.to_string(), cvt_module(&c, sm, ptx), sm >= r.sm));
+            jobs.push(Job::new(sm, &c, cvt_module(&c, sm, ptx), sm >= r.sm));
         }
     }
     assert!(jobs.len() > 300, "{}", jobs.len());
-    let fails = parallel(&jobs, |(sm, form, module, legal)| {
-        let got = assemble(&ptxas, module, *sm, &format!("cvt-{sm}-{}", form.replace('.', "-"))).map_err(|e| explain(module, &e));
-        match (legal, got) {
-            (true, Err(e)) => Some(format!("{form} on sm_{sm}: documented and allowed, but ptxas refuses it:\n{e}")),
-            (false, Ok(())) => Some(format!("{form} on sm_{sm}: the table says it needs a later sm, but ptxas accepts it")),
-            _ => None,
-        }
-    });
-    assert!(fails.is_empty(), "{}", fails.join("\n"));
+    assert_ptxas_agrees(&ptxas, "cvt", &jobs);
 }
 
 /// A one-instruction kernel of a float-integer `cvt` form, each register of the operand's own
@@ -444,24 +464,16 @@ fn documented_float_integer_cvt_forms_assemble_exactly_where_their_requirement_a
     let Some(ptxas) = ptxas_or_skip("documented_float_integer_cvt_forms_assemble_exactly_where_their_requirement_allows") else {
         return;
     };
-    let mut jobs: Vec<(u32, String, String, bool)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for c in ptx::cvt::int::CvtInt::all() {
         let r = c.requirement();
         for sm in [80u32, 90, 100] {
             let ptx = kernel::min_ptx_for_sm(sm).unwrap().max(r.ptx);
-            jobs.push((sm, c.to_string(), cvt_int_module(&c, sm, ptx), sm >= r.sm));
+            jobs.push(Job::new(sm, &c, cvt_int_module(&c, sm, ptx), sm >= r.sm));
         }
     }
     assert_eq!(jobs.len(), 3 * 576);
-    let fails = parallel(&jobs, |(sm, form, module, legal)| {
-        let got = assemble(&ptxas, module, *sm, &format!("cvti-{sm}-{}", form.replace('.', "-"))).map_err(|e| explain(module, &e));
-        match (legal, got) {
-            (true, Err(e)) => Some(format!("{form} on sm_{sm}: documented and allowed, but ptxas refuses it:\n{e}")),
-            (false, Ok(())) => Some(format!("{form} on sm_{sm}: the table says it needs a later sm, but ptxas accepts it")),
-            _ => None,
-        }
-    });
-    assert!(fails.is_empty(), "{} failures; first: {}", fails.len(), fails.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+    assert_ptxas_agrees(&ptxas, "cvti", &jobs);
 }
 
 /// A one-instruction kernel of a `setp`, `set` or `selp` form: sources loaded in registers of
@@ -502,25 +514,17 @@ fn documented_comparison_forms_assemble_exactly_where_their_requirement_allows()
     let Some(ptxas) = ptxas_or_skip("documented_comparison_forms_assemble_exactly_where_their_requirement_allows") else {
         return;
     };
-    let mut jobs: Vec<(u32, String, String, bool)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for (i, c) in ptx::compare::Compare::all().into_iter().enumerate() {
         let r = c.requirement();
         for (sm, due) in [(90u32, true), (80, r.sm > 80 || i % 7 == 0), (100, i % 7 == 3)] {
             if due {
                 let ptx = kernel::min_ptx_for_sm(sm).unwrap().max(r.ptx);
-                jobs.push((sm, c.to_string(), compare_module(&c, sm, ptx), sm >= r.sm));
+                jobs.push(Job::new(sm, &c, compare_module(&c, sm, ptx), sm >= r.sm));
             }
         }
     }
-    let fails = parallel(&jobs, |(sm, form, module, legal)| {
-        let got = assemble(&ptxas, module, *sm, &format!("cmp-{sm}-{}", form.replace('.', "-"))).map_err(|e| explain(module, &e));
-        match (legal, got) {
-            (true, Err(e)) => Some(format!("{form} on sm_{sm}: documented and allowed, but ptxas refuses it:\n{e}")),
-            (false, Ok(())) => Some(format!("{form} on sm_{sm}: the table says it needs a later sm, but ptxas accepts it")),
-            _ => None,
-        }
-    });
-    assert!(fails.is_empty(), "{} of {} failed; first: {}", fails.len(), jobs.len(), fails.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+    assert_ptxas_agrees(&ptxas, "cmp", &jobs);
 }
 
 /// A kernel that loads the sources of a narrow-format `cvt` and stores its destination.
@@ -547,23 +551,15 @@ fn documented_narrow_format_cvt_forms_assemble_on_their_target_and_not_below() {
     let Some(ptxas) = ptxas_or_skip("documented_narrow_format_cvt_forms_assemble_on_their_target_and_not_below") else {
         return;
     };
-    let mut jobs: Vec<(String, String, String, bool)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for c in NarrowCvt::all() {
         let n = c.needs();
         let ptx = kernel::min_ptx_for_sm(n.sm).unwrap().max(n.ptx);
-        jobs.push((n.target(), c.to_string(), narrow_module(&c, &n.target(), ptx), true));
-        let below = if n.variant == Variant::Plain { "sm_80".to_string() } else { format!("sm_{}", n.sm) };
-        jobs.push((below.clone(), c.to_string(), narrow_module(&c, &below, ptx), false));
+        jobs.push(Job::new(n.target().trim_start_matches("sm_"), &c, narrow_module(&c, &n.target(), ptx), true));
+        let below = if n.variant == Variant::Plain { 80 } else { n.sm };
+        jobs.push(Job::new(below, &c, narrow_module(&c, &format!("sm_{below}"), ptx), false));
     }
-    let failures = parallel(&jobs, |(target, form, module, want)| {
-        let tag = format!("narrow-{}-{target}", form.replace('.', "_"));
-        match (assemble(&ptxas, module, target.trim_start_matches("sm_"), &tag), want) {
-            (Ok(()), true) | (Err(_), false) => None,
-            (Ok(()), false) => Some(format!("{form} assembled on {target}, below its requirement")),
-            (Err(e), true) => Some(format!("{form} refused on {target}: {e}")),
-        }
-    });
-    assert!(failures.is_empty(), "{} of {} jobs failed:\n{}", failures.len(), jobs.len(), failures.join("\n"));
+    assert_ptxas_agrees(&ptxas, "narrow", &jobs);
 }
 
 /// Every mixed-precision form (9.7.5) assembles on sm_100 with PTX 8.6 and is refused on sm_90.
@@ -572,24 +568,17 @@ fn mixed_precision_forms_assemble_on_sm_100_and_not_on_sm_90() {
     let Some(ptxas) = ptxas_or_skip("mixed_precision_forms_assemble_on_sm_100_and_not_on_sm_90") else {
         return;
     };
-    let mut jobs: Vec<(u32, String, String, bool)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for m in ptx::mixed::Mixed::all() {
         let srcs = if m.inputs() == 3 { "%h, %h, %f" } else { "%h, %f" };
-        for (sm, want) in [(100u32, true), (90, false)] {
+        for (sm, legal) in [(100u32, true), (90, false)] {
             let module = format!(
                 ".version {}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %f, %d;\n\t.reg .b16 %h;\n\t.reg .b64 %x;\n\
                  \tld.param.u64 %x, [p];\n\tld.global.f32 %f, [%x];\n\tld.global.b16 %h, [%x+4];\n\t{m} %d, {srcs};\n\tst.global.f32 [%x], %d;\n\tret;\n}}\n",
                 m.requirement().ptx
             );
-            jobs.push((sm, m.to_string(), module, want));
+            jobs.push(Job::new(sm, m, module, legal));
         }
     }
-    let failures = parallel(&jobs, |(sm, form, module, want)| {
-        match (assemble(&ptxas, module, sm, &format!("mixed-{}-{sm}", form.replace('.', "_"))), want) {
-            (Ok(()), true) | (Err(_), false) => None,
-            (Ok(()), false) => Some(format!("{form} assembled on sm_{sm}")),
-            (Err(e), true) => Some(format!("{form} refused on sm_{sm}: {e}")),
-        }
-    });
-    assert!(failures.is_empty(), "{} of {} jobs failed:\n{}", failures.len(), jobs.len(), failures.join("\n"));
+    assert_ptxas_agrees(&ptxas, "mixed", &jobs);
 }
