@@ -27,6 +27,7 @@ Examples:
   ptxfuzz eval cvt.rni.s8.f32 -300.5                -> 0x80	-128 (clamped)
   ptxfuzz eval cvt.rn.f16.u32 70000                 -> 0x7c00	inf
   ptxfuzz eval cvt.rn.satfinite.e4m3x2.f32 1 500       -> 0x387e	448,1 (a to the upper byte)
+  ptxfuzz eval add.rp.f32.bf16 1 0x33800000           -> 0x3f800001	1.0000001 (a widened exactly)
   ptxfuzz eval setp.ltu.f32 nan 1                   -> 1|0	true|false (p|q)
   ptxfuzz eval set.lt.and.u32.f16x2 0x3c000000 0x00003c00 1   -> 0x0000ffff	65535 (c = 1)
 
