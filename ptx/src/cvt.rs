@@ -5,8 +5,9 @@
 //! Covered: `cvt{.frnd}{.ftz}{.sat}.dtype.atype` and `cvt{.irnd}{.ftz}{.sat}.t.t` on `f16`,
 //! `bf16`, `f32`, `f64`; `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32` and the packed
 //! `.{f16x2,bf16x2}.f32 d, a, b`; between a float and an integer type in [`int`]; the 8-, 6-
-//! and 4-bit formats and ue8m0 in [`narrow`]. Not yet: `tf32`, `.rna`, `.rs`; and `cvt` is
-//! not yet an instruction of `ptx::isa::Instr`, so
+//! and 4-bit formats and ue8m0 in [`narrow`]; `tf32` (with `.rna`) in [`tf32`]; the stochastic
+//! `.rs` to `.f16x2`/`.bf16x2` in [`stochastic`]. Not yet: `.rs` to the x4 narrow destinations,
+//! `.s2f6x2`; and `cvt` is not yet an instruction of `ptx::isa::Instr`, so
 //! programs, the generator, the VM and kernels do not emit it (`ptxfuzz eval` answers it).
 //!
 //! ptxas 13.5 accepts more spellings than the section documents (e.g. `cvt.rn.f32.bf16`, a
@@ -51,7 +52,7 @@ pub struct Cvt {
 /// Why a `cvt` spelling is not a documented form.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CvtError {
-    #[error("'{text}': {why} (eval takes cvt between f16, bf16, f32, f64 and the integer types u8..s64, e.g. cvt.rn.bf16.f32, cvt.rni.s32.f32)")]
+    #[error("'{text}': {why} (eval takes cvt between f16, bf16, f32, f64 and the integer types u8..s64, and to tf32, e.g. cvt.rn.bf16.f32, cvt.rni.s32.f32, cvt.rna.tf32.f32, cvt.rs.bf16x2.f32)")]
     Spelling { text: String, why: String },
     #[error("{form}: {rule} ({SECTION})")]
     Illegal { form: String, rule: &'static str },
@@ -147,7 +148,7 @@ impl Cvt {
                         types.push(s);
                         false
                     }
-                    None => return Err(bad(&format!("unknown modifier or type '.{t}' (rna, rs and tf32 are not covered yet; integer types: ptx::cvt::int; 8-, 6- and 4-bit: ptx::cvt::narrow)"))),
+                    None => return Err(bad(&format!("unknown modifier or type '.{t}' (tf32 and .rna: ptx::cvt::tf32; .rs: ptx::cvt::stochastic; integer types: ptx::cvt::int; 8-, 6- and 4-bit: ptx::cvt::narrow)"))),
                 },
             };
             if seen {
@@ -262,8 +263,18 @@ pub mod int;
 #[path = "cvt_narrow.rs"]
 pub mod narrow;
 
+#[path = "cvt_tf32.rs"]
+pub mod tf32;
+
+#[path = "cvt_stochastic.rs"]
+pub mod stochastic;
+
+#[path = "cvt_any.rs"]
+mod any;
+
 #[cfg(test)]
 #[path = "cvt_tests.rs"]
 mod tests;
 
+pub use any::{AnyCvt, AnyCvtError};
 pub use eval::eval;

@@ -1,6 +1,7 @@
 //! `ptxfuzz bench --cvt`: the interpreter's conversions (`ptx::cvt`) beside the host's own,
 //! where the host has one: f32 to f16 and back through F16C, f32 to bf16 by bit manipulation
-//! (round to nearest even on the upper 16 bits), f32 to s32 with Rust's saturating cast.
+//! (round to nearest even on the upper 16 bits), f32 to s32 with Rust's saturating cast, f32
+//! to tf32 by bit manipulation. `cvt.rs` has no host counterpart: interpreter only.
 
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use anyhow::{Context, Result};
 use crate::bench::{measure, SplitMix};
 
 /// (form, the host's operation name): the conversions compilers emit around f16/bf16 kernels.
-const FORMS: &[&str] = &["cvt.rn.f16.f32", "cvt.f32.f16", "cvt.rn.bf16.f32", "cvt.f32.bf16", "cvt.rzi.s32.f32", "cvt.rni.s32.f32", "cvt.rn.f32.s32", "cvt.rn.satfinite.e4m3x2.f32"];
+const FORMS: &[&str] = &["cvt.rn.f16.f32", "cvt.f32.f16", "cvt.rn.bf16.f32", "cvt.f32.bf16", "cvt.rzi.s32.f32", "cvt.rni.s32.f32", "cvt.rn.f32.s32", "cvt.rn.satfinite.e4m3x2.f32", "cvt.rna.tf32.f32", "cvt.rs.bf16x2.f32"];
 
 /// Typical operands: finite f32 with exponents in [-14, 15] (normal in f16), random sign and
 /// fraction; 16-bit sources take the upper half of such an f32 (a bf16) or its f16 rounding.
@@ -26,7 +27,7 @@ fn operands(form: &str, n: usize) -> Vec<[u64; 3]> {
                 "cvt.rn.f32.s32" => r & 0xffff_ffff,
                 _ => x,
             };
-            [a, f(r2), 0]
+            [a, f(r2), r2 >> 32]
         })
         .collect()
 }
@@ -43,6 +44,12 @@ fn host(form: &str) -> Option<(&'static str, fn(u64) -> u64)> {
             ((b as u64 + 0x7fff + ((b as u64 >> 16) & 1)) >> 16) & 0xffff
         }),
         "cvt.f32.bf16" => ("bf16 bits", |x| x << 16),
+        // Half of the 13 dropped bits added, then cleared (ptxas 13.5's own code for sm_80/90).
+        "cvt.rna.tf32.f32" => ("tf32 bits", |x| {
+            let b = x as u32;
+            let finite = b & 0x7f80_0000 != 0x7f80_0000;
+            (if finite { b.wrapping_add(0x1000) } else { b } & 0xffff_e000) as u64
+        }),
         "cvt.rzi.s32.f32" => ("f32 as i32", |x| f32::from_bits(x as u32) as i32 as u32 as u64),
         "cvt.rni.s32.f32" => ("round as", |x| f32::from_bits(x as u32).round_ties_even() as i32 as u32 as u64),
         "cvt.rn.f32.s32" => ("i32 as f32", |x| (x as u32 as i32 as f32).to_bits() as u64),
@@ -82,35 +89,6 @@ mod f16c {
     }
 }
 
-/// A bench form, parsed once.
-enum Parsed {
-    Float(ptx::cvt::Cvt),
-    Int(ptx::cvt::int::CvtInt),
-    Narrow(ptx::cvt::narrow::NarrowCvt),
-}
-
-impl Parsed {
-    fn of(form: &str) -> Result<Parsed> {
-        use ptx::cvt::{int::CvtInt, narrow};
-        Ok(if narrow::is_narrow(form) {
-            Parsed::Narrow(narrow::NarrowCvt::parse(form)?)
-        } else if CvtInt::claims(form) {
-            Parsed::Int(CvtInt::parse(form)?)
-        } else {
-            Parsed::Float(ptx::cvt::Cvt::parse(form).with_context(|| format!("bench form {form}"))?)
-        })
-    }
-
-    /// The primary result, as the judge would compare it.
-    fn eval(&self, c: &[u64; 3]) -> u64 {
-        match self {
-            Parsed::Float(f) => ptx::cvt::eval(f, &c[..1]).map_or(0, |e| e.primary_bits()),
-            Parsed::Int(i) => i.eval_bits(c[0]),
-            Parsed::Narrow(n) => ptx::cvt::narrow::eval(n, &c[..2]).map_or(0, |r| r.bits),
-        }
-    }
-}
-
 /// One line (or JSON object) per conversion: the interpreter's results/s and the host's.
 pub fn run(cases: usize, time: Duration, json: bool, filter: Option<&str>) -> Result<()> {
     if !json {
@@ -118,8 +96,8 @@ pub fn run(cases: usize, time: Duration, json: bool, filter: Option<&str>) -> Re
     }
     for &form in FORMS.iter().filter(|f| filter.is_none_or(|t| f.contains(t))) {
         let cases = operands(form, cases);
-        let parsed = Parsed::of(form)?;
-        let ops = measure(&cases, time, |chunk, out| chunk.iter().zip(out.iter_mut()).for_each(|(c, o)| *o = parsed.eval(c)));
+        let parsed = ptx::cvt::AnyCvt::parse(form).with_context(|| format!("bench form {form}"))?;
+        let ops = measure(&cases, time, |chunk, out| chunk.iter().zip(out.iter_mut()).for_each(|(c, o)| *o = parsed.primary(&c[..parsed.inputs()]).unwrap_or(0)));
         let native = native(form, &cases, time);
         if json {
             let mut obj = serde_json::json!({ "form": form, "ops_per_s": ops.round() });
@@ -144,9 +122,9 @@ mod tests {
     fn the_host_conversions_agree_with_the_interpreter_on_the_bench_operands() {
         for &form in FORMS {
             let Some((name, f)) = host(form) else { continue };
-            let parsed = Parsed::of(form).unwrap();
+            let parsed = ptx::cvt::AnyCvt::parse(form).unwrap();
             for c in operands(form, 20_000) {
-                assert_eq!(f(c[0]), parsed.eval(&c), "{form} vs {name} on 0x{:x}", c[0]);
+                assert_eq!(f(c[0]), parsed.primary(&c[..parsed.inputs()]).unwrap(), "{form} vs {name} on 0x{:x}", c[0]);
             }
         }
     }
@@ -154,7 +132,7 @@ mod tests {
     #[test]
     fn every_bench_form_parses() {
         for &form in FORMS {
-            Parsed::of(form).unwrap();
+            ptx::cvt::AnyCvt::parse(form).unwrap();
         }
     }
 }

@@ -47,18 +47,25 @@ fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile
     Ok(line)
 }
 
-/// One `cvt` (`ptx::cvt`, float-to-float so far): operands parsed in the source format, the
-/// result as `HEX\tDECIMAL` in the destination's (or the accepted set). No hardware profile
-/// records `cvt` yet: under one, the spec's set, said so (`full`: with the decimal values).
+/// One `cvt` (`ptx::cvt`): operands parsed in the source format, the result as
+/// `HEX\tDECIMAL` in the destination's (or the accepted set). No hardware profile records
+/// `cvt` yet: under one, the spec's set, said so (`full`: with the decimal values).
 fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
-    use ptx::cvt::{eval, Cvt};
-    if ptx::cvt::narrow::is_narrow(mnemonic) {
-        return narrow_line(mnemonic, operands, accept, profile);
-    }
-    if ptx::cvt::int::CvtInt::claims(mnemonic) {
-        return cvt_int_line(mnemonic, operands, accept, profile);
-    }
-    let c = Cvt::parse(mnemonic)?;
+    use ptx::cvt::AnyCvt;
+    let c = match AnyCvt::parse(mnemonic)? {
+        AnyCvt::Stochastic(c) => return stochastic_line(&c, operands, accept, profile, full),
+        AnyCvt::Tf32(c) => {
+            let ops = operands.iter().map(|t| parse_operand(Type::F32, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
+            let line = cvt_result(&c.eval(&ops)?, ptx::Scalar::F32, Type::F32, accept, profile, full);
+            return Ok(match accept {
+                true => format!("{line}\t(tf32 in the f32 layout, 13 low bits zero: a reading, PTX ISA 5.2.3 calls the layout implementation defined)"),
+                false => line,
+            });
+        }
+        AnyCvt::Narrow(c) => return narrow_line(&c, operands, accept, profile),
+        AnyCvt::Int(c) => return cvt_int_line(&c, operands, accept, profile),
+        AnyCvt::Float(c) => c,
+    };
     let type_of = |s: ptx::Scalar, packed: bool| match (s, packed) {
         (ptx::Scalar::F16, false) => Type::F16,
         (ptx::Scalar::F16, true) => Type::F16x2,
@@ -69,24 +76,43 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
     };
     let (src, dst) = (type_of(c.src, false), type_of(c.dst, c.packed));
     let ops = operands.iter().map(|t| parse_operand(src, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
-    let exp = eval(&c, &ops)?;
+    Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, c.dst, dst, accept, profile, full))
+}
+
+/// A `cvt.rs` (`ptx::cvt::stochastic`): `a`, `b` in f32, `rbits` as integer or hex bits; the
+/// packed destination as `HEX\tLOW,HIGH`.
+fn stochastic_line(c: &ptx::cvt::stochastic::StochasticCvt, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
+    anyhow::ensure!(operands.len() == c.inputs(), "{c} takes a, b (f32) and rbits (b32), not {} operand(s)", operands.len());
+    let rbits = ptx::cvt::int::IntType { signed: false, bits: 32 };
+    let ops = operands
+        .iter()
+        .enumerate()
+        .map(|(i, t)| if i == 2 { parse_int(rbits, t) } else { Ok(parse_operand(Type::F32, t)?) })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {c} (a, b: f32; rbits: b32)"))?;
+    let dst = if c.dst == ptx::Scalar::F16 { Type::F16x2 } else { Type::Bf16x2 };
+    Ok(cvt_result(&c.eval(&ops)?, c.dst, dst, accept, profile, full))
+}
+
+/// A `cvt` result in the destination register type `dst` (lanes of `scalar`): the primary as
+/// `HEX\tDECIMAL`, or the allowed set when asked for or under a hardware profile.
+fn cvt_result(exp: &ptx::expect::Expectation, scalar: ptx::Scalar, dst: Type, accept: bool, profile: &Profile, full: bool) -> String {
     let hardware = matches!(profile, Profile::Hardware(_));
-    Ok(if accept || hardware {
-        let set = if full { accept_line(c.dst, &exp) } else { exp.to_string() };
+    if accept || hardware {
+        let set = if full { accept_line(scalar, exp) } else { exp.to_string() };
         match hardware {
-            true => format!("{set}	(cvt: {} records no cvt yet; the spec's allowed set)", profile.name()),
+            true => format!("{set}\t(cvt: {} records no cvt yet; the spec's allowed set)", profile.name()),
             false => set,
         }
     } else {
         format!("{}\t{}", format_register_hex(dst, exp.primary_bits()), format_register_decimal(dst, exp.primary_bits()))
-    })
+    }
 }
 
 /// A `cvt` with an 8-, 6- or 4-bit format or ue8m0 (`ptx::cvt::narrow`): `a b` (two f32) or one
 /// packed register in, the packed destination as `HEX\tLOW,HIGH` (decimal, low lane first).
-fn narrow_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
-    use ptx::cvt::narrow::{decode, eval, Allowed, Direction, NarrowCvt, Wide};
-    let c = NarrowCvt::parse(mnemonic)?;
+fn narrow_line(c: &ptx::cvt::narrow::NarrowCvt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::cvt::narrow::{decode, eval, Allowed, Direction, Wide};
     let wide_type = |w: Wide| match w {
         Wide::F32 => Type::F32,
         Wide::F16x2 => Type::F16x2,
@@ -101,7 +127,7 @@ fn narrow_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profil
         })
         .collect::<Result<Vec<_>>>()
         .with_context(|| format!("bad operand for {c}"))?;
-    let r = eval(&c, &ops)?;
+    let r = eval(c, &ops)?;
     let mut line = match c.dir {
         Direction::Down { dst, .. } => {
             let half = dst.slot_bits();
@@ -146,9 +172,8 @@ fn parse_int(ty: ptx::cvt::int::IntType, text: &str) -> Result<u64> {
 
 /// A `cvt` between a float and an integer type (`ptx::cvt::int`): one value, printed as
 /// `HEX\tDECIMAL` in the destination type.
-fn cvt_int_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
-    use ptx::cvt::int::{Converted, CvtInt};
-    let c = CvtInt::parse(mnemonic)?;
+fn cvt_int_line(c: &ptx::cvt::int::CvtInt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    use ptx::cvt::int::Converted;
     let float_ty = match c.float {
         ptx::Scalar::F16 => Type::F16,
         ptx::Scalar::BF16 => Type::Bf16,

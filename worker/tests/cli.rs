@@ -64,6 +64,21 @@ fn eval_answers_narrow_format_cvt_with_each_lane_in_decimal() {
 }
 
 #[test]
+fn eval_answers_tf32_and_stochastic_rounding_cvt() {
+    // 1 + 2^-11 is a tf32 tie: .rna goes away from zero, .rn to even; the 13 low bits stay 0.
+    assert_eq!(ptxfuzz(&["eval", "cvt.rna.tf32.f32", "1.00048828125"]).1, "0x3f802000\t1.0009766\n");
+    assert_eq!(ptxfuzz(&["eval", "cvt.rn.tf32.f32", "1.00048828125"]).1, "0x3f800000\t1\n");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rna.relu.tf32.f32", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no .relu") && err.contains("9.7.9.21"), "{err}");
+    // 1 + 2^-8 is half a bf16 step above 1: rbits 0xffff (upper half, a) carries, 0 (b) does not.
+    assert_eq!(ptxfuzz(&["eval", "cvt.rs.bf16x2.f32", "1.00390625", "1.00390625", "0xffff0000"]).1, "0x3f813f80\t1,1.01\n");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rs.satfinite.e4m3x4.f32", "1", "2", "3", "4", "0"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Figures 40 and 41"), "{err}");
+}
+
+#[test]
 fn eval_answers_mixed_precision_arithmetic_on_the_widened_operands() {
     // bf16 1.0 + 2^-24 in f32: a tie, to even (1.0); .rp goes up one ulp.
     assert_eq!(ptxfuzz(&["eval", "add.f32.bf16", "1", "0x33800000"]).1, "0x3f800000\t1\n");
