@@ -138,3 +138,47 @@ fn spellings_targets_and_forms() {
     assert!(err("cvt.rs.relu.relu.f16x2.f32").contains("twice"));
     assert!(StochasticCvt::claims("cvt.rs.bf16x2.f32") && !StochasticCvt::claims("cvt.rn.bf16x2.f32"));
 }
+
+/// Every f32 input, each with its own random bits, both formats, against dither-and-truncate
+/// where the text decides and the two neighbours where it does not (ignored: 2^33 lanes; run
+/// with `cargo test --release -p ptx --lib -- --ignored stochastic_every_f32_input`).
+#[test]
+#[ignore]
+fn stochastic_every_f32_input_agrees_with_dither_and_truncate() {
+    let table = f16_values();
+    std::thread::scope(|s| {
+        for part in 0..2u64 {
+            let table = &table;
+            s.spawn(move || {
+                let (bf, hf) = (form("cvt.rs.bf16x2.f32"), form("cvt.rs.f16x2.f32"));
+                for x in (part << 31)..((part + 1) << 31) {
+                    let x = x as u32;
+                    let v = f32::from_bits(x).abs() as f64;
+                    if v.is_nan() {
+                        continue;
+                    }
+                    let r = x.wrapping_mul(2_654_435_761) >> 16;
+                    let y = ((x as u64 + r as u64) & !0xffff) >> 16;
+                    assert_eq!(upper(&bf, x, r), LaneExpectation::exact(y), "bf16 0x{x:08x} rbits 0x{r:04x}");
+                    let sign = if x >> 31 == 1 { 0x8000 } else { 0 };
+                    let got = upper(&hf, x, r);
+                    if (2f64.powi(-14)..65536.0).contains(&v) && r >> 13 == 0 {
+                        let want = f16_bits(table, dithered(x, r, 13)) | sign;
+                        assert_eq!(got, LaneExpectation::exact(want), "f16 0x{x:08x} rbits 0x{r:04x}");
+                    } else if let Outcome::Range { lo, hi, reference, .. } = got.primary {
+                        let i = table.partition_point(|&(t, _)| t < v);
+                        let (toward, away) = (table[i - 1].1 | sign, table[i].1 | sign);
+                        let want = if sign != 0 { (away, toward) } else { (toward, away) };
+                        assert_eq!((lo, hi), want, "f16 0x{x:08x}");
+                        assert!(reference == lo || reference == hi, "f16 0x{x:08x}");
+                    } else {
+                        // No rounding left: the value is an f16 value (or clamps to one).
+                        let i = table.partition_point(|&(t, _)| t < v);
+                        let exact = table.get(i).is_some_and(|&(t, _)| t == v);
+                        assert!(exact || v.is_infinite(), "f16 0x{x:08x}: {got:?}");
+                    }
+                }
+            });
+        }
+    });
+}
