@@ -205,6 +205,9 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
         };
         if let Some(line) = forms::line(mnemonic, &operands, accept, profile, false) {
             match line {
+                // Batch output is the result alone, as for the arithmetic forms: the first column
+                // (`HEX`, or `p|q` for setp) without the decimal that single mode adds.
+                Ok(l) if !accept => writeln!(out, "{}", l.split('\t').next().unwrap_or_default())?,
                 Ok(l) => writeln!(out, "{l}")?,
                 Err(e) => writeln!(out, "error: {e:#}")?,
             }
@@ -312,6 +315,12 @@ mod tests {
         assert_eq!(lines[4], "0x4008000000000000");
         assert_eq!(lines[5], "1");
         assert!(lines[6].starts_with("error: "), "{}", lines[6]);
+    }
+
+    #[test]
+    fn batch_prints_the_result_alone_for_conversions_and_comparisons_too() {
+        let out = batch_text("cvt.rn.bf16.f32 1.5\nsetp.lt.f32 1 2\ncvt.rna.tf32.f32 1.00048828125\ncvt.rs.bf16x2.f32 1 1 0\n", false);
+        assert_eq!(out, "0x3fc0\n1|0\n0x3f802000\n0x3f803f80\n");
     }
 
     #[test]
