@@ -196,11 +196,7 @@ impl Cvt {
 
     /// Whether `target` can run the form.
     pub fn check_target(&self, target: Target) -> Result<(), CvtError> {
-        let r = self.requirement();
-        if target.sm < r.sm || target.ptx < r.ptx {
-            return Err(CvtError::Target { form: self.to_string(), sm: r.sm, ptx: r.ptx, target_sm: target.sm, target_ptx: target.ptx });
-        }
-        Ok(())
+        within(self, self.requirement(), target)
     }
 
     /// Source operands: two for a packed destination.
@@ -235,6 +231,14 @@ impl Cvt {
         }
         out
     }
+}
+
+/// `Ok` when `target` meets `r`, the requirement of `form` (every `cvt` family's check).
+fn within(form: &impl fmt::Display, r: Requirement, target: Target) -> Result<(), CvtError> {
+    if target.sm < r.sm || target.ptx < r.ptx {
+        return Err(CvtError::Target { form: form.to_string(), sm: r.sm, ptx: r.ptx, target_sm: target.sm, target_ptx: target.ptx });
+    }
+    Ok(())
 }
 
 impl fmt::Display for Cvt {

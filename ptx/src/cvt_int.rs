@@ -198,11 +198,7 @@ impl CvtInt {
 
     /// Whether `target` can run the form.
     pub fn check_target(&self, target: Target) -> Result<(), CvtError> {
-        let r = self.requirement();
-        if target.sm < r.sm || target.ptx < r.ptx {
-            return Err(CvtError::Target { form: self.to_string(), sm: r.sm, ptx: r.ptx, target_sm: target.sm, target_ptx: target.ptx });
-        }
-        Ok(())
+        super::within(self, self.requirement(), target)
     }
 
     /// Every documented form.

@@ -151,12 +151,9 @@ impl Tf32Cvt {
         }
     }
 
+    /// Whether `target` can run the form.
     pub fn check_target(&self, target: Target) -> Result<(), CvtError> {
-        let r = self.requirement();
-        if target.sm < r.sm || target.ptx < r.ptx {
-            return Err(CvtError::Target { form: self.to_string(), sm: r.sm, ptx: r.ptx, target_sm: target.sm, target_ptx: target.ptx });
-        }
-        Ok(())
+        super::within(self, self.requirement(), target)
     }
 
     /// The allowed results on the f32 operand `a`, as an f32-layout register (the module's
