@@ -93,8 +93,9 @@ pub struct BenchArgs {
     /// NaNs, extreme finite values) instead of typical finite ones.
     #[arg(long, default_value_t = 0.0, value_name = "PCT")]
     specials: f64,
-    /// Instead: conversions (`cvt` f32<->f16/bf16, f32<->s32, f32->e4m3x2) beside the host's
-    /// own where it has one (F16C, bf16 bit manipulation, Rust casts).
+    /// Instead: conversions (`cvt` f32<->f16/bf16, f32<->s32, f32->e4m3x2, f32->tf32, `cvt.rs` to
+    /// bf16x2) beside the host's own where it has one (F16C, bf16 and tf32 bit manipulation, Rust
+    /// casts).
     #[arg(long, conflicts_with = "compare")]
     cvt: bool,
     /// Skip the native measurement (e.g. when counting instructions under callgrind).
