@@ -65,6 +65,41 @@ async fn overview_counts_findings_by_status_family_and_day() {
 }
 
 #[tokio::test]
+async fn folding_the_count_deltas_keeps_every_count_and_never_waits_for_another_folder() {
+    use service::db::overview::{compact_finding_counts, finding_counts, COMPACT_LOCK};
+    let s = TestServer::start().await;
+    for i in 0..3 {
+        insert_finding(&s, &format!("add-{i}"), "add", 0).await;
+    }
+    let moved = insert_finding(&s, "rcp-0", "rcp", 0).await;
+    let gone = insert_finding(&s, "mul-0", "mul", 2).await;
+    sqlx::query("UPDATE findings SET status = 'wont-fix', first_seen = first_seen - interval '3 days' WHERE id = $1")
+        .bind(moved)
+        .execute(&s.pool)
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM findings WHERE id = $1").bind(gone).execute(&s.pool).await.unwrap();
+    let before = finding_counts(&s.pool).await.unwrap();
+    assert_eq!(before.total, 4);
+    assert_eq!(before.by_status, vec![("new".to_string(), 3), ("wont-fix".to_string(), 1)]);
+
+    // Another folder holds the lock: this one returns at once and folds nothing.
+    let mut other = s.pool.begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(COMPACT_LOCK).execute(&mut *other)
+        .await
+        .unwrap();
+    assert_eq!(compact_finding_counts(&s.pool).await.unwrap(), 0);
+    other.rollback().await.unwrap();
+
+    // Five inserts (one delta each: one statement each), one update (a pair), one delete.
+    assert_eq!(compact_finding_counts(&s.pool).await.unwrap(), 5 + 2 + 1);
+    assert_eq!(finding_counts(&s.pool).await.unwrap(), before);
+    let deltas: i64 = sqlx::query_scalar("SELECT count(*) FROM finding_count_deltas").fetch_one(&s.pool).await.unwrap();
+    assert_eq!(deltas, 0);
+    assert_eq!(compact_finding_counts(&s.pool).await.unwrap(), 0, "nothing left to fold");
+}
+
+#[tokio::test]
 async fn live_campaigns_show_throughput_and_escaped_hosts() {
     let s = TestServer::start().await;
     let start = |host: &str, secs_ago: i64| {

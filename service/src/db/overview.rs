@@ -1,7 +1,8 @@
-//! The overview's numbers. Finding counts come from `finding_counts` (status x opcode x day of
-//! first_seen, kept by triggers on `findings`, migrations/0004_sweeps.sql): grouping 1 M findings takes
-//! 250-550 ms per query, this table a few ms, so the page stays fast at any size. Live
-//! campaigns and the regression summary read bounded slices through their own indexes.
+//! The overview's numbers. Finding counts come from `finding_count_totals` (status x opcode x
+//! day of first_seen, kept by triggers on `findings`, migrations/0004_sweeps.sql and 0011):
+//! grouping 1 M findings takes 250-550 ms per query, these counts a few ms, so the page stays
+//! fast at any size. The triggers append deltas, which [`compact_finding_counts`] folds back.
+//! Live campaigns and the regression summary read bounded slices through their own indexes.
 
 use api::campaigns::Campaign;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -31,7 +32,7 @@ pub struct FindingCounts {
 
 pub async fn finding_counts(pool: &PgPool) -> Result<FindingCounts, sqlx::Error> {
     let by_status = sqlx::query!(
-        r#"SELECT status, sum(n)::int8 AS "n!" FROM finding_counts GROUP BY status HAVING sum(n) > 0 ORDER BY 2 DESC, 1"#
+        r#"SELECT status AS "status!", sum(n)::int8 AS "n!" FROM finding_count_totals GROUP BY status HAVING sum(n) > 0 ORDER BY 2 DESC, 1"#
     )
     .fetch_all(pool)
     .await?
@@ -39,7 +40,7 @@ pub async fn finding_counts(pool: &PgPool) -> Result<FindingCounts, sqlx::Error>
     .map(|r| (r.status, r.n))
     .collect::<Vec<_>>();
     let by_opcode = sqlx::query!(
-        r#"SELECT opcode, sum(n)::int8 AS "n!" FROM finding_counts GROUP BY opcode HAVING sum(n) > 0 ORDER BY 2 DESC, 1"#
+        r#"SELECT opcode AS "opcode!", sum(n)::int8 AS "n!" FROM finding_count_totals GROUP BY opcode HAVING sum(n) > 0 ORDER BY 2 DESC, 1"#
     )
     .fetch_all(pool)
     .await?
@@ -53,7 +54,7 @@ pub async fn finding_counts(pool: &PgPool) -> Result<FindingCounts, sqlx::Error>
     .fetch_one(pool)
     .await?;
     let per_day = sqlx::query!(
-        r#"SELECT day, sum(n)::int8 AS "n!" FROM finding_counts WHERE day >= $1 GROUP BY day HAVING sum(n) > 0 ORDER BY day"#,
+        r#"SELECT day AS "day!", sum(n)::int8 AS "n!" FROM finding_count_totals WHERE day >= $1 GROUP BY day HAVING sum(n) > 0 ORDER BY day"#,
         days.first
     )
     .fetch_all(pool)
@@ -63,6 +64,37 @@ pub async fn finding_counts(pool: &PgPool) -> Result<FindingCounts, sqlx::Error>
     .collect();
     let total = by_status.iter().map(|s| s.1).sum();
     Ok(FindingCounts { total, by_status, by_opcode, per_day, first_day: days.first, today: days.today })
+}
+
+/// The advisory lock key of [`compact_finding_counts`] ("ptxfuzz" in ASCII): one compactor at
+/// a time, so that two never wait on each other's deleted deltas.
+pub const COMPACT_LOCK: i64 = 0x70_74_78_66_75_7a_7a;
+
+/// Fold the deltas the triggers appended (migrations/0011) into one row per (status, opcode,
+/// day), so that the overview sums a bounded table. Returns the number of deltas folded; 0 when
+/// another compactor holds the lock (it, or the next one, takes the rest). It locks nothing a
+/// trigger or an ingest waits for: deltas are only ever inserted, and `finding_counts` has no
+/// other writer. Deltas of transactions not yet committed are not in its snapshot and stay.
+pub async fn compact_finding_counts(pool: &PgPool) -> Result<u64, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let locked = sqlx::query_scalar!(r#"SELECT pg_try_advisory_xact_lock($1) AS "locked!""#, COMPACT_LOCK)
+        .fetch_one(&mut *tx)
+        .await?;
+    if !locked {
+        return Ok(0);
+    }
+    let folded = sqlx::query_scalar!(
+        r#"WITH moved AS (DELETE FROM finding_count_deltas RETURNING status, opcode, day, n),
+                summed AS (SELECT status, opcode, day, sum(n)::int8 AS n, count(*) AS rows FROM moved GROUP BY 1, 2, 3),
+                upserted AS (INSERT INTO finding_counts AS c (status, opcode, day, n)
+                             SELECT status, opcode, day, n FROM summed ORDER BY 1, 2, 3
+                             ON CONFLICT (status, opcode, day) DO UPDATE SET n = c.n + EXCLUDED.n)
+           SELECT coalesce(sum(rows), 0)::int8 AS "folded!" FROM summed"#
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(folded as u64)
 }
 
 /// A live campaign and its rate.

@@ -2,9 +2,10 @@
 //! then stored in one transaction of set-based statements: insert the batch's new findings
 //! (sorted by signature), insert the reports keyed by their content hash (a retried report
 //! inserts nothing), then lock the findings in id order and add only the new reports to their
-//! counters. Locking last keeps concurrent batches from queueing behind each other. A new
-//! finding's `first_seen` is the earliest `found_at` of the batch; moving an existing one back
-//! happens after the commit (`first_seen.rs` says why).
+//! counters and move their `first_seen` back to an earlier worker meeting. Locking last keeps
+//! concurrent batches from queueing behind each other. A new finding's `first_seen` is the
+//! earliest `found_at` of the batch. The overview's counts follow through triggers that only
+//! append (migrations/0011), so they add no lock to the batch; they are folded after the commit.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -200,6 +201,17 @@ fn validate_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
         .collect()
 }
 
+/// What a batch adds to one existing finding (step 3 of [`ingest`]).
+#[derive(Default)]
+struct Update {
+    /// Hits of the batch's new reports.
+    hits: i64,
+    /// New reports (retried ones not counted).
+    reports: i64,
+    /// The batch's earliest `found_at`, where the finding existed before the batch.
+    found: Option<chrono::DateTime<chrono::Utc>>,
+}
+
 /// Store a batch; `Ok(Err(_))` when it was refused (nothing written).
 pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestResult, Rejected>, sqlx::Error> {
     let campaign_id = batch.campaign_id;
@@ -287,17 +299,20 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     .into_iter()
     .map(|r| (r.id, r.signature))
     .collect();
-    // Findings that existed before this batch, with the batch's earliest found_at for each.
+    // Findings that existed before this batch, where the batch met them earlier than their
+    // first_seen (which only ever moves back, so a row already earlier needs no lock in step 3).
     let mut moves: Vec<(i64, chrono::DateTime<chrono::Utc>)> = Vec::new();
     if ids.len() < signatures.len() {
         // The others existed already (or a concurrent batch committed them meanwhile).
         let new: std::collections::HashSet<String> = ids.iter().map(|(_, s)| s.clone()).collect();
-        let existing = sqlx::query!("SELECT id, signature FROM findings WHERE signature = ANY($1)", &signatures)
-            .fetch_all(&mut *tx)
-            .await?;
+        let existing =
+            sqlx::query!("SELECT id, signature, first_seen FROM findings WHERE signature = ANY($1)", &signatures)
+                .fetch_all(&mut *tx)
+                .await?;
         for r in existing.into_iter().filter(|r| !new.contains(&r.signature)) {
-            if let Some(&t) = found.get(r.signature.as_str()) {
-                moves.push((r.id, t));
+            match found.get(r.signature.as_str()) {
+                Some(&t) if t < r.first_seen => moves.push((r.id, t)),
+                _ => {}
             }
             ids.push((r.id, r.signature));
         }
@@ -331,44 +346,50 @@ pub async fn ingest(pool: &PgPool, batch: IngestBatch) -> Result<Result<IngestRe
     .fetch_all(&mut *tx)
     .await?;
 
-    // 3. Only new reports count. The findings are locked in id order first, so that two batches
-    // updating the same findings cannot deadlock; NO KEY UPDATE (what the UPDATE takes anyway)
-    // does not conflict with the KEY SHARE locks other batches' reports take through their
-    // foreign key, where FOR UPDATE would, and deadlock with them.
-    let mut sums: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    // 3. Only new reports count, and an earlier meeting moves an existing finding's first_seen
+    // back. The findings are locked in id order first, so that two batches updating the same
+    // findings cannot deadlock; NO KEY UPDATE (what the UPDATE takes anyway) does not conflict
+    // with the KEY SHARE locks other batches' reports take through their foreign key, where FOR
+    // UPDATE would, and deadlock with them. The counts trigger a move fires only appends.
+    let mut sums: BTreeMap<i64, Update> = BTreeMap::new();
     for r in &inserted {
         let e = sums.entry(r.finding_id).or_default();
-        e.0 += r.hits;
-        e.1 += 1;
+        e.hits += r.hits;
+        e.reports += 1;
+    }
+    for (id, found) in moves {
+        sums.entry(id).or_default().found = Some(found);
     }
     if !sums.is_empty() {
-        let (ids, (hits, counts)): (Vec<i64>, (Vec<i64>, Vec<i64>)) = sums.into_iter().unzip();
+        let ids: Vec<i64> = sums.keys().copied().collect();
         let signature_of: HashMap<i64, &str> = id_of.iter().map(|(s, &id)| (id, s.as_str())).collect();
         let cluster_ids: Vec<Option<i64>> = ids.iter().map(|id| cluster_of(signature_of[id])).collect();
         sqlx::query!("SELECT id FROM findings WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE", &ids)
             .fetch_all(&mut *tx)
             .await?;
-        // Not first_seen: its counts trigger would lock counts rows after these finding rows,
-        // the reverse of step 1's order (first_seen.rs).
         sqlx::query!(
             r#"UPDATE findings f
                SET occurrences = f.occurrences + u.h, reproducers = f.reproducers + u.n,
-                   last_seen = GREATEST(f.last_seen, now()),
+                   -- Only a new report is a new sighting (a retry is not).
+                   last_seen = CASE WHEN u.n > 0 THEN GREATEST(f.last_seen, now()) ELSE f.last_seen END,
+                   -- A worker clock ahead of the server's counts as now.
+                   first_seen = CASE WHEN u.found IS NULL THEN f.first_seen ELSE LEAST(f.first_seen, u.found, now()) END,
                    -- A finding stored before clusters existed gets one; recluster moves the rest.
                    cluster_id = COALESCE(f.cluster_id, u.c)
-               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[]) AS u(id, h, n, c)
+               FROM UNNEST($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::timestamptz[]) AS u(id, h, n, c, found)
                WHERE f.id = u.id"#,
             &ids,
-            &hits,
-            &counts,
-            &cluster_ids as &[Option<i64>]
+            &sums.values().map(|u| u.hits).collect::<Vec<i64>>(),
+            &sums.values().map(|u| u.reports).collect::<Vec<i64>>(),
+            &cluster_ids as &[Option<i64>],
+            &sums.values().map(|u| u.found).collect::<Vec<_>>() as &[Option<chrono::DateTime<chrono::Utc>>],
         )
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
-    // An earlier meeting moves first_seen back, apart from the batch (first_seen.rs).
-    super::first_seen::move_back(pool, moves).await?;
+    // Bounded work (the deltas since the last fold), and it waits for no lock.
+    crate::db::overview::compact_finding_counts(pool).await?;
     let received = rows.len() as u64;
     let new = inserted.len() as u64;
     Ok(Ok(IngestResult { received, inserted: new, duplicates: received - new, finding_ids }))

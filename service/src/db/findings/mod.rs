@@ -2,7 +2,6 @@
 //! `ingest` stores batches, `list` filters and pages; this module reads one finding and
 //! triages it.
 
-mod first_seen;
 pub mod ingest;
 pub mod list;
 
