@@ -13,6 +13,8 @@
 //! - [`kernel`]: PTX kernels that run programs on batches of cases;
 //! - [`vm`]: the instruction VM, one precompiled module per sm that runs programs as bytecode;
 //! - [`compare`]: setp, set and selp: legality, requirements, results;
+//! - [`form_kernel`]: batched kernels of the forms outside `isa::Instr` (cvt, setp/set/selp,
+//!   mixed precision), one result word per case, for a GPU capture of them;
 //! - [`approx`]: the acceptance model of the approximate instructions (bounds, special values).
 
 pub mod approx;
@@ -20,6 +22,7 @@ pub mod compare;
 pub mod cvt;
 pub mod expect;
 pub mod explain;
+pub mod form_kernel;
 pub mod format;
 pub mod gen;
 pub mod interp;

@@ -1,28 +1,19 @@
 //! ptxas agrees with the legality tables of the forms outside `ptx::isa::Instr`: every
 //! documented `cvt` (float-float, float-integer, narrow, tf32, `.rs`), `setp`/`set`/`selp` and
-//! mixed-precision form assembles where its table allows it and is refused below.
+//! mixed-precision form assembles where its table allows it and is refused below. The module
+//! of each form is its batched kernel (`ptx::form_kernel`), what a GPU capture of it runs.
 
 mod common;
 
 use common::ptxas::{assert_ptxas_agrees, ptxas_or_skip, Job};
+use ptx::cvt::AnyCvt;
+use ptx::form_kernel::{self, Form};
 use ptx::isa::PtxVersion;
 use ptx::kernel;
 
-/// A one-instruction kernel of a `cvt` form (its operands loaded, its result stored).
-fn cvt_module(c: &ptx::cvt::Cvt, sm: u32, ptx: PtxVersion) -> String {
-    use ptx::format::Scalar;
-    let reg = |s: Scalar, packed: bool| match (s, packed) {
-        (_, true) => ".b32",
-        (Scalar::F16 | Scalar::BF16, _) => ".b16",
-        (Scalar::F32, _) => ".f32",
-        (Scalar::F64, _) => ".f64",
-    };
-    let (d, a) = (reg(c.dst, c.packed), reg(c.src, false));
-    let operands = if c.packed { "%a, %b" } else { "%a" };
-    format!(
-        ".version {ptx}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg {d} %d;\n\t.reg {a} %a;\n\t.reg {a} %b;\n\t.reg .b64 %x;\n\
-         \tld.param.u64 %x, [p];\n\tld.global{a} %a, [%x];\n\tld.global{a} %b, [%x+8];\n\t{c} %d, {operands};\n\tst.global{d} [%x], %d;\n\tret;\n}}\n"
-    )
+/// The batched kernel of `form` (`ptx::form_kernel`) for `sm_{target}` and PTX `ptx`.
+fn kernel_of(form: Form, target: impl std::fmt::Display, ptx: PtxVersion) -> String {
+    form_kernel::module(&form, &format!("sm_{target}"), ptx)
 }
 
 /// Every documented float-to-float `cvt` form (`ptx::cvt`, issue 16) assembles on sm_80, 90
@@ -39,29 +30,11 @@ fn documented_cvt_forms_assemble_exactly_where_their_requirement_allows() {
         let r = c.requirement();
         for sm in [80u32, 90, 100] {
             let ptx = kernel::min_ptx_for_sm(sm).unwrap().max(r.ptx);
-            jobs.push(Job::new(sm, c, cvt_module(&c, sm, ptx), sm >= r.sm));
+            jobs.push(Job::new(sm, c, kernel_of(Form::Cvt(AnyCvt::Float(c)), sm, ptx), sm >= r.sm));
         }
     }
     assert!(jobs.len() > 300, "{}", jobs.len());
     assert_ptxas_agrees(&ptxas, "cvt", &jobs);
-}
-
-/// A one-instruction kernel of a float-integer `cvt` form, each register of the operand's own
-/// type (ptxas 13.5 refuses an 8-bit operand in a 16-bit register when the other type is
-/// bf16, though the section's Notes allow wider registers except for bf16 operands).
-fn cvt_int_module(c: &ptx::cvt::int::CvtInt, sm: u32, ptx: PtxVersion) -> String {
-    use ptx::format::Scalar;
-    let float = match c.float {
-        Scalar::F16 | Scalar::BF16 => ".b16",
-        Scalar::F32 => ".f32",
-        Scalar::F64 => ".f64",
-    };
-    let int = format!(".{}{}", if c.int.signed { 's' } else { 'u' }, c.int.bits);
-    let (d, a) = if c.to_int { (int, float.to_string()) } else { (float.to_string(), int) };
-    format!(
-        ".version {ptx}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg {d} %d;\n\t.reg {a} %a;\n\t.reg .b64 %x;\n\
-         \tld.param.u64 %x, [p];\n\tld.global{a} %a, [%x];\n\t{c} %d, %a;\n\tst.global{d} [%x], %d;\n\tret;\n}}\n"
-    )
 }
 
 /// Every documented float-integer `cvt` form (`ptx::cvt::int`, issue 16) assembles on sm_80,
@@ -77,40 +50,11 @@ fn documented_float_integer_cvt_forms_assemble_exactly_where_their_requirement_a
         let r = c.requirement();
         for sm in [80u32, 90, 100] {
             let ptx = kernel::min_ptx_for_sm(sm).unwrap().max(r.ptx);
-            jobs.push(Job::new(sm, c, cvt_int_module(&c, sm, ptx), sm >= r.sm));
+            jobs.push(Job::new(sm, c, kernel_of(Form::Cvt(AnyCvt::Int(c)), sm, ptx), sm >= r.sm));
         }
     }
     assert_eq!(jobs.len(), 3 * 576);
     assert_ptxas_agrees(&ptxas, "cvti", &jobs);
-}
-
-/// A one-instruction kernel of a `setp`, `set` or `selp` form: sources loaded in registers of
-/// the type the section names (`.b16` for `.f16`/`.bf16`, `.b32` for the packed types), `c` a
-/// predicate made by a comparison, the result stored.
-fn compare_module(c: &ptx::compare::Compare, sm: u32, ptx: PtxVersion) -> String {
-    use ptx::compare::{Kind, Ty};
-    let reg = |t: Ty| match t {
-        Ty::Float(ptx::Scalar::F16 | ptx::Scalar::BF16) => ".b16".to_string(),
-        Ty::Packed(_) => ".b32".to_string(),
-        t => format!(".{}", t.name()),
-    };
-    let a = reg(c.ty);
-    let (decl, instr, store) = match c.kind {
-        Kind::Setp => {
-            let dst = if matches!(c.ty, Ty::Float(ptx::Scalar::F16 | ptx::Scalar::BF16)) { "%p" } else { "%p|%q" };
-            ("".to_string(), format!("{c} {dst}, %a, %b{};", if c.bool_op.is_some() { ", !%c" } else { "" }), "selp.u32 %r, 1, 0, %p;\n\tst.global.u32 [%x], %r;".to_string())
-        }
-        Kind::Set { dtype } => {
-            let d = reg(dtype);
-            (format!("\t.reg {d} %d;\n"), format!("{c} %d, %a, %b{};", if c.bool_op.is_some() { ", %c" } else { "" }), format!("st.global{d} [%x], %d;"))
-        }
-        Kind::Selp => (format!("\t.reg {a} %d;\n"), format!("{c} %d, %a, %b, %c;"), format!("st.global{a} [%x], %d;")),
-    };
-    format!(
-        ".version {ptx}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{decl}\t.reg {a} %a;\n\t.reg {a} %b;\n\
-         \t.reg .pred %p, %q, %c;\n\t.reg .u32 %r;\n\t.reg .b64 %x;\n\tld.param.u64 %x, [p];\n\tld.global{a} %a, [%x];\n\tld.global{a} %b, [%x+8];\n\
-         \tld.global.u32 %r, [%x+16];\n\tsetp.ne.u32 %c, %r, 0;\n\t{instr}\n\t{store}\n\tret;\n}}\n"
-    )
 }
 
 /// Every documented `setp`, `set` and `selp` form (`ptx::compare`, issue 16) assembles on
@@ -128,27 +72,11 @@ fn documented_comparison_forms_assemble_exactly_where_their_requirement_allows()
         for (sm, due) in [(90u32, true), (80, r.sm > 80 || i % 7 == 0), (100, i % 7 == 3)] {
             if due {
                 let ptx = kernel::min_ptx_for_sm(sm).unwrap().max(r.ptx);
-                jobs.push(Job::new(sm, &c, compare_module(&c, sm, ptx), sm >= r.sm));
+                jobs.push(Job::new(sm, &c, kernel_of(Form::Compare(c), sm, ptx), sm >= r.sm));
             }
         }
     }
     assert_ptxas_agrees(&ptxas, "cmp", &jobs);
-}
-
-/// A kernel that loads the sources of a narrow-format `cvt` and stores its destination.
-fn narrow_module(c: &ptx::cvt::narrow::NarrowCvt, target: &str, ptx: PtxVersion) -> String {
-    use ptx::cvt::narrow::Direction;
-    let reg = |bits: u32| format!(".b{bits}");
-    let src_bits = match c.dir {
-        Direction::Down { .. } => 32,
-        Direction::Up { src, .. } => src.packed_bits(),
-    };
-    let (s, d) = (reg(src_bits), reg(c.dst_bits()));
-    let srcs = if c.inputs() == 2 { "%a, %b" } else { "%a" };
-    format!(
-        ".version {ptx}\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg {s} %a, %b;\n\t.reg {d} %d;\n\t.reg .b64 %x;\n\
-         \tld.param.u64 %x, [p];\n\tld.global{s} %a, [%x];\n\tld.global{s} %b, [%x+8];\n\t{c} %d, {srcs};\n\tst.global{d} [%x], %d;\n\tret;\n}}\n"
-    )
 }
 
 /// Every documented narrow-format form assembles on the target its requirement names and is
@@ -163,9 +91,11 @@ fn documented_narrow_format_cvt_forms_assemble_on_their_target_and_not_below() {
     for c in NarrowCvt::all() {
         let n = c.needs();
         let ptx = kernel::min_ptx_for_sm(n.sm).unwrap().max(n.ptx);
-        jobs.push(Job::new(n.target().trim_start_matches("sm_"), &c, narrow_module(&c, &n.target(), ptx), true));
+        let target = n.target();
+        let target = target.trim_start_matches("sm_");
+        jobs.push(Job::new(target, &c, kernel_of(Form::Cvt(AnyCvt::Narrow(c)), target, ptx), true));
         let below = if n.variant == Variant::Plain { 80 } else { n.sm };
-        jobs.push(Job::new(below, &c, narrow_module(&c, &format!("sm_{below}"), ptx), false));
+        jobs.push(Job::new(below, &c, kernel_of(Form::Cvt(AnyCvt::Narrow(c)), below, ptx), false));
     }
     assert_ptxas_agrees(&ptxas, "narrow", &jobs);
 }
@@ -178,14 +108,8 @@ fn mixed_precision_forms_assemble_on_sm_100_and_not_on_sm_90() {
     };
     let mut jobs: Vec<Job> = Vec::new();
     for m in ptx::mixed::Mixed::all() {
-        let srcs = if m.inputs() == 3 { "%h, %h, %f" } else { "%h, %f" };
         for (sm, legal) in [(100u32, true), (90, false)] {
-            let module = format!(
-                ".version {}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %f, %d;\n\t.reg .b16 %h;\n\t.reg .b64 %x;\n\
-                 \tld.param.u64 %x, [p];\n\tld.global.f32 %f, [%x];\n\tld.global.b16 %h, [%x+4];\n\t{m} %d, {srcs};\n\tst.global.f32 [%x], %d;\n\tret;\n}}\n",
-                m.requirement().ptx
-            );
-            jobs.push(Job::new(sm, m, module, legal));
+            jobs.push(Job::new(sm, m, kernel_of(Form::Mixed(m), sm, m.requirement().ptx), legal));
         }
     }
     assert_ptxas_agrees(&ptxas, "mixed", &jobs);
@@ -200,12 +124,7 @@ fn tf32_forms_assemble_exactly_where_their_requirement_allows() {
     let Some(ptxas) = ptxas_or_skip("tf32_forms_assemble_exactly_where_their_requirement_allows") else {
         return;
     };
-    let module = |c: &Tf32Cvt, sm: u32, ptx: PtxVersion| {
-        format!(
-            ".version {ptx}\n.target sm_{sm}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %a;\n\t.reg .b32 %d;\n\t.reg .b64 %x;\n\
-             \tld.param.u64 %x, [p];\n\tld.global.f32 %a, [%x];\n\t{c} %d, %a;\n\tst.global.b32 [%x], %d;\n\tret;\n}}\n"
-        )
-    };
+    let module = |c: &Tf32Cvt, sm: u32, ptx: PtxVersion| kernel_of(Form::Cvt(AnyCvt::Tf32(*c)), sm, ptx);
     let mut jobs: Vec<Job> = Vec::new();
     for c in Tf32Cvt::all() {
         let r = c.requirement();
@@ -232,10 +151,7 @@ fn stochastic_rounding_forms_assemble_on_sm_100a_and_103a_only() {
     for c in ptx::cvt::stochastic::StochasticCvt::all() {
         let n = c.needs();
         for (target, ptx, legal) in [("100a", n.ptx, true), ("103a", PtxVersion::new(8, 8), true), ("100", n.ptx, false), ("100f", PtxVersion::new(8, 8), false), ("100a", PtxVersion::new(8, 6), false)] {
-            let module = format!(
-                ".version {ptx}\n.target sm_{target}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\t.reg .f32 %a, %b;\n\t.reg .b32 %d, %r;\n\t.reg .b64 %x;\n\
-                 \tld.param.u64 %x, [p];\n\tld.global.f32 %a, [%x];\n\tld.global.f32 %b, [%x+4];\n\tld.global.b32 %r, [%x+8];\n\t{c} %d, %a, %b, %r;\n\tst.global.b32 [%x], %d;\n\tret;\n}}\n"
-            );
+            let module = kernel_of(Form::Cvt(AnyCvt::Stochastic(c)), target, ptx);
             jobs.push(Job::new(target, format!("{c} (PTX {ptx})"), module, legal));
         }
     }
