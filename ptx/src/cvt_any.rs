@@ -46,6 +46,18 @@ impl AnyCvt {
         })
     }
 
+    /// Every documented form of every family, in the families' order.
+    pub fn all() -> Vec<AnyCvt> {
+        Cvt::all()
+            .into_iter()
+            .map(AnyCvt::Float)
+            .chain(CvtInt::all().into_iter().map(AnyCvt::Int))
+            .chain(NarrowCvt::all().into_iter().map(AnyCvt::Narrow))
+            .chain(Tf32Cvt::all().into_iter().map(AnyCvt::Tf32))
+            .chain(StochasticCvt::all().into_iter().map(AnyCvt::Stochastic))
+            .collect()
+    }
+
     /// Source operands: one, two (two f32 into a packed destination) or three (`.rs`: rbits).
     pub fn inputs(&self) -> usize {
         match self {
@@ -107,14 +119,7 @@ mod tests {
 
     #[test]
     fn every_documented_form_parses_back_to_itself() {
-        let forms = Cvt::all()
-            .into_iter()
-            .map(AnyCvt::Float)
-            .chain(CvtInt::all().into_iter().map(AnyCvt::Int))
-            .chain(NarrowCvt::all().into_iter().map(AnyCvt::Narrow))
-            .chain(Tf32Cvt::all().into_iter().map(AnyCvt::Tf32))
-            .chain(StochasticCvt::all().into_iter().map(AnyCvt::Stochastic));
-        for c in forms {
+        for c in AnyCvt::all() {
             assert_eq!(AnyCvt::parse(&c.to_string()), Ok(c), "{c}");
         }
     }

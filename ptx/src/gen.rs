@@ -7,6 +7,7 @@
 //! modifiers, fresh inputs), never an error.
 
 pub mod config;
+pub mod form_case;
 pub mod operand;
 
 use std::collections::BTreeMap;

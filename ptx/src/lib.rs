@@ -22,6 +22,7 @@ pub mod compare;
 pub mod cvt;
 pub mod expect;
 pub mod explain;
+pub mod form;
 pub mod form_kernel;
 pub mod format;
 pub mod gen;

@@ -7,7 +7,8 @@ mod common;
 
 use common::ptxas::{assert_ptxas_agrees, ptxas_or_skip, Job};
 use ptx::cvt::AnyCvt;
-use ptx::form_kernel::{self, Form};
+use ptx::form::Form;
+use ptx::form_kernel;
 use ptx::isa::PtxVersion;
 use ptx::kernel;
 

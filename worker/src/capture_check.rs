@@ -11,14 +11,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use worker::oracles::diff_replay::Capture;
-use worker::oracles::{default_target, open_spec, EngineOptions, EngineSpec, Exec, Job};
+use ptx::form::Form;
+use worker::oracles::diff_replay::{Capture, RecordedOther};
+use worker::oracles::{default_target, open_spec, Engine, EngineOptions, EngineSpec, Exec, Job};
 
 /// Run a capture's recorded operands on a target and compare the results bit for bit.
 #[derive(Args, Debug)]
 #[command(after_help = "Prints, per form that differs, how many of its cases differ and the \
 first one; then the totals. --differ PATH writes every differing case as \
 `INSTR OPERANDS -> RECORDED, target TARGET` (hex and decimal). Exits 1 if any case differs.\n\n\
+The cvt, setp, set, selp and mixed-precision lines (`capture --forms`) run as those forms; on \
+the interpreter (--target interp) a recorded result is judged by the form's allowed set, so a \
+result the spec allows besides the interpreter's primary value (a NaN payload, a documented \
+reading) is counted apart, not as a difference.\n\n\
 Examples:\n  ptxfuzz capture-check ../shared/hw/h100-sm90/cases.txt.gz --target cuda --exec isa   # the VM on an sm_90 GPU\n  \
 ptxfuzz capture-check ../shared/hw/h100-sm90/cases.txt.gz --target 'exec:ptxfuzz exec-reference --profile sm_90' --families rcp")]
 pub struct CaptureCheckArgs {
@@ -35,7 +40,8 @@ pub struct CaptureCheckArgs {
     /// sm_XX to compile for (default: the GPU's own).
     #[arg(long)]
     pub sm: Option<u32>,
-    /// Opcodes to check (comma-separated PTX names). Default: every recorded form.
+    /// Opcodes to check (comma-separated PTX names), or prefixes of cvt/setp/set/selp/mixed
+    /// forms at a `.` (`cvt`, `cvt.rn.bf16`). Default: every recorded form.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
     /// Write every differing case to this file.
@@ -59,22 +65,28 @@ pub fn run(args: CaptureCheckArgs) -> Result<()> {
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.or(capture.sm) };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let exec = if target.exec_modes().contains(&args.exec) { args.exec } else { target.exec_modes()[0] };
+    let every_form = Form::all();
     for f in &args.families {
-        ptx::isa::Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use PTX opcode names such as add, fma, testp"))?;
+        if ptx::isa::Opcode::from_name(f).is_none() && !every_form.iter().any(|o| o.matches(f)) {
+            bail!("unknown family '{f}': use PTX opcode names such as add, fma, testp, or form prefixes such as cvt, setp.ltu");
+        }
     }
     let forms: Vec<_> = capture
         .forms
         .iter()
         .filter(|f| args.families.is_empty() || args.families.iter().any(|o| o == f.instr.op.name()))
         .collect();
-    if forms.is_empty() {
+    let others: Vec<&RecordedOther> =
+        capture.others.iter().filter(|f| args.families.is_empty() || args.families.iter().any(|p| f.form.matches(p))).collect();
+    if forms.is_empty() && others.is_empty() {
         bail!("{} has no form of {}: name opcodes it records (e.g. add,rcp) or leave --families out", args.file.display(), args.families.join(","));
     }
     eprintln!(
         "capture-check: {} ({} case(s) of {} form(s){}) on {} [{exec}]",
         args.file.display(),
-        forms.iter().map(|f| f.cases.len() / f.instr.inputs.max(1) as usize).sum::<usize>(),
-        forms.len(),
+        forms.iter().map(|f| f.cases.len() / f.instr.inputs.max(1) as usize).sum::<usize>()
+            + others.iter().map(|f| f.cases.len() / f.form.operands().len()).sum::<usize>(),
+        forms.len() + others.len(),
         capture.gpu.as_deref().map(|g| format!(", recorded on {g}")).unwrap_or_default(),
         target.info()
     );
@@ -121,8 +133,34 @@ pub fn run(args: CaptureCheckArgs) -> Result<()> {
         }
         eprintln!("capture-check: {}/{} forms, {} differ so far", ((b + 1) * FORMS_PER_BATCH).min(forms.len()), forms.len(), differing);
     }
+    let mut allowed = 0;
+    for f in &others {
+        if !target.supports_form(&f.form) {
+            skipped.push(f.form.to_string());
+            continue;
+        }
+        let t = match check_other(&mut *target, &capture, f, differ.as_mut()) {
+            Ok(t) => t,
+            Err(e) => {
+                faults.push(format!("{}: {e}", f.form));
+                continue;
+            }
+        };
+        equal += t.equal;
+        allowed += t.allowed;
+        if t.differ > 0 {
+            differing += t.differ;
+            differing_forms.push((f.form.to_string(), t.differ, t.of, t.first.unwrap_or_default()));
+        }
+    }
+    if !others.is_empty() {
+        eprintln!("capture-check: {} cvt/comparison/mixed form(s) done, {differing} differ so far", others.len());
+    }
     if let Some(mut w) = differ {
         w.flush()?;
+    }
+    if allowed > 0 {
+        println!("  {allowed} case(s) recorded a result the spec allows besides the interpreter's primary (counted as equal)");
     }
     for (form, bad, of, first) in &differing_forms {
         println!("  {form}: {bad} of {of} cases differ; first: {first}");
@@ -144,6 +182,43 @@ pub fn run(args: CaptureCheckArgs) -> Result<()> {
         bail!("{differing} case(s) differ from the capture and {} form(s) faulted (see above{})", faults.len(), if args.differ.is_some() { " and --differ" } else { "" });
     }
     Ok(())
+}
+
+/// What one recorded form outside `Instr` gave on the target.
+#[derive(Default)]
+struct Tally {
+    equal: u64,
+    /// Not the target's word, but in the form's allowed set (judged on a reference target).
+    allowed: u64,
+    differ: u64,
+    of: usize,
+    first: Option<String>,
+}
+
+/// Run one recorded form's cases on the target and compare with the recorded words: bit for
+/// bit, or on the interpreter (`outputs_are_reference`) against the form's allowed set.
+fn check_other(target: &mut dyn Engine, capture: &Capture, f: &RecordedOther, mut differ: Option<&mut Box<dyn Write>>) -> Result<Tally> {
+    let got = target.run_forms(&f.form, &f.cases)?;
+    let k = f.form.operands().len();
+    let judge_by_set = target.outputs_are_reference();
+    let mut t = Tally { of: f.cases.len() / k, ..Tally::default() };
+    for (ops, &got) in f.cases.chunks_exact(k).zip(&got) {
+        let want = capture.form_result(&f.form, ops).expect("every case of a form has its recorded result");
+        if got == want {
+            t.equal += 1;
+        } else if judge_by_set && f.form.eval(ops).is_ok_and(|a| a.allows(want)) {
+            t.equal += 1;
+            t.allowed += 1;
+        } else {
+            t.differ += 1;
+            let line = differ_line(&f.form.to_string(), ops, want, got);
+            if let Some(w) = differ.as_mut() {
+                writeln!(w, "{line}")?;
+            }
+            t.first.get_or_insert(line);
+        }
+    }
+    Ok(t)
 }
 
 /// One differing case: the capture's line with the target's result beside the recorded one.

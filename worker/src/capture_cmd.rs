@@ -10,22 +10,28 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use ptx::form::Form;
+use ptx::gen::form_case::{exhaustive, form_case_into, nth_case};
 use ptx::gen::{GenConfig, Generator};
 use ptx::isa::{Instr, Opcode};
 use ptx::program::{Program, ValType};
-use worker::campaign::source::{random_cases, Rng};
+use worker::campaign::source::{random_cases, Bits, Rng};
 use worker::oracles::diff_replay::program_of;
-use worker::oracles::{default_target, open_spec, EngineOptions, EngineSpec, Job};
+use worker::oracles::{default_target, open_spec, Engine, EngineOptions, EngineSpec, Job};
 
 /// Record every legal form's results on a target as a capture file (cases.txt format).
 #[derive(Args, Debug)]
 #[command(after_help = "Each line: `INSTR 0xOPERAND... -> 0xRESULT` (register-width hex, packed \
-lanes in one word, lane 0 low; testp results 0/1), grouped by form. A FILE ending in .gz is \
+lanes in one word, lane 0 low; testp results 0/1; setp results p + 2q, 0 to 3), grouped by \
+form. --forms adds the cvt, setp, set, selp and mixed-precision forms (issue 16); a form whose \
+operands span at most --cases-per-form values (an 8- or 16-bit source) is recorded for every \
+input. A FILE ending in .gz is \
 written gzip-compressed. capture-info.json beside FILE says what recorded it. The file is \
 written under FILE.partial and renamed at the end, so an interrupted capture leaves no \
 half file.\n\n\
 Examples:\n  ptxfuzz capture --out sm_80.cases.txt.gz                       # the first GPU\n  \
 ptxfuzz capture --target interp --families add,testp --out /tmp/c.txt\n  \
+ptxfuzz capture --forms cvt,setp,set,selp --out sm_90.cvt.txt.gz        # conversions and comparisons\n  \
 ptxfuzz campaign --target replay:sm_80.cases.txt.gz --judge spec   # replay it anywhere")]
 pub struct CaptureArgs {
     /// Engine to record: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first GPU if
@@ -46,9 +52,14 @@ pub struct CaptureArgs {
     /// Seed of the cases: the same seed records the same operands.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Opcodes to record (comma-separated PTX names). Default: all.
+    /// Opcodes to record (comma-separated PTX names). Default: all, unless --forms is given.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
+    /// Also record the forms outside the instruction table: `cvt`, `setp`, `set`, `selp` and
+    /// the mixed-precision add/sub/fma, by spelling prefix at a `.` (`cvt`, `cvt.rn.bf16`,
+    /// `setp.ltu`, `fma.rn.f32.bf16`) or `all`. With --forms and no --families, only these.
+    #[arg(long, value_delimiter = ',')]
+    pub forms: Vec<String>,
     /// Seconds an engine may take for one form before it is a timeout fault.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
@@ -72,8 +83,15 @@ pub fn run(args: CaptureArgs) -> Result<()> {
             .collect::<Result<_>>()?;
     }
     let gen = Generator::new(cfg)?;
-    let forms: Vec<Instr> = gen.forms().collect();
-    eprintln!("capture: target {}; sm_{sm}; {} form(s) x {} cases -> {}", target.info(), forms.len(), args.cases_per_form, args.out.display());
+    let forms: Vec<Instr> = if args.families.is_empty() && !args.forms.is_empty() { Vec::new() } else { gen.forms().collect() };
+    let (others, off_sm) = select_forms(&args.forms, sm)?;
+    eprintln!(
+        "capture: target {}; sm_{sm}; {} form(s) x {} cases -> {}",
+        target.info(),
+        forms.len() + others.len(),
+        args.cases_per_form,
+        args.out.display()
+    );
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -107,20 +125,115 @@ pub fn run(args: CaptureArgs) -> Result<()> {
             eprintln!("capture: {}/{} forms, {recorded} cases", k + 1, forms.len());
         }
     }
+    let (n, s) = record_others(&mut *target, &others, &args, &mut rng, &mut out, &mut faults)?;
+    recorded += n;
+    skipped += s;
     // Flush through the gzip encoder and the file before the rename makes it visible.
     drop(out);
     File::open(&partial)?.sync_all()?;
     std::fs::rename(&partial, &args.out).with_context(|| format!("cannot rename {} to {}", partial.display(), args.out.display()))?;
     write_info(&args.out, target.info(), sm)?;
-    println!("capture: {recorded} cases of {} forms in {}", forms.len() - skipped - faults.len(), args.out.display());
+    let total = forms.len() + others.len();
+    println!("capture: {recorded} cases of {} forms in {}", total - skipped - faults.len(), args.out.display());
     if skipped > 0 {
         println!("  {skipped} form(s) the target does not support were skipped");
     }
+    if off_sm > 0 {
+        println!("  {off_sm} selected form(s) need another sm than sm_{sm} and were left out (--sm chooses)");
+    }
+
     for f in &faults {
         println!("  fault: {f}");
     }
     if !faults.is_empty() && recorded == 0 {
         bail!("the target faulted on every form");
+    }
+    Ok(())
+}
+
+/// The forms outside `Instr` that `--forms` selects and that sm_`sm` has (each documented
+/// form's table: `Form::target_on`), and how many selected ones it lacks.
+fn select_forms(prefixes: &[String], sm: u32) -> Result<(Vec<Form>, usize)> {
+    let all = Form::all();
+    let mut chosen = Vec::new();
+    for p in prefixes {
+        let picked: Vec<Form> = all.iter().copied().filter(|f| p == "all" || f.matches(p)).collect();
+        if picked.is_empty() {
+            bail!("no documented form starts with '{p}': give a prefix such as cvt, cvt.rn.bf16, setp, set, selp or fma.rn.f32.bf16, or all");
+        }
+        for f in picked {
+            if !chosen.contains(&f) {
+                chosen.push(f);
+            }
+        }
+    }
+    let on_sm: Vec<Form> = chosen.iter().copied().filter(|f| f.target_on(sm).is_some()).collect();
+    let off = chosen.len() - on_sm.len();
+    Ok((on_sm, off))
+}
+
+/// The operands of `n` cases of `form`: every input where the operand space has at most `n`
+/// values, else `n` drawn as the generator draws (`ptx::gen::form_case`: half special values,
+/// ties of the narrower formats, one case in eight repeating or negating an operand).
+pub fn form_cases(form: &Form, n: usize, rng: &mut Rng) -> Vec<u64> {
+    let kinds = form.operands();
+    let mut out = Vec::with_capacity(n * kinds.len());
+    if let Some(all) = exhaustive(&kinds, n as u64) {
+        (0..all).for_each(|i| nth_case(&kinds, i, &mut out));
+        return out;
+    }
+    let mut bits = Bits::new(rng);
+    for _ in 0..n {
+        // `Bits` never runs dry: this cannot fail.
+        let _ = form_case_into(&mut bits, &kinds, 1 << 15, 1 << 13, &mut out);
+    }
+    out
+}
+
+/// Record every form of `others` the target runs; returns (cases recorded, forms skipped).
+fn record_others(
+    target: &mut dyn Engine,
+    others: &[Form],
+    args: &CaptureArgs,
+    rng: &mut Rng,
+    out: &mut dyn Write,
+    faults: &mut Vec<String>,
+) -> Result<(u64, usize)> {
+    let (mut recorded, mut skipped) = (0u64, 0usize);
+    for (k, form) in others.iter().enumerate() {
+        if !target.supports_form(form) {
+            skipped += 1;
+            continue;
+        }
+        let cases = form_cases(form, args.cases_per_form.max(1), rng);
+        match target.run_forms(form, &cases) {
+            Ok(results) => {
+                write_other(out, form, &cases, &results)?;
+                recorded += results.len() as u64;
+            }
+            Err(f) => faults.push(format!("{form}: {f}")),
+        }
+        if (k + 1) % 200 == 0 {
+            eprintln!("capture: {}/{} cvt/comparison/mixed forms, {recorded} cases", k + 1, others.len());
+        }
+    }
+    Ok((recorded, skipped))
+}
+
+/// The lines of one form outside `Instr`: operands at their widths in hex, the result word
+/// at the destination's width (`setp`: p + 2q in decimal, as testp's 0/1).
+fn write_other(out: &mut dyn Write, form: &Form, cases: &[u64], results: &[u64]) -> Result<()> {
+    let kinds = form.operands();
+    let digits = |bits: u32| (bits as usize).div_ceil(4);
+    for (case, &r) in cases.chunks_exact(kinds.len()).zip(results) {
+        write!(out, "{form}")?;
+        for (&v, k) in case.iter().zip(&kinds) {
+            write!(out, " 0x{v:0w$x}", w = digits(k.bits()))?;
+        }
+        match form.writes_predicates() {
+            true => writeln!(out, " -> {r}")?,
+            false => writeln!(out, " -> 0x{r:0w$x}", w = digits(form.result_bits()))?,
+        }
     }
     Ok(())
 }

@@ -8,6 +8,8 @@
 //! Each expected value is written out (not computed by the interpreter), and every result is
 //! also judged by `compare::check`, so the check and the reference must agree.
 
+mod forms;
+
 use ptx::program::Program;
 
 use crate::oracles::{Engine, EngineFault, Exec, Job};
@@ -181,6 +183,13 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
             }
         }
     }
+    // The forms outside programs (cvt, setp, selp) where the engine runs them.
+    for (name, verdict) in forms::check(engine) {
+        match verdict {
+            Ok(()) => report.passed.push(name),
+            Err(why) => report.failed.push(format!("{name}: {why}")),
+        }
+    }
     // An engine with a sweep kernel (a GPU): the kernel against its own job path.
     if engine.has_sweep_kernel() {
         for (name, verdict) in crate::sweep::gpu::self_check(engine) {
@@ -203,7 +212,36 @@ pub(crate) mod tests {
         let mut e = open("interp", &EngineOptions::default()).unwrap();
         let r = smoke(e.as_mut());
         assert!(r.ok(), "{:#?}", r.failed);
-        assert_eq!(r.passed.len(), KNOWN.len(), "{:?}", r.skipped);
+        assert_eq!(r.passed.len(), KNOWN.len() + forms::count(), "{:?}", r.skipped);
+    }
+
+    #[test]
+    fn an_engine_computing_a_form_wrong_fails_its_check() {
+        /// The interpreter, but every cvt.rn.bf16.f32 truncates.
+        struct Truncating(crate::oracles::diff_interp::InterpEngine);
+        impl Engine for Truncating {
+            fn info(&self) -> &crate::oracles::EngineInfo {
+                self.0.info()
+            }
+            fn supports(&self, p: &Program) -> bool {
+                self.0.supports(p)
+            }
+            fn run(&mut self, jobs: &[Job]) -> Vec<Result<crate::oracles::Output, EngineFault>> {
+                self.0.run(jobs)
+            }
+            fn supports_form(&self, _: &ptx::form::Form) -> bool {
+                true
+            }
+            fn run_forms(&mut self, form: &ptx::form::Form, cases: &[u64]) -> Result<Vec<u64>, EngineFault> {
+                match form.to_string().as_str() {
+                    "cvt.rn.bf16.f32" => Ok(cases.iter().map(|c| c >> 16).collect()),
+                    _ => self.0.run_forms(form, cases),
+                }
+            }
+        }
+        let r = smoke(&mut Truncating(Default::default()));
+        assert_eq!(r.failed.len(), 1, "{:#?}", r.failed);
+        assert!(r.failed[0].starts_with("cvt.rn.bf16.f32 ties to even (up): got [3f81]"), "{:?}", r.failed);
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -30,6 +30,7 @@ use crate::oracles::{open_spec, Engine, EngineOptions, EngineSpec, Job};
 #[command(after_help = "Examples:\n  ptxfuzz sweep rcp.approx.f32 --target cuda        (all 2^32 inputs)\n  \
 ptxfuzz sweep ex2.approx.f16 --target cuda        (all 2^16)\n  \
 ptxfuzz sweep add.rn.bf16 --target cuda           (all 2^32 pairs)\n  \
+ptxfuzz sweep cvt.rn.bf16.f32 --target cuda       (a conversion: all 2^32 f32 inputs, judged by its allowed set)\n  \
 ptxfuzz sweep rcp.approx.f32 --target interp --limit 1000000 --stride 0x9e3779b1   (a sample)\n  \
 ptxfuzz sweep tanh.approx.f32 --target cuda --start 0x40000000 --limit 8388608 --dump .   (every output of [2, 4))\n\n\
 Error: the distance in ulps between the target's result and the correctly rounded one (steps \
@@ -37,7 +38,8 @@ between adjacent values, both zeros one value; packed forms: the worse lane). Mi
 results the PTX ISA does not allow (bound, special-case table, NaN rules), judged as campaigns \
 judge them.")]
 pub struct SweepArgs {
-    /// The instruction as PTX spells it (rcp.approx.f32, sqrt.rn.f16, add.rn.bf16, ...).
+    /// The instruction as PTX spells it (rcp.approx.f32, sqrt.rn.f16, add.rn.bf16, ...), or a
+    /// cvt/setp/set/selp form with at most 32 bits of operands (cvt.rn.bf16.f32, setp.ltu.f16).
     pub instr: String,
     /// Engine: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first GPU, else host.
     #[arg(long)]
@@ -97,6 +99,7 @@ pub struct SweepArgs {
 
 pub mod dump;
 pub mod fingerprint;
+pub mod forms;
 pub mod gpu;
 pub mod post;
 
@@ -557,7 +560,15 @@ impl Report {
 }
 
 pub fn run(args: SweepArgs) -> Result<()> {
-    let instr = Instr::parse_default(&args.instr)?;
+    let instr = match Instr::parse_default(&args.instr) {
+        Ok(i) => i,
+        // A cvt/setp/set/selp form: its own sweep (`forms`).
+        Err(e) => match ptx::form::Form::parse(&args.instr) {
+            Ok(form) => return forms::run(&args, form),
+            Err(ptx::form::FormError::Unknown(_)) => return Err(e.into()),
+            Err(f) => return Err(f.into()),
+        },
+    };
     let bits = space_bits(&instr)?;
     let client = args.post.client()?;
     let spec: EngineSpec = match &args.target {

@@ -51,3 +51,68 @@ fn an_unknown_family_is_refused_with_what_to_give() {
     assert_eq!(code, 1);
     assert!(err.contains("cannot read capture"), "{err}");
 }
+
+fn ptxfuzz(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(PTXFUZZ).args(args).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn a_capture_of_conversions_and_comparisons_checks_equal_on_the_interpreter_and_small_sources_are_exhaustive() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-capture-forms-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("forms.txt");
+    let forms = "cvt.rn.bf16.f32,setp.ltu.f16x2,selp.f32,cvt.rn.f16x2.e2m1x2,cvt.rzi.s8.f16,fma.rn.f32.bf16";
+    let (code, out, err) =
+        ptxfuzz(&["capture", "--target", "interp", "--sm", "100", "--forms", forms, "--cases-per-form", "512", "--out", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines = |form: &str| text.lines().filter(|l| l.split(' ').next() == Some(form)).count();
+    // An 8-bit source is recorded for every input; the others get --cases-per-form draws.
+    assert_eq!(lines("cvt.rn.f16x2.e2m1x2"), 256);
+    assert_eq!(lines("cvt.rn.bf16.f32"), 512);
+    assert_eq!(lines("fma.rn.f32.bf16"), 512);
+    assert!(text.contains("cvt.rn.f16x2.e2m1x2 0x01 -> 0x00003800\n"), "e2m1 0.5 in the low lane");
+    // setp results are p + 2q; selp takes a predicate as its third operand.
+    assert!(text.lines().filter(|l| l.starts_with("setp.ltu.f16x2 ")).all(|l| matches!(l.rsplit(' ').next(), Some("0" | "1" | "2" | "3"))));
+    assert!(text.lines().filter(|l| l.starts_with("selp.f32 ")).all(|l| l.split(' ').nth(3).is_some_and(|c| c == "0x0" || c == "0x1")));
+    let (code, out, err) = capture_check(&[file.to_str().unwrap(), "--target", "interp"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains(" equal, 0 differ (0 form(s)), 0 form(s) skipped, 0 fault(s)"), "{out}");
+    // The same file as a replay target answers its own cases.
+    let replay = format!("replay:{}", file.display());
+    let (code, out, err) = capture_check(&[file.to_str().unwrap(), "--target", &replay, "--families", "cvt"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_recorded_conversion_outside_the_allowed_set_differs_and_one_inside_it_is_counted_apart() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-capture-forms-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("c.txt");
+    // 1.5 is 0x3fc0 in bf16, not 0x3fc1; a signalling NaN may become any NaN (the
+    // interpreter's primary is 0x7fe0, 0x7fff is allowed too); 2 < 1 is false.
+    std::fs::write(
+        &file,
+        "cvt.rn.bf16.f32 0x3fc00000 -> 0x3fc1\ncvt.rn.bf16.f32 0x7fa00001 -> 0x7fff\nsetp.lt.f32 0x40000000 0x3f800000 -> 1\n",
+    )
+    .unwrap();
+    let differ = dir.join("differ.txt");
+    let (code, out, err) = capture_check(&[file.to_str().unwrap(), "--target", "interp", "--differ", differ.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("cvt.rn.bf16.f32: 1 of 2 cases differ"), "{out}");
+    assert!(out.contains("setp.lt.f32: 1 of 1 cases differ"), "{out}");
+    assert!(out.contains("1 case(s) recorded a result the spec allows besides the interpreter's primary"), "{out}");
+    assert!(out.contains("capture-check: 1 equal, 2 differ (2 form(s))"), "{out}");
+    let d = std::fs::read_to_string(&differ).unwrap();
+    assert!(d.contains("cvt.rn.bf16.f32 0x3fc00000 -> 0x3fc1 (16321), target 0x3fc0 (16320)"), "{d}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn capture_refuses_a_form_prefix_that_names_nothing() {
+    let (code, _, err) = ptxfuzz(&["capture", "--target", "interp", "--forms", "cvt.frobnicate", "--out", "/tmp/never.txt"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no documented form starts with 'cvt.frobnicate'"), "{err}");
+}

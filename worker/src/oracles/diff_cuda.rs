@@ -28,12 +28,14 @@
 
 mod ahead;
 mod driver;
+mod forms;
 mod vm_batch;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use ptx::approx::prefilter::Prefilter;
+use ptx::form::Form;
 use ptx::isa::{Instr, Target};
 use ptx::vm::sweep::Judging;
 use ptx::kernel::{self, Mode};
@@ -459,6 +461,14 @@ impl Engine for CudaEngine {
 
     fn exec_modes(&self) -> &'static [Exec] {
         &[Exec::Compiled, Exec::Isa]
+    }
+
+    fn supports_form(&self, form: &Form) -> bool {
+        self.form_target(form).is_ok()
+    }
+
+    fn run_forms(&mut self, form: &Form, cases: &[u64]) -> Result<Vec<u64>, EngineFault> {
+        self.forms_on_gpu(form, cases)
     }
 
     fn has_sweep_kernel(&self) -> bool {

@@ -5,6 +5,7 @@
 //! in chunks, column by column: per instruction one `ptx::interp::Kernel` call over the whole
 //! chunk (one dispatch per chunk, not per case), chunks spread over the rayon pool.
 
+use ptx::form::Form;
 use ptx::interp::Kernel;
 use ptx::program::Program;
 use rayon::prelude::*;
@@ -58,6 +59,23 @@ impl Engine for InterpEngine {
     fn outputs_are_reference(&self) -> bool {
         true
     }
+
+    fn supports_form(&self, _form: &Form) -> bool {
+        true
+    }
+
+    /// Each case's primary word (`Form::eval`), over the rayon pool.
+    fn run_forms(&mut self, form: &Form, cases: &[u64]) -> Result<Vec<u64>, EngineFault> {
+        let k = form.operands().len();
+        if cases.len() % k != 0 {
+            return Err(EngineFault::Invalid { message: format!("{} values is not a whole number of cases of {k} operand(s) of {form}", cases.len()) });
+        }
+        cases
+            .par_chunks_exact(k)
+            .enumerate()
+            .map(|(i, ops)| form.eval(ops).map(|a| a.word).map_err(|e| EngineFault::Invalid { message: format!("case {i}: {e}") }))
+            .collect()
+    }
 }
 
 /// One kernel per instruction; fails for forms the interpreter cannot evaluate.
@@ -109,6 +127,19 @@ mod tests {
                 run.outputs.iter().chain(&run.intermediates).map(|x| x.primary_bits()).collect();
             assert_eq!(out.case(i), want.as_slice(), "case {i}");
         }
+    }
+
+    #[test]
+    fn forms_run_to_their_primary_words_and_bad_cases_are_faults() {
+        let mut e = InterpEngine::new();
+        let f = Form::parse("cvt.rn.bf16.f32").unwrap();
+        assert!(e.supports_form(&f));
+        assert_eq!(e.run_forms(&f, &[0x3fc0_0000, 0x3f80_8000]).unwrap(), vec![0x3fc0, 0x3f80]);
+        let setp = Form::parse("setp.lt.f16x2").unwrap();
+        assert_eq!(e.run_forms(&setp, &[0x4000_3c00, 0x3c00_4000]).unwrap(), vec![0b01]);
+        assert_eq!(e.run_forms(&setp, &[1]).unwrap_err().kind(), "invalid");
+        let err = e.run_forms(&f, &[0, 1 << 40]).unwrap_err();
+        assert!(err.to_string().contains("case 1") && err.to_string().contains("32 bit"), "{err}");
     }
 
     #[test]

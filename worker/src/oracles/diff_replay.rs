@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use ptx::form::Form;
 use ptx::isa::Instr;
 use ptx::program::{Program, Reg, Stmt};
 
@@ -33,12 +34,31 @@ pub struct RecordedForm {
     results: HashMap<Operands, u64>,
 }
 
+/// Every case recorded for one form outside `Instr` (a `cvt`, comparison or mixed-precision
+/// form, `ptx::form`): these run through `Engine::run_forms`, not as programs.
+#[derive(Debug)]
+pub struct RecordedOther {
+    pub form: Form,
+    /// Operands, flat (`form.operands().len()` per case), in file order.
+    pub cases: Vec<u64>,
+    results: HashMap<Operands, u64>,
+}
+
+/// Where a mnemonic's cases go.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Instr(usize),
+    Other(usize),
+}
+
 /// A capture file, parsed.
 #[derive(Debug)]
 pub struct Capture {
     pub path: PathBuf,
     pub forms: Vec<RecordedForm>,
-    by_name: HashMap<String, usize>,
+    /// The forms outside `Instr` (`cvt`, `setp`, `set`, `selp`, mixed precision).
+    pub others: Vec<RecordedOther>,
+    by_name: HashMap<String, Slot>,
     /// Lines whose instruction this ptxfuzz does not parse, per mnemonic (count, the reason).
     pub unparsed: Vec<(String, u64, String)>,
     /// The same operands recorded twice with different results (the first one is kept).
@@ -62,7 +82,7 @@ pub enum CaptureError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}:{line}: {why}; each line must read `INSTR 0xOPERAND... -> 0xRESULT`")]
     Line { path: PathBuf, line: u64, why: String },
-    #[error("{path} holds no case of an instruction this ptxfuzz knows")]
+    #[error("{path} holds no case of an instruction or form this ptxfuzz knows")]
     Empty { path: PathBuf },
 }
 
@@ -94,9 +114,9 @@ impl Capture {
     }
 
     fn parse(path: &Path, reader: impl Read) -> Result<Capture, CaptureError> {
-        let mut c = Capture { path: path.to_path_buf(), forms: Vec::new(), by_name: HashMap::new(), unparsed: Vec::new(), conflicts: 0, gpu: None, sm: None };
+        let mut c = Capture { path: path.to_path_buf(), forms: Vec::new(), others: Vec::new(), by_name: HashMap::new(), unparsed: Vec::new(), conflicts: 0, gpu: None, sm: None };
         let mut bad: HashMap<String, (u64, String)> = HashMap::new();
-        let mut current: Option<(String, Option<usize>)> = None;
+        let mut current: Option<(String, Option<Slot>)> = None;
         for (n, line) in BufReader::new(reader).lines().enumerate() {
             let n = n as u64 + 1;
             let line = line.map_err(|source| CaptureError::Io { path: path.to_path_buf(), source })?;
@@ -119,67 +139,100 @@ impl Capture {
             let result = result.trim();
             let got = hex(result).or_else(|| result.parse().ok()).ok_or_else(|| err(format!("result {result:?} is not 0x-hex")))?;
             // Consecutive lines share their form: parse the mnemonic once per run of lines.
-            let form = match &current {
+            let slot = match &current {
                 Some((m, f)) if m == mnemonic => *f,
                 _ => {
-                    let f = match c.by_name.get(mnemonic) {
-                        Some(&i) => Some(i),
-                        None => match Instr::parse(mnemonic, k) {
-                            Ok(instr) if instr.inputs as usize == k => match program_of(&instr) {
-                                Ok(program) => {
-                                    c.forms.push(RecordedForm { instr, program, cases: Vec::new(), results: HashMap::new() });
-                                    c.by_name.insert(mnemonic.to_string(), c.forms.len() - 1);
-                                    Some(c.forms.len() - 1)
-                                }
-                                Err(e) => {
-                                    bad.entry(mnemonic.to_string()).or_insert((0, e.to_string()));
-                                    None
-                                }
-                            },
-                            Ok(_) => {
-                                bad.entry(mnemonic.to_string()).or_insert((0, format!("{k} operand(s) do not fit")));
-                                None
-                            }
-                            Err(e) => {
-                                bad.entry(mnemonic.to_string()).or_insert((0, e.to_string()));
-                                None
-                            }
-                        },
-                    };
+                    let f = c.slot(mnemonic, k).map_err(|why| bad.entry(mnemonic.to_string()).or_insert((0, why))).ok();
                     current = Some((mnemonic.to_string(), f));
                     f
                 }
             };
-            let Some(f) = form else {
-                bad.get_mut(mnemonic).expect("recorded above").0 += 1;
-                continue;
+            let (cases, results, want) = match slot {
+                Some(Slot::Instr(f)) => {
+                    let r = &mut c.forms[f];
+                    (&mut r.cases, &mut r.results, r.instr.inputs as usize)
+                }
+                Some(Slot::Other(f)) => {
+                    let r = &mut c.others[f];
+                    (&mut r.cases, &mut r.results, r.form.operands().len())
+                }
+                None => {
+                    bad.get_mut(mnemonic).expect("recorded above").0 += 1;
+                    continue;
+                }
             };
-            let rf = &mut c.forms[f];
-            match rf.results.entry(ops) {
+            // The flat case layout holds only if every line of a form has its operand count.
+            if k != want {
+                return Err(err(format!("{mnemonic} takes {want} operand(s), the line has {k}")));
+            }
+            match results.entry(ops) {
                 std::collections::hash_map::Entry::Occupied(e) => c.conflicts += u64::from(*e.get() != got),
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert(got);
-                    rf.cases.extend_from_slice(&ops[..k]);
+                    cases.extend_from_slice(&ops[..k]);
                 }
             }
         }
         let mut unparsed: Vec<_> = bad.into_iter().map(|(m, (n, why))| (m, n, why)).collect();
         unparsed.sort();
         c.unparsed = unparsed;
-        if c.forms.is_empty() {
+        if c.forms.is_empty() && c.others.is_empty() {
             return Err(CaptureError::Empty { path: path.to_path_buf() });
         }
         Ok(c)
     }
 
+    /// Where `mnemonic`'s cases (of `k` operands) go: an instruction form, else a form outside
+    /// `Instr`, registered on first sight; or why neither parses it.
+    fn slot(&mut self, mnemonic: &str, k: usize) -> Result<Slot, String> {
+        if let Some(&s) = self.by_name.get(mnemonic) {
+            return Ok(s);
+        }
+        let slot = match Instr::parse(mnemonic, k) {
+            Ok(instr) if instr.inputs as usize == k => {
+                let program = program_of(&instr).map_err(|e| e.to_string())?;
+                self.forms.push(RecordedForm { instr, program, cases: Vec::new(), results: HashMap::new() });
+                Slot::Instr(self.forms.len() - 1)
+            }
+            Ok(_) => return Err(format!("{k} operand(s) do not fit")),
+            Err(e) => {
+                let form = Form::parse(mnemonic).map_err(|f| match f {
+                    ptx::form::FormError::Unknown(_) => e.to_string(),
+                    f => f.to_string(),
+                })?;
+                if form.operands().len() != k {
+                    return Err(format!("{form} takes {} operand(s), the line has {k}", form.operands().len()));
+                }
+                self.others.push(RecordedOther { form, cases: Vec::new(), results: HashMap::new() });
+                Slot::Other(self.others.len() - 1)
+            }
+        };
+        self.by_name.insert(mnemonic.to_string(), slot);
+        Ok(slot)
+    }
+
     /// Cases recorded (distinct operands) over every parsed form.
     pub fn case_count(&self) -> u64 {
-        self.forms.iter().map(|f| f.results.len() as u64).sum()
+        let others: u64 = self.others.iter().map(|f| f.results.len() as u64).sum();
+        self.forms.iter().map(|f| f.results.len() as u64).sum::<u64>() + others
+    }
+
+    /// The recorded result of `form` (outside `Instr`) on `ops`, if the capture has it.
+    pub fn form_result(&self, form: &Form, ops: &[u64]) -> Option<u64> {
+        let Slot::Other(i) = *self.by_name.get(&form.to_string())? else { return None };
+        let f = &self.others[i];
+        if f.form != *form || ops.len() > 3 {
+            return None;
+        }
+        let mut key: Operands = [0; 3];
+        key[..ops.len()].copy_from_slice(ops);
+        f.results.get(&key).copied()
     }
 
     /// The recorded result of `instr` on `ops`, if the capture has it.
     pub fn result(&self, instr: &Instr, ops: &[u64]) -> Option<u64> {
-        let f = &self.forms[*self.by_name.get(&instr.to_string())?];
+        let Slot::Instr(i) = *self.by_name.get(&instr.to_string())? else { return None };
+        let f = &self.forms[i];
         if f.instr != *instr || ops.len() != f.instr.inputs as usize {
             return None;
         }
@@ -214,7 +267,7 @@ impl ReplayEngine {
                 "{} recorded: {} cases of {} forms",
                 capture.gpu.as_deref().unwrap_or("a GPU"),
                 capture.case_count(),
-                capture.forms.len()
+                capture.forms.len() + capture.others.len()
             ),
         );
         info.sm = sm.or(capture.sm);
@@ -273,7 +326,29 @@ impl Engine for ReplayEngine {
 
     /// One instruction of a recorded form (whether each case was recorded is known per case).
     fn supports(&self, p: &Program) -> bool {
-        p.body().len() == 1 && self.capture.by_name.get(&p.body()[0].instr.to_string()).is_some_and(|&f| self.capture.forms[f].instr == p.body()[0].instr)
+        p.body().len() == 1
+            && matches!(self.capture.by_name.get(&p.body()[0].instr.to_string()), Some(&Slot::Instr(f)) if self.capture.forms[f].instr == p.body()[0].instr)
+    }
+
+    fn supports_form(&self, form: &Form) -> bool {
+        matches!(self.capture.by_name.get(&form.to_string()), Some(&Slot::Other(f)) if self.capture.others[f].form == *form)
+    }
+
+    /// The recorded word of each case; a case the capture lacks refuses the batch.
+    fn run_forms(&mut self, form: &Form, cases: &[u64]) -> Result<Vec<u64>, EngineFault> {
+        let k = form.operands().len();
+        cases
+            .chunks(k)
+            .map(|ops| {
+                self.capture.form_result(form, ops).ok_or_else(|| EngineFault::Unsupported {
+                    what: format!(
+                        "{form} on {} was not recorded in {} (replay answers recorded cases only)",
+                        ops.iter().map(|o| format!("0x{o:x}")).collect::<Vec<_>>().join(" "),
+                        self.capture.path.display()
+                    ),
+                })
+            })
+            .collect()
     }
 
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
@@ -300,7 +375,9 @@ mod tests {
     const SAMPLE: &str = "add.f32 0x3f800000 0x3f800000 -> 0x40000000\n\
                           add.f32 0x3f800000 0x00000000 -> 0x3f800000\n\
                           testp.notanumber.f32 0x7fc00000 -> 1\n\
-                          frobnicate.f32 0x1 -> 0x1\n";
+                          frobnicate.f32 0x1 -> 0x1\n\
+                          cvt.rn.bf16.f32 0x3fc00000 -> 0x3fc0\n\
+                          setp.lt.f16x2 0x40003c00 0x3c004000 -> 1\n";
 
     fn capture() -> Capture {
         Capture::parse(Path::new("sample.txt"), SAMPLE.as_bytes()).unwrap()
@@ -310,10 +387,25 @@ mod tests {
     fn a_capture_groups_cases_by_form_and_counts_unknown_forms() {
         let c = capture();
         assert_eq!(c.forms.len(), 2);
-        assert_eq!(c.case_count(), 3);
+        assert_eq!(c.case_count(), 3 + 2, "three instruction cases, two of forms outside Instr");
         assert_eq!(c.forms[0].cases, vec![0x3f800000, 0x3f800000, 0x3f800000, 0]);
         assert_eq!(c.unparsed.len(), 1);
         assert_eq!(c.unparsed[0].0, "frobnicate.f32");
+    }
+
+    #[test]
+    fn forms_outside_instr_are_recorded_apart_and_replayed() {
+        let c = std::sync::Arc::new(capture());
+        assert_eq!(c.others.len(), 2);
+        let bf16 = Form::parse("cvt.rn.bf16.f32").unwrap();
+        assert_eq!(c.form_result(&bf16, &[0x3fc00000]), Some(0x3fc0));
+        let mut e = ReplayEngine::new(c.clone(), Some(90));
+        assert!(e.supports_form(&bf16));
+        let setp = Form::parse("setp.lt.f16x2").unwrap();
+        assert_eq!(e.run_forms(&setp, &[0x40003c00, 0x3c004000]).unwrap(), vec![1]);
+        let miss = e.run_forms(&bf16, &[0x3f800000]).unwrap_err();
+        assert!(miss.to_string().contains("not recorded"), "{miss}");
+        assert!(!e.supports_form(&Form::parse("cvt.rz.bf16.f32").unwrap()));
     }
 
     #[test]
@@ -326,6 +418,14 @@ mod tests {
         let other = [0x3f800000u64, 0x3f800001];
         let out = e.run(&[Job::new(&f.program, &other, false)]);
         assert!(matches!(&out[0], Err(EngineFault::Unsupported { what }) if what.contains("not recorded")));
+    }
+
+    #[test]
+    fn a_line_with_another_operand_count_than_its_form_is_an_error() {
+        for text in ["cvt.rn.bf16.f32 0x1 -> 0x0\ncvt.rn.bf16.f32 0x1 0x2 -> 0x0\n", "add.f32 0x1 0x2 -> 0x3\nadd.f32 0x1 -> 0x3\n"] {
+            let e = Capture::parse(Path::new("x.txt"), text.as_bytes()).unwrap_err();
+            assert!(e.to_string().contains("x.txt:2") && e.to_string().contains("operand(s), the line has"), "{e}");
+        }
     }
 
     #[test]

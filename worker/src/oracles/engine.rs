@@ -25,6 +25,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use ptx::approx::prefilter::Prefilter;
+use ptx::form::Form;
 use ptx::isa::Instr;
 use ptx::kernel::{Layout, Mode};
 use ptx::program::Program;
@@ -318,6 +319,19 @@ pub trait Engine: Send {
     /// cuda engine starts assembling their `compiled` modules ahead (`diff_cuda::ahead`);
     /// other engines have nothing to prepare. Never required: `run` works without it.
     fn prepare(&mut self, _jobs: &[Job]) {}
+
+    /// Whether [`Engine::run_forms`] runs `form` (a `cvt`, comparison or mixed-precision form).
+    fn supports_form(&self, _form: &Form) -> bool {
+        false
+    }
+
+    /// Run `form` (`ptx::form`) once per case: `cases` holds `form.operands().len()` words per
+    /// case, each within its operand's width; one result word per case comes back, as
+    /// `ptx::form_kernel` stores it (the destination's bits; `setp`: bit 0 = p, bit 1 = q).
+    /// These forms are not instructions of programs yet (issue 16), so they travel apart.
+    fn run_forms(&mut self, form: &Form, _cases: &[u64]) -> Result<Vec<u64>, EngineFault> {
+        Err(EngineFault::Unsupported { what: format!("{}: runs no cvt/setp/set/selp/mixed-precision form yet ({form})", self.info().name) })
+    }
 
     /// Whether [`Engine::sweep_chunk`] runs sweeps on the device itself (the cuda engine).
     fn has_sweep_kernel(&self) -> bool {

@@ -1,0 +1,233 @@
+//! `ptxfuzz sweep` of a form outside `Instr` (`ptx::form`: a `cvt`, `setp`, `set`, `selp`):
+//! every input of a form whose operands total at most 32 bits (a conversion from f32, f16,
+//! bf16 or a narrow pair; a comparison of two 16-bit values) run through the engine's
+//! `run_forms` and judged against the form's allowed set (`Form::eval`), with the output
+//! fingerprint of `sweep::fingerprint` so that two targets (the interpreter and a GPU) can be
+//! compared over the whole space by one number.
+//!
+//! Input `i` gives the operands `ptx::gen::form_case::nth_case(i)`: the first operand in the
+//! low bits. The fingerprint is the sum of `mix((i << r) | out)` over every input, `r` the
+//! result's width (the shift `sweeps.jsonl` uses for its 16-bit results), defined where the
+//! input and result widths total at most 64 bits.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use ptx::form::Form;
+use ptx::gen::form_case::nth_case;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::fingerprint::term;
+use super::{Plan, SweepArgs};
+use crate::oracles::{open_spec, Engine, EngineFault, EngineOptions, EngineSpec};
+
+/// What a sweep of a form found.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FormSweep {
+    pub form: String,
+    pub target: String,
+    pub inputs: u64,
+    /// Results the PTX ISA does not allow on their operands.
+    pub mismatches: u64,
+    /// Allowed results other than the interpreter's primary one (a NaN payload, a reading).
+    pub allowed_not_primary: u64,
+    /// The first mismatches: operands, the target's word, the interpreter's primary word.
+    pub examples: Vec<FormExample>,
+    /// The output fingerprint, when every input ran once and it is defined (module docs), hex.
+    pub fingerprint: Option<String>,
+    pub seconds: f64,
+    /// Whether the sweep was interrupted (SIGINT/SIGTERM) before its last input.
+    pub interrupted: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct FormExample {
+    pub operands: Vec<u64>,
+    pub got: u64,
+    pub primary: u64,
+}
+
+/// Bits of the whole operand space of `form`, if it is at most 32.
+pub fn space_bits(form: &Form) -> Result<u32> {
+    let bits: u32 = form.operands().iter().map(|k| k.bits()).sum();
+    if bits > 32 {
+        bail!("{form} has {bits} bits of operands; sweep takes forms of at most 32 (conversions from 32-bit or narrower values, comparisons of 16-bit ones); `ptxfuzz capture --forms {form}` samples the others");
+    }
+    Ok(bits)
+}
+
+/// Sweep `form` on `engine` over `plan`, judging each batch on every core.
+pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize, examples: usize, stop: &AtomicBool) -> Result<FormSweep> {
+    let bits = space_bits(form)?;
+    if !engine.supports_form(form) {
+        bail!("{} does not run {form}: sweep it on interp, or on a GPU where its table allows it ({})", engine.info().name, form.needs().target());
+    }
+    let space = 1u64 << bits;
+    let kinds = form.operands();
+    let t0 = Instant::now();
+    let mut last = Instant::now();
+    let mut r = FormSweep { form: form.to_string(), target: engine.info().to_string(), ..FormSweep::default() };
+    let (mut sum, mut done) = (0u64, 0u128);
+    let mut cases = Vec::with_capacity(batch * kinds.len());
+    let mut numbers = Vec::with_capacity(batch);
+    while done < plan.count {
+        if stop.load(Ordering::Relaxed) {
+            r.interrupted = true;
+            break;
+        }
+        let n = (plan.count - done).min(batch as u128) as u64;
+        cases.clear();
+        numbers.clear();
+        for j in 0..n {
+            let i = (plan.start as u128 + (done + j as u128) * plan.stride as u128) as u64 & (space - 1);
+            numbers.push(i);
+            nth_case(&kinds, i, &mut cases);
+        }
+        let got = engine.run_forms(form, &cases).map_err(|f: EngineFault| anyhow::anyhow!("{} faulted on {form}: {f}", engine.info().name))?;
+        let k = kinds.len();
+        let rbits = form.result_bits();
+        let (s, bad, other, first) = numbers
+            .par_iter()
+            .zip(cases.par_chunks_exact(k))
+            .zip(got.par_iter())
+            .map(|((&i, ops), &g)| {
+                let a = form.eval(ops).expect("the enumeration gives operands of their widths");
+                let t = if bits + rbits <= 64 { term(i, g, rbits) } else { 0 };
+                match (a.word == g, a.allows(g)) {
+                    (true, _) => (t, 0u64, 0u64, Vec::new()),
+                    (false, true) => (t, 0, 1, Vec::new()),
+                    (false, false) => (t, 1, 0, vec![FormExample { operands: ops.to_vec(), got: g, primary: a.word }]),
+                }
+            })
+            .reduce(
+                || (0, 0, 0, Vec::new()),
+                |(s1, b1, o1, mut e1), (s2, b2, o2, e2)| {
+                    if e1.len() < examples {
+                        e1.extend(e2.into_iter().take(examples - e1.len()));
+                    }
+                    (s1.wrapping_add(s2), b1 + b2, o1 + o2, e1)
+                },
+            );
+        sum = sum.wrapping_add(s);
+        r.mismatches += bad;
+        r.allowed_not_primary += other;
+        r.examples.extend(first.into_iter().take(examples.saturating_sub(r.examples.len())));
+        done += n as u128;
+        if last.elapsed() > Duration::from_secs(10) {
+            last = Instant::now();
+            eprintln!("sweep {form}: {done}/{} inputs, {} mismatch(es), {:.1} M inputs/s", plan.count, r.mismatches, done as f64 / t0.elapsed().as_secs_f64() / 1e6);
+        }
+    }
+    r.inputs = done as u64;
+    r.seconds = t0.elapsed().as_secs_f64();
+    let every_input_once = done == space as u128 && plan.stride % 2 == 1;
+    if every_input_once && bits + form.result_bits() <= 64 {
+        r.fingerprint = Some(format!("{sum:016x}"));
+    }
+    Ok(r)
+}
+
+impl FormSweep {
+    /// The report as text, values in hex and decimal.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "sweep {} on {}: {} input(s) in {:.1} s ({:.1} M/s){}\n",
+            self.form,
+            self.target,
+            self.inputs,
+            self.seconds,
+            self.inputs as f64 / self.seconds.max(1e-9) / 1e6,
+            if self.interrupted { ", interrupted" } else { "" }
+        );
+        s += &format!("  mismatches: {} (results the PTX ISA does not allow on their operands)\n", self.mismatches);
+        s += &format!("  allowed besides the interpreter's primary result: {}\n", self.allowed_not_primary);
+        match &self.fingerprint {
+            Some(f) => s += &format!("  fingerprint: {f} (every input once; compare it across targets)\n"),
+            None => s += "  fingerprint: none (not every input ran once, or the result is too wide)\n",
+        }
+        for e in &self.examples {
+            let ops: Vec<String> = e.operands.iter().map(|o| format!("0x{o:x} ({o})")).collect();
+            s += &format!("  {} {} -> 0x{:x} ({}), allowed: 0x{:x} ({})\n", self.form, ops.join(" "), e.got, e.got, e.primary, e.primary);
+        }
+        s
+    }
+}
+
+/// `ptxfuzz sweep FORM`: the options that apply to a form, then the sweep; exit 1 on a mismatch.
+pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
+    if args.dump.is_some() || args.truth.is_some() || args.judge != "spec" || args.post.server.is_some() {
+        bail!("{form}: a sweep of a cvt/setp/set/selp form takes --target, --start, --stride, --limit, --batch, --examples, --sm, --json and --save; --dump, --truth, --judge and --server are for instructions");
+    }
+    let bits = space_bits(&form)?;
+    let spec: EngineSpec = match &args.target {
+        Some(t) => t.parse()?,
+        None => crate::oracles::default_target(),
+    };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(1u128 << bits, |l| l as u128) };
+    let batch = args.batch.unwrap_or(1 << 20).max(1);
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    if !args.json {
+        eprintln!("sweeping {form}: {} input(s) on {}", plan.count, engine.info());
+    }
+    let report = sweep_form(&mut *engine, &form, plan, batch, args.examples, &stop)?;
+    let json = serde_json::to_string(&report)?;
+    if let Some(path) = &args.save {
+        crate::repro::replace_synced(path, format!("{json}\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if args.json {
+        println!("{json}");
+    } else {
+        print!("{}", report.text());
+    }
+    if report.mismatches > 0 {
+        bail!("{} input(s) of {form} gave a result the PTX ISA does not allow", report.mismatches);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracles::diff_interp::InterpEngine;
+
+    fn sweep(text: &str, plan: Plan) -> FormSweep {
+        let f = Form::parse(text).unwrap();
+        sweep_form(&mut InterpEngine::new(), &f, plan, 1 << 12, 5, &AtomicBool::new(false)).unwrap()
+    }
+
+    #[test]
+    fn a_whole_small_space_runs_once_with_a_fingerprint_and_no_mismatch() {
+        let r = sweep("cvt.rn.f16x2.e4m3x2", Plan { start: 0, stride: 1, count: 1 << 16 });
+        assert_eq!((r.inputs, r.mismatches), (65536, 0));
+        // The fingerprint is the sum of the terms, whatever the order: an odd stride agrees.
+        let again = sweep("cvt.rn.f16x2.e4m3x2", Plan { start: 7, stride: 0x9e37, count: 1 << 16 });
+        assert_eq!(r.fingerprint, again.fingerprint);
+        assert!(r.fingerprint.is_some());
+        let part = sweep("cvt.rn.f16x2.e4m3x2", Plan { start: 0, stride: 1, count: 1000 });
+        assert_eq!((part.inputs, part.fingerprint), (1000, None));
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_sum_of_each_input_term() {
+        let f = Form::parse("cvt.rn.f16x2.e2m1x2").unwrap();
+        let r = sweep("cvt.rn.f16x2.e2m1x2", Plan { start: 0, stride: 1, count: 256 });
+        let want = (0..256u64).fold(0u64, |s, i| s.wrapping_add(term(i, f.eval(&[i]).unwrap().word, 32)));
+        assert_eq!(r.fingerprint, Some(format!("{want:016x}")));
+    }
+
+    #[test]
+    fn forms_wider_than_32_bits_of_operands_are_refused_with_what_to_use() {
+        let e = space_bits(&Form::parse("cvt.rn.f32.f64").unwrap()).unwrap_err().to_string();
+        assert!(e.contains("64 bits of operands") && e.contains("capture --forms"), "{e}");
+        assert_eq!(space_bits(&Form::parse("setp.lt.f16").unwrap()).unwrap(), 32);
+    }
+}
