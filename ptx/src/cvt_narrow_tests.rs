@@ -139,6 +139,19 @@ fn ue8m0_rounds_to_the_power_of_two_below_or_above() {
 }
 
 #[test]
+fn a_negative_ue8m0_input_below_the_smallest_power_keeps_its_lane_8_bits_wide() {
+    // -2^-130 (an f32 subnormal) with .rz underflows: the negative row's primary is the
+    // underflow row's 0x00, and the other lane is untouched (a bug the `forms` fuzz target
+    // found: the underflow marker leaked into the word).
+    for f in ["cvt.rz.ue8m0x2.f32", "cvt.rz.satfinite.ue8m0x2.f32"] {
+        let r = eval(&form(f), &[0x8000_1000, 0x3f80_0000]).unwrap();
+        assert_eq!(r.bits, 0x007f, "{f}");
+        assert!(matches!(r.lanes[1], Allowed::Unspecified { primary: 0, .. }), "{f}");
+        assert!(r.allows(r.bits), "{f}");
+    }
+}
+
+#[test]
 fn every_element_converts_back_to_f16_or_bf16_exactly() {
     for &(n, ..) in &OCP {
         let grid = finite_grid(n);

@@ -6,7 +6,9 @@
 //! compared over the whole space by one number.
 //!
 //! Input `i` gives the operands `ptx::gen::form_case::nth_case(i)`: the first operand in the
-//! low bits. The fingerprint is the sum of `mix((i << r) | out)` over every input, `r` the
+//! low bits; a conversion of two f32 into a packed pair (`cvt.rn.f16x2.f32`,
+//! `cvt.rn.satfinite.e4m3x2.f32`) gets `i` in both, as the instruction sweep gives both lanes
+//! of a packed form one value, so every f32 input is converted in both lanes. The fingerprint is the sum of `mix((i << r) | out)` over every input, `r` the
 //! result's width (the shift `sweeps.jsonl` uses for its 16-bit results), defined where the
 //! input and result widths total at most 64 bits.
 
@@ -15,8 +17,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use ptx::form::Form;
+use ptx::form::{Form, Operand};
 use ptx::gen::form_case::nth_case;
+use ptx::Scalar;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -50,11 +53,28 @@ pub struct FormExample {
     pub primary: u64,
 }
 
+/// Whether `form` converts two f32 into a packed pair: swept with one value in both.
+fn paired_f32(form: &Form) -> bool {
+    matches!(form, Form::Cvt(_)) && form.operands() == [Operand::Float(Scalar::F32); 2]
+}
+
+/// The operands of input `i` (module docs), appended to `out`.
+fn operands_of(form: &Form, kinds: &[Operand], i: u64, out: &mut Vec<u64>) {
+    if paired_f32(form) {
+        out.extend([i, i]);
+    } else {
+        nth_case(kinds, i, out);
+    }
+}
+
 /// Bits of the whole operand space of `form`, if it is at most 32.
 pub fn space_bits(form: &Form) -> Result<u32> {
+    if paired_f32(form) {
+        return Ok(32);
+    }
     let bits: u32 = form.operands().iter().map(|k| k.bits()).sum();
     if bits > 32 {
-        bail!("{form} has {bits} bits of operands; sweep takes forms of at most 32 (conversions from 32-bit or narrower values, comparisons of 16-bit ones); `ptxfuzz capture --forms {form}` samples the others");
+        bail!("{form} has {bits} bits of operands; sweep takes forms of at most 32 (conversions from one value of 32 bits or fewer, or of two f32 into a pair; comparisons of 16-bit values); `ptxfuzz capture --forms {form}` samples the others");
     }
     Ok(bits)
 }
@@ -84,7 +104,7 @@ pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize
         for j in 0..n {
             let i = (plan.start as u128 + (done + j as u128) * plan.stride as u128) as u64 & (space - 1);
             numbers.push(i);
-            nth_case(&kinds, i, &mut cases);
+            operands_of(form, &kinds, i, &mut cases);
         }
         let got = engine.run_forms(form, &cases).map_err(|f: EngineFault| anyhow::anyhow!("{} faulted on {form}: {f}", engine.info().name))?;
         let k = kinds.len();
@@ -229,5 +249,18 @@ mod tests {
         let e = space_bits(&Form::parse("cvt.rn.f32.f64").unwrap()).unwrap_err().to_string();
         assert!(e.contains("64 bits of operands") && e.contains("capture --forms"), "{e}");
         assert_eq!(space_bits(&Form::parse("setp.lt.f16").unwrap()).unwrap(), 32);
+        // Comparisons of two f32 are pairs, not one value twice.
+        assert!(space_bits(&Form::parse("setp.lt.f32").unwrap()).is_err());
+    }
+
+    #[test]
+    fn a_conversion_of_two_f32_gets_each_input_in_both_operands() {
+        let r = sweep("cvt.rn.satfinite.e4m3x2.f32", Plan { start: 0x43f0_0000, stride: 1, count: 4096 });
+        assert_eq!((r.inputs, r.mismatches), (4096, 0));
+        let f = Form::parse("cvt.rn.f16x2.f32").unwrap();
+        assert_eq!(space_bits(&f).unwrap(), 32);
+        let mut out = Vec::new();
+        operands_of(&f, &f.operands(), 0x3f80_0000, &mut out);
+        assert_eq!(out, [0x3f80_0000, 0x3f80_0000]);
     }
 }
