@@ -148,6 +148,9 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     if !faults.is_empty() && recorded == 0 {
         bail!("the target faulted on every form");
     }
+    if recorded == 0 {
+        bail!("nothing was recorded: {} runs none of the selected forms (interp runs every form; cvt/setp/set/selp forms need interp, replay: or cuda)", target.info().name);
+    }
     Ok(())
 }
 

@@ -111,8 +111,14 @@ fn a_recorded_conversion_outside_the_allowed_set_differs_and_one_inside_it_is_co
 }
 
 #[test]
-fn capture_refuses_a_form_prefix_that_names_nothing() {
+fn capture_refuses_a_form_prefix_that_names_nothing_and_a_target_that_runs_none() {
     let (code, _, err) = ptxfuzz(&["capture", "--target", "interp", "--forms", "cvt.frobnicate", "--out", "/tmp/never.txt"]);
     assert_eq!(code, 1);
     assert!(err.contains("no documented form starts with 'cvt.frobnicate'"), "{err}");
+    // A target that runs none of the forms records nothing, and says so.
+    let out = std::env::temp_dir().join(format!("ptxfuzz-capture-host-{}.txt", std::process::id()));
+    let (code, _, err) = ptxfuzz(&["capture", "--target", "host", "--forms", "cvt.rn.bf16", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nothing was recorded: host runs none of the selected forms"), "{err}");
+    let _ = std::fs::remove_file(out);
 }

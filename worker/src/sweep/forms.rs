@@ -136,7 +136,7 @@ pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize
         r.allowed_not_primary += other;
         r.examples.extend(first.into_iter().take(examples.saturating_sub(r.examples.len())));
         done += n as u128;
-        if last.elapsed() > Duration::from_secs(10) {
+        if last.elapsed() > Duration::from_secs(30) {
             last = Instant::now();
             eprintln!("sweep {form}: {done}/{} inputs, {} mismatch(es), {:.1} M inputs/s", plan.count, r.mismatches, done as f64 / t0.elapsed().as_secs_f64() / 1e6);
         }
