@@ -149,21 +149,18 @@ fn down(c: &NarrowCvt, n: Narrow, x: f64) -> Allowed {
         // A negative magnitude below 2^-127 with .rz underflows as a positive one does: its
         // primary is 0x00 as in the underflow row (found by the `forms` fuzz target).
         let primary = match magnitude(c, n, x.abs()) {
-            _ if x == 0.0 => 0,
-            Some(UNDERFLOW) => 0,
-            Some(m) => m,
-            None => l.max,
+            Rounded::Encoded(m) => m,
+            Rounded::Underflow => 0,
+            Rounded::Overflow => l.max,
         };
         return Allowed::Unspecified { primary, why: "ue8m0 has no zero and no sign; the section does not say what a zero or negative input gives" };
     }
     let mag = match magnitude(c, n, x.abs()) {
-        Some(m) => m,
-        None if c.satfinite => l.max,
-        None => return Allowed::Unspecified { primary: l.nans[0], why: "ue8m0 has no infinity; the section says what an overflow gives only with .satfinite" },
+        Rounded::Encoded(m) => m,
+        Rounded::Overflow if c.satfinite => l.max,
+        Rounded::Overflow => return Allowed::Unspecified { primary: l.nans[0], why: "ue8m0 has no infinity; the section says what an overflow gives only with .satfinite" },
+        Rounded::Underflow => return Allowed::Unspecified { primary: 0, why: "below 2^-127 rounded toward zero: ue8m0 has no zero" },
     };
-    if n == Narrow::Ue8m0 && mag == UNDERFLOW {
-        return Allowed::Unspecified { primary: 0, why: "below 2^-127 rounded toward zero: ue8m0 has no zero" };
-    }
     let signed = if neg { sign_bit | mag } else { mag };
     match (c.relu && neg, mag) {
         (true, 0) => Allowed::Either { primary: 0, other: signed, why: "relu-keeps-negative-zero" },
@@ -172,19 +169,26 @@ fn down(c: &NarrowCvt, n: Narrow, x: f64) -> Allowed {
     }
 }
 
-/// A ue8m0 magnitude that rounded to zero, which the format cannot hold.
-const UNDERFLOW: u64 = u64::MAX;
+/// A magnitude rounded on a narrow format's grid.
+enum Rounded {
+    /// The magnitude's encoding (no sign bit).
+    Encoded(u64),
+    /// A nonzero ue8m0 magnitude that rounded to zero, which the format cannot hold.
+    Underflow,
+    /// Past MAX_NORM (infinity too).
+    Overflow,
+}
 
-/// The encoding of `a` (finite, `>= 0`, and `> 0` for ue8m0) rounded on `n`'s grid in the
-/// form's mode, the mode's direction taken for `a`'s sign in the caller's input; `None` past
-/// MAX_NORM. The grid: steps of 2^(max(e, emin) - man_bits), exact in f64.
-fn magnitude(c: &NarrowCvt, n: Narrow, a: f64) -> Option<u64> {
+/// The encoding of `a` (`>= 0`) rounded on `n`'s grid in the form's mode, the mode's
+/// direction taken for `a`'s sign in the caller's input. The grid: steps of
+/// 2^(max(e, emin) - man_bits), exact in f64.
+fn magnitude(c: &NarrowCvt, n: Narrow, a: f64) -> Rounded {
     let l = n.layout();
     if a.is_infinite() {
-        return None;
+        return Rounded::Overflow;
     }
     if a == 0.0 {
-        return Some(0);
+        return Rounded::Encoded(0);
     }
     // The smallest normal exponent; ue8m0 has no subnormals, its encoding 0 is 2^-127.
     let emin = if l.subnormals { 1 - l.bias } else { -l.bias };
@@ -199,13 +203,13 @@ fn magnitude(c: &NarrowCvt, n: Narrow, a: f64) -> Option<u64> {
     };
     let v = r * 2f64.powi(q);
     if v > decode(n, l.max) {
-        return None;
+        return Rounded::Overflow;
     }
     if v == 0.0 {
-        return Some(if l.subnormals { 0 } else { UNDERFLOW });
+        return if l.subnormals { Rounded::Encoded(0) } else { Rounded::Underflow };
     }
     let ev = (v.to_bits() >> 52) as i32 - 1023;
-    Some(if ev < emin {
+    Rounded::Encoded(if ev < emin {
         (v * 2f64.powi(l.man_bits as i32 - emin)) as u64
     } else {
         let frac = (v * 2f64.powi(l.man_bits as i32 - ev)) as u64 - (1 << l.man_bits);
