@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, Clamp, Ftz, Instr, NanMode, Opcode, Precision, TestpOp, Type};
+use ptx::isa::{AbsMode, Clamp, Conversion, Finite, Ftz, Instr, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, RegClass};
 use ptx::Rounding;
@@ -41,7 +41,17 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     let nan = if u.arbitrary()? { NanMode::Propagate } else { NanMode::Number };
     let abs = *u.choose(&[AbsMode::None, AbsMode::Abs, AbsMode::XorsignAbs])?;
     let inputs = u.int_in_range(0u8..=4)?;
-    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs })
+    // A conversion's own fields, on any opcode: only a `cvt` may carry them.
+    let conv = if op == Opcode::Cvt || u.ratio(1u8, 8)? {
+        Some(Conversion {
+            from: *u.choose(&Type::ALL)?,
+            round_to: *u.choose(&[RoundTo::Format, RoundTo::Integer])?,
+            finite: *u.choose(&[Finite::Keep, Finite::Saturate])?,
+        })
+    } else {
+        None
+    };
+    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv })
 }
 
 /// Printing and parsing agree with validation: a legal form prints as text that parses back to

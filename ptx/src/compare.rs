@@ -16,7 +16,7 @@ use std::fmt;
 
 use crate::cvt::int::IntType;
 use crate::format::Scalar;
-use crate::isa::{PtxVersion, Requirement, Target};
+use crate::isa::target::{PtxVersion, Requirement, Target};
 
 #[path = "compare_eval.rs"]
 mod eval;

@@ -7,8 +7,8 @@
 //! `.{f16x2,bf16x2}.f32 d, a, b`; between a float and an integer type in [`int`]; the 8-, 6-
 //! and 4-bit formats and ue8m0 in [`narrow`]; `tf32` (with `.rna`) in [`tf32`]; the stochastic
 //! `.rs` to `.f16x2`/`.bf16x2` in [`stochastic`]. Not yet: `.rs` to the x4 narrow destinations,
-//! `.s2f6x2`; and `cvt` is not yet an instruction of `ptx::isa::Instr`, so
-//! programs, the generator, the VM and kernels do not emit it (`ptxfuzz eval` answers it).
+//! `.s2f6x2`. The float-to-float forms of this file are instructions of programs too
+//! (`Opcode::Cvt`, mapped in `crate::isa::conversion`); the other families are not yet.
 //!
 //! ptxas 13.5 accepts more spellings than the section documents (e.g. `cvt.rn.f32.bf16`, a
 //! rounding on a widening conversion, and `cvt.bf16.f16` without one); those are refused here
@@ -18,7 +18,7 @@
 use std::fmt;
 
 use crate::format::Scalar;
-use crate::isa::{PtxVersion, Requirement, Target};
+use crate::isa::target::{PtxVersion, Requirement, Target};
 use crate::rounding::Rounding;
 
 /// The section every rule cites.
@@ -281,4 +281,4 @@ mod any;
 mod tests;
 
 pub use any::{AnyCvt, AnyCvtError};
-pub use eval::eval;
+pub use eval::{eval, Primary};

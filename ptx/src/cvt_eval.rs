@@ -25,28 +25,59 @@ pub fn eval(c: &Cvt, ops: &[u64]) -> Result<Expectation, CvtError> {
     if ops.len() != c.inputs() {
         return Err(CvtError::Operands { form: c.to_string(), want: c.inputs(), got: ops.len() });
     }
-    let lane = |x: u64| by_src(c, x & c.src.mask());
+    let f = Primary::new(c).lane;
+    let lane = |x: u64| f(c, x & c.src.mask());
     Ok(match c.packed {
         true => Expectation::packed(c.dst, lane(ops[1]), lane(ops[0])),
         false => Expectation::scalar(c.dst, lane(ops[0])),
     })
 }
 
-fn by_src(c: &Cvt, x: u64) -> LaneExpectation {
-    match c.src {
-        Scalar::F16 => by_dst::<F16>(c, x),
-        Scalar::BF16 => by_dst::<BF16>(c, x),
-        Scalar::F32 => by_dst::<F32>(c, x),
-        Scalar::F64 => by_dst::<F64>(c, x),
-    }
+/// The primary result of one form on many cases, its lane function chosen once (for
+/// `interp::Kernel`, which compares the primary bits first and builds the whole set only for a
+/// difference): the same `convert_lane` as [`eval`], so the two cannot disagree.
+#[derive(Clone, Copy)]
+pub struct Primary {
+    c: Cvt,
+    lane: fn(&Cvt, u64) -> LaneExpectation,
 }
 
-fn by_dst<S: Format>(c: &Cvt, x: u64) -> LaneExpectation {
-    match c.dst {
-        Scalar::F16 => convert_lane::<S, F16>(c, x),
-        Scalar::BF16 => convert_lane::<S, BF16>(c, x),
-        Scalar::F32 => convert_lane::<S, F32>(c, x),
-        Scalar::F64 => convert_lane::<S, F64>(c, x),
+impl Primary {
+    pub fn new(c: &Cvt) -> Primary {
+        macro_rules! to {
+            ($s:ty) => {
+                match c.dst {
+                    Scalar::F16 => convert_lane::<$s, F16>,
+                    Scalar::BF16 => convert_lane::<$s, BF16>,
+                    Scalar::F32 => convert_lane::<$s, F32>,
+                    Scalar::F64 => convert_lane::<$s, F64>,
+                }
+            };
+        }
+        let lane = match c.src {
+            Scalar::F16 => to!(F16),
+            Scalar::BF16 => to!(BF16),
+            Scalar::F32 => to!(F32),
+            Scalar::F64 => to!(F64),
+        };
+        Primary { c: *c, lane }
+    }
+
+    /// The destination's bits on `a` (and `b` for a packed destination: `a` to the upper half).
+    #[inline]
+    pub fn bits(&self, a: u64, b: u64) -> u64 {
+        let m = self.c.src.mask();
+        let one = |x: u64| match (self.lane)(&self.c, x & m).primary {
+            Outcome::Bits(v) => v,
+            // As `Expectation::primary_bits` writes an unspecified NaN.
+            Outcome::AnyNan => self.c.dst.mask() >> 1,
+            Outcome::Range { reference, .. } | Outcome::Unbounded { reference, .. } => reference,
+        };
+        if self.c.packed {
+            one(a) << self.c.dst.bits() | one(b)
+        } else {
+            one(a)
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use std::fmt;
 use super::{CvtError, CvtRounding};
 use crate::expect::{Expectation, LaneExpectation};
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
-use crate::isa::{PtxVersion, Requirement, Target};
+use crate::isa::target::{PtxVersion, Requirement, Target};
 use crate::rounding::{round_odd, Rounding};
 
 /// An integer type of `cvt`.

@@ -24,7 +24,7 @@ use std::fmt;
 use super::CvtError;
 use crate::expect::{Expectation, LaneExpectation, Outcome, Reading};
 use crate::format::Scalar;
-use crate::isa::{PtxVersion, Requirement, Target};
+use crate::isa::target::{PtxVersion, Requirement, Target};
 
 /// The rounding of a tf32 `cvt`: `.rna` has its own syntax line, `.rn`/`.rz` are `.frnd2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

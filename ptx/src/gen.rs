@@ -150,6 +150,7 @@ impl Generator {
         for &f in legal_forms() {
             let wanted = cfg.opcodes.contains(&f.op)
                 && cfg.types.contains(&f.ty)
+                && cfg.types.contains(&f.src_type())
                 && (cfg.approximate || !f.is_approximate())
                 && (cfg.contraction || !is_contractible(&f))
                 && (cfg.undocumented || f.is_documented())
@@ -284,7 +285,9 @@ impl Generator {
         sc: &mut Scratch,
         inputs: &mut Vec<Type>,
     ) -> Result<[Reg; 3]> {
-        let class = RegClass::of(instr.ty).index();
+        // A `cvt` reads another type than it writes: f32 -> bf16 -> fma.bf16 chains.
+        let ty = instr.src_type();
+        let class = RegClass::of(ty).index();
         let mut src = [Reg(0); 3];
         for s in src.iter_mut().take(instr.inputs as usize) {
             let res = &sc.results[class];
@@ -295,7 +298,7 @@ impl Generator {
                 ins[u.choose_index(ins.len())?] | INPUT
             } else {
                 let i = inputs.len() as u16;
-                inputs.push(instr.ty);
+                inputs.push(ty);
                 sc.inputs[class].push(i);
                 i | INPUT
             });
@@ -353,7 +356,6 @@ fn is_contractible(f: &Instr) -> bool {
     matches!(f.op, Opcode::Add | Opcode::Sub | Opcode::Mul) && f.precision == Precision::Default
 }
 
-/// Every form the ISA table accepts (for some target): [`crate::isa::all_forms`], computed once.
 /// Deterministic pseudo-random input for [`Generator::from_bytes`]: `n` bytes of a xorshift
 /// stream started at `seed`. The tests, benchmarks and the ptxas check draw their programs from
 /// it, so a failing seed reproduces anywhere.
@@ -369,9 +371,17 @@ pub fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
         .collect()
 }
 
+/// Every form a program may hold (for some target), computed once, sorted: the forms of
+/// 9.7.3/9.7.4 ([`crate::isa::all_forms`]) and every documented float-to-float `cvt`
+/// ([`crate::isa::conversion::cvt_forms`]).
 pub fn legal_forms() -> &'static [Instr] {
     static FORMS: std::sync::OnceLock<Vec<Instr>> = std::sync::OnceLock::new();
-    FORMS.get_or_init(crate::isa::all_forms)
+    FORMS.get_or_init(|| {
+        let mut v = crate::isa::all_forms();
+        v.extend(crate::isa::conversion::cvt_forms());
+        v.sort_unstable();
+        v
+    })
 }
 
 #[cfg(test)]

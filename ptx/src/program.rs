@@ -283,7 +283,7 @@ impl Program {
                 text: s.instr.to_string(),
                 source: e,
             })?;
-            let need = RegClass::of(s.instr.ty);
+            let need = RegClass::of(s.instr.src_type());
             for &r in s.srcs() {
                 let i = r.0 as usize;
                 if i >= n {
@@ -302,7 +302,7 @@ impl Program {
                         form: s.instr.to_string(),
                         reg: self.name(r).to_string(),
                         found: have.name(),
-                        expected: s.instr.ty.name(),
+                        expected: s.instr.src_type().name(),
                         expected_ty: &need.ptx_type()[1..],
                     });
                 }
@@ -482,5 +482,35 @@ mod tests {
         let e =
             Program::new(vec![Type::F64], vec![Stmt::new(i, &[Reg(0), Reg(0)]).unwrap()], vec![Reg(1)]).unwrap_err();
         assert!(matches!(e, ProgramError::IllegalForm { index: 0, .. }), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod cvt_tests {
+    use super::*;
+
+    #[test]
+    fn a_chain_through_bf16_runs_with_each_conversion_rounded_as_its_form_says() {
+        // f32 -> bf16 (.rz) -> fma.rn.bf16 -> f32: what a compiler emits for bf16 arithmetic.
+        let p = Program::parse(
+            "// inputs: %f0:f32\ncvt.rz.bf16.f32 %h1, %f0;\nfma.rn.bf16 %h2, %h1, %h1, %h1;\ncvt.f32.bf16 %f3, %h2;\n// outputs: %f3, %h1\n",
+        )
+        .unwrap();
+        // 1.00390625 * (1 + 2^-7 + 2^-16): .rz drops the 2^-16, giving 1 + 2^-7 (0x3f81);
+        // (1+2^-7)^2 + (1+2^-7) = 2 + 3*2^-7 + 2^-14 rounds (ulp 2^-6) to 2 + 2^-5 = 0x4002.
+        let x = f32::from_bits(0x3f81_0000) * (1.0 + f32::powi(2.0, -16));
+        let got: Vec<u64> = p.run(&[x.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect();
+        assert_eq!(got, [0x4002_0000, 0x3f81]);
+        assert_eq!(p.requirement().0, 80);
+    }
+
+    #[test]
+    fn a_conversion_reads_its_source_type_and_says_so_when_given_another() {
+        let e = Program::parse("// inputs: %f0:f32\ncvt.f64.f16 %fd1, %f0;\n// outputs: %fd1\n").unwrap_err();
+        assert!(e.to_string().contains("needs f16 (a .b16 register)"), "{e}");
+        let packed = Program::parse("// inputs: %f0:f32, %f1:f32\ncvt.rn.f16x2.f32 %r2, %f0, %f1;\n// outputs: %r2\n").unwrap();
+        // d[31:16] = cvt(a), d[15:0] = cvt(b) (9.7.9.21).
+        let got = packed.run(&[0x3f80_0000, 0x4000_0000]).unwrap()[0].primary_bits();
+        assert_eq!(got, 0x3c00_4000);
     }
 }

@@ -42,7 +42,7 @@ fn generated_kernels_assemble_for_sm_80_90_100() {
 
 /// A one-instruction program around `form`.
 fn single_form_program(form: &Instr) -> Program {
-    let ty = form.ty.name();
+    let ty = form.src_type().name();
     let srcs: Vec<String> = (0..form.inputs).map(|i| format!("%x{i}")).collect();
     let text = format!(
         "// inputs: {}\n{form} %d, {};\n// outputs: %d\n",

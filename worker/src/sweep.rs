@@ -560,15 +560,14 @@ impl Report {
 }
 
 pub fn run(args: SweepArgs) -> Result<()> {
-    let instr = match Instr::parse_default(&args.instr) {
-        Ok(i) => i,
-        // A cvt/setp/set/selp form: its own sweep (`forms`).
-        Err(e) => match ptx::form::Form::parse(&args.instr) {
-            Ok(form) => return forms::run(&args, form),
-            Err(ptx::form::FormError::Unknown(_)) => return Err(e.into()),
-            Err(f) => return Err(f.into()),
-        },
-    };
+    // A cvt/setp/set/selp/mixed form has its own sweep (`forms`): a float-to-float `cvt` too,
+    // although programs hold it as an `Instr`, since its operands are not of its result type.
+    match ptx::form::Form::parse(&args.instr) {
+        Ok(form) => return forms::run(&args, form),
+        Err(ptx::form::FormError::Unknown(_)) => {}
+        Err(f) => return Err(f.into()),
+    }
+    let instr = Instr::parse_default(&args.instr)?;
     let bits = space_bits(&instr)?;
     let client = args.post.client()?;
     let spec: EngineSpec = match &args.target {

@@ -120,6 +120,14 @@ const PLANTED_BUGS: &[Planted] = &[
         within: 100_000,
         explained_by: "bound-exceeded",
     },
+    Planted {
+        deviation: "cvt-rz-as-rn",
+        args: &["--families", "cvt,fma", "--types", "f32,bf16", "--cases", "100000"],
+        instr_prefixes: &["cvt.rz.bf16.f32~", "cvt.rz.relu.bf16.f32~", "cvt.rz.satfinite.bf16.f32~", "cvt.rz.relu.satfinite.bf16.f32~"],
+        class: "rounding",
+        within: 100_000,
+        explained_by: "other-rounding",
+    },
 ];
 
 #[test]

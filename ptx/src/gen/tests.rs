@@ -234,3 +234,41 @@ fn generated_programs_run_in_the_interpreter_with_contraction_covered() {
     }
     assert!(contracted > 20, "only {contracted} results with a contracted alternative");
 }
+
+#[test]
+fn conversions_make_chains_across_formats() {
+    // Only cvt and fma: every chain between formats goes through a conversion.
+    let cfg = GenConfig { opcodes: vec![Opcode::Cvt, Opcode::Fma], min_len: 4, max_len: 12, ..target(90, 7, 8) };
+    let g = Generator::new(cfg).unwrap();
+    let t = Target { sm: 90, ptx: PtxVersion::new(7, 8) };
+    assert!(g.forms().any(|f| f.to_string() == "cvt.rn.bf16.f32") && g.forms().any(|f| f.to_string() == "cvt.f32.bf16"));
+    // 9.7.9.21: .satfinite needs PTX 8.1, so PTX 7.8 must not see it.
+    assert!(g.forms().all(|f| !f.to_string().contains("satfinite")));
+    let (mut cvts, mut fed) = (0, 0);
+    for p in programs(&g, 16, 500) {
+        assert_eq!(p.check_target(t), Ok(()), "{p}");
+        for (j, s) in p.body().iter().enumerate() {
+            if s.instr.op != Opcode::Cvt {
+                continue;
+            }
+            cvts += 1;
+            for &r in s.srcs() {
+                assert_eq!(p.reg_type(r).class(), RegClass::of(s.instr.src_type()), "{p}");
+                // A conversion reading an fma's result: the chain crosses formats.
+                fed += usize::from(p.definition(r).is_some_and(|d| d < j && p.body()[d].instr.op == Opcode::Fma));
+            }
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(3, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(cvts > 500 && fed > 100, "{cvts} conversions, {fed} reading an fma");
+}
+
+#[test]
+fn conversions_follow_the_type_list_on_both_sides() {
+    let cfg = GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32, Type::Bf16], ..target(90, 7, 8) };
+    let g = Generator::new(cfg).unwrap();
+    let both = [Type::F32, Type::Bf16];
+    assert!(g.forms().all(|f| both.contains(&f.ty) && both.contains(&f.src_type())));
+    let forms: Vec<String> = g.forms().map(|f| f.to_string()).collect();
+    assert!(forms.contains(&"cvt.rni.f32.f32".to_string()) && forms.contains(&"cvt.rz.bf16.f32".to_string()), "{forms:?}");
+}

@@ -70,7 +70,7 @@ impl Kernel {
                 .precision
                 .rounding()
                 .and_then(|mode| arith_loop(op, instr.ty.scalar(), mode, instr.ftz, instr.clamp)),
-            None => exact_loop(instr),
+            None => exact_loop(instr).or_else(|| cvt_loop(instr)),
         }
         .or_else(|| approx_loop(instr));
         Ok(Kernel { instr: *instr, run: run.unwrap_or(generic_loop), dedicated: run.is_some() })
@@ -103,7 +103,7 @@ impl Kernel {
     }
 
     fn fits(&self, c: &[u64; 3]) -> bool {
-        let bits = self.instr.ty.bits();
+        let bits = self.instr.src_type().bits();
         bits == 64 || c[..usize::from(self.instr.inputs)].iter().all(|v| v >> bits == 0)
     }
 }
@@ -295,6 +295,19 @@ fn exact_loop(instr: &Instr) -> Option<Loop> {
         Opcode::Testp => by_scalar!(testp_lanes),
         _ => return None,
     })
+}
+
+/// A float-to-float `cvt`: `crate::cvt::Primary`, its lane function chosen once per call.
+fn cvt_loop(instr: &Instr) -> Option<Loop> {
+    instr.as_cvt().map(|_| cvt_lanes as Loop)
+}
+
+fn cvt_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    let Some(c) = instr.as_cvt() else { return generic_loop(instr, ops, out) };
+    let p = crate::cvt::Primary::new(&c);
+    for (x, o) in ops.iter().zip(out.iter_mut()) {
+        *o = p.bits(x[0], x[1]);
+    }
 }
 
 /// Approximate forms: the primary result per lane from [`approx::Form::primary`] (the

@@ -108,3 +108,26 @@ fn every_form_on_special_operands_keeps_its_invariants() {
     }
     assert!(evaluated > 100_000, "only {evaluated} evaluations");
 }
+
+/// Every float-to-float `cvt` in programs (`isa::conversion::cvt_forms`): the batch kernel has
+/// a loop of its own and gives `eval`'s primary on every pair of specials (both lanes of the
+/// packed destinations).
+#[test]
+fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
+    let mut checked = 0;
+    for instr in crate::isa::conversion::cvt_forms() {
+        let kernel = Kernel::new(&instr).unwrap();
+        assert!(kernel.dedicated(), "{instr}");
+        let sp = specials(instr.src_type().scalar());
+        let n = usize::from(instr.inputs);
+        let cases: Vec<[u64; 3]> =
+            sp.iter().flat_map(|&a| sp.iter().map(move |&b| [a, if n == 2 { b } else { 0 }, 0])).collect();
+        let mut out = vec![0; cases.len()];
+        kernel.run(&cases, &mut out);
+        for (c, got) in cases.iter().zip(&out) {
+            assert_eq!(*got, eval(&instr, &c[..n]).unwrap().primary_bits(), "{instr} {:x?}", &c[..n]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 40_000, "{checked}");
+}

@@ -33,11 +33,14 @@ pub fn eval(instr: &Instr, operands: &[u64]) -> Result<Expectation, EvalError> {
     if operands.len() != expected {
         return Err(EvalError::Arity { form: instr.to_string(), expected, got: operands.len() });
     }
-    let bits = instr.ty.bits();
+    let bits = instr.src_type().bits();
     if bits < 64 {
         if let Some((index, &value)) = operands.iter().enumerate().find(|(_, &v)| v >> bits != 0) {
             return Err(EvalError::OperandWidth { form: instr.to_string(), index, value, bits });
         }
+    }
+    if instr.op == Opcode::Cvt {
+        return convert(instr, operands);
     }
     if instr.is_approximate() {
         // The acceptance model of .approx/.full, rsqrt, sin, cos, lg2, ex2, tanh (issue 4).
@@ -73,6 +76,25 @@ fn arity(instr: &Instr) -> usize {
         | Opcode::Lg2
         | Opcode::Ex2
         | Opcode::Tanh => 1,
+        // One source, or two f32 into a packed destination (9.7.9.21).
+        Opcode::Cvt => usize::from(instr.inputs).clamp(1, 2),
+    }
+}
+
+/// A float-to-float `cvt`: the result set of `crate::cvt`, which holds the section's rules.
+#[inline(never)]
+fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
+    let Some(c) = instr.as_cvt() else {
+        return Err(EvalError::Malformed { form: instr.to_string(), reason: "not a cvt between float formats" });
+    };
+    crate::cvt::eval(&c, ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) })
+}
+
+/// Why `crate::cvt::eval` refused (the operand count and widths are checked before it runs).
+fn cvt_reason(e: crate::cvt::CvtError) -> &'static str {
+    match e {
+        crate::cvt::CvtError::Operands { .. } => "wrong number of operands for this cvt",
+        _ => "not a legal cvt between float formats (validate the form)",
     }
 }
 
@@ -97,6 +119,8 @@ fn typed<F: Format>(instr: &Instr, ops: &[u64], mode: Rounding) -> Result<Expect
         Opcode::Rsqrt | Opcode::Sin | Opcode::Cos | Opcode::Lg2 | Opcode::Ex2 | Opcode::Tanh => {
             Err(EvalError::NotModelled { form: instr.to_string() })
         }
+        // `eval` has already answered through `convert`.
+        Opcode::Cvt => convert(instr, ops),
     }
 }
 

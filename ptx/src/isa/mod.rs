@@ -3,24 +3,29 @@
 //! An [`Instr`] is one instruction form (`min.ftz.NaN.xorsign.abs.f32` with 2 inputs), never
 //! its operands. Which forms are legal lives in [`rules`], from which `sm_XX` and PTX ISA version
 //! in [`requirements`], the API over both in [`table`], every legal form in [`forms`], and the
-//! PTX spelling in [`text`].
+//! PTX spelling in [`text`]. A float-to-float `cvt` (PTX ISA 9.7.9.21) is an `Instr` too, so
+//! that programs carry it like any other form: its legality, target and result are those of
+//! [`crate::cvt::Cvt`], to which [`conversion`] maps it.
 
 #[cfg(test)]
 mod census;
+pub mod conversion;
 mod diagnose;
 pub mod forms;
 pub mod requirements;
 pub mod rules;
 pub mod table;
+pub mod target;
 pub mod text;
 
 pub use forms::all_forms;
-pub use table::{IsaError, PtxVersion, Requirement, Target};
+pub use table::IsaError;
+pub use target::{PtxVersion, Requirement, Target};
 
 use crate::format::Scalar;
 use crate::rounding::Rounding;
 
-/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4.
+/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, and `cvt` between float formats (9.7.9.21).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Opcode {
     Testp,
@@ -43,10 +48,11 @@ pub enum Opcode {
     Lg2,
     Ex2,
     Tanh,
+    Cvt,
 }
 
 impl Opcode {
-    pub const ALL: [Opcode; 20] = [
+    pub const ALL: [Opcode; 21] = [
         Opcode::Testp,
         Opcode::Copysign,
         Opcode::Add,
@@ -67,6 +73,7 @@ impl Opcode {
         Opcode::Lg2,
         Opcode::Ex2,
         Opcode::Tanh,
+        Opcode::Cvt,
     ];
 
     pub fn name(self) -> &'static str {
@@ -91,12 +98,52 @@ impl Opcode {
             Opcode::Lg2 => "lg2",
             Opcode::Ex2 => "ex2",
             Opcode::Tanh => "tanh",
+            Opcode::Cvt => "cvt",
         }
     }
 
     pub fn from_name(s: &str) -> Option<Opcode> {
         Opcode::ALL.into_iter().find(|o| o.name() == s)
     }
+
+    /// Whether the structural table of 9.7.3/9.7.4 ([`rules`]) holds this opcode's forms;
+    /// `cvt`'s legality is the table of [`crate::cvt`].
+    pub fn in_arith_table(self) -> bool {
+        self != Opcode::Cvt
+    }
+}
+
+/// How a `cvt` rounds, where [`Precision`] cannot say it: to the destination format (`.rn`,
+/// `.rz`, `.rm`, `.rp`, in `Precision::Rounded`), or to an integral value in the same format
+/// (`.rni`, `.rzi`, `.rmi`, `.rpi`: "Integer rounding is required ... for same-size
+/// float-to-float conversions where the value is rounded to an integer", 9.7.9.21).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum RoundTo {
+    #[default]
+    Format,
+    Integer,
+}
+
+/// `.satfinite` (9.7.9.21, `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}{x2}.f32`): an out-of-range
+/// result becomes the sign-preserved MAX_NORM instead of infinity. It may come with `.relu`,
+/// which is why it is not a [`Clamp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Finite {
+    #[default]
+    Keep,
+    Saturate,
+}
+
+/// What a `cvt` form has beyond the fields every form has: its source type (the destination
+/// is [`Instr::ty`]), integer rounding and `.satfinite`. `.ftz`, `.sat`/`.relu` and the float
+/// rounding are the form's [`Instr::ftz`], [`Instr::clamp`] and [`Instr::precision`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Conversion {
+    /// The source type: `f16`, `bf16`, `f32` or `f64` (`f32` for the packed destinations,
+    /// which take two sources).
+    pub from: Type,
+    pub round_to: RoundTo,
+    pub finite: Finite,
 }
 
 /// The instruction type suffix (PTX ISA 9.7.3, 9.7.4; `.f32x2` in 9.7.3.3-6).
@@ -272,8 +319,11 @@ pub struct Instr {
     pub nan: NanMode,
     pub abs: AbsMode,
     pub ty: Type,
-    /// Number of source operands: 1, 2 or 3 (3 for fma/mad and 3-input min/max).
+    /// Number of source operands: 1, 2 or 3 (3 for fma/mad and 3-input min/max; 2 for a `cvt`
+    /// to `.f16x2`/`.bf16x2`).
     pub inputs: u8,
+    /// Only for `cvt`.
+    pub conv: Option<Conversion>,
 }
 
 impl Instr {
@@ -290,7 +340,8 @@ impl Instr {
             | Opcode::Cos
             | Opcode::Lg2
             | Opcode::Ex2
-            | Opcode::Tanh => 1,
+            | Opcode::Tanh
+            | Opcode::Cvt => 1,
             Opcode::Fma | Opcode::Mad => 3,
             _ => 2,
         };
@@ -304,7 +355,14 @@ impl Instr {
             abs: AbsMode::None,
             ty,
             inputs,
+            // A `cvt` built here converts from its own type: set the source, then validate.
+            conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep }),
         }
+    }
+
+    /// The type of the source operands: the form's type, except for a `cvt`.
+    pub fn src_type(&self) -> Type {
+        self.conv.map_or(self.ty, |c| c.from)
     }
 
     /// The register type of the destination (`pred` for testp).

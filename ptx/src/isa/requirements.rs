@@ -6,7 +6,7 @@
 //! such row says so). Where ptxas is more lenient for pre-sm_53 targets (it lets `sm_10` use f64,
 //! demoted to f32), the text decides. docs/isa-table.md lists every check.
 
-use super::table::{PtxVersion, Requirement};
+use super::target::{PtxVersion, Requirement};
 use super::{AbsMode, Clamp, Ftz, Instr, NanMode, Opcode, Precision, Type};
 use crate::rounding::Rounding;
 

@@ -4,52 +4,10 @@
 //! The tables themselves live in [`super::rules`] (structure) and [`super::requirements`]
 //! (targets); the wording of errors in [`super::diagnose`].
 
-use std::fmt;
 
 use super::rules::{Source, FORM_RULES};
-use super::Instr;
-
-/// A PTX ISA version, e.g. 8.6 = `PtxVersion { major: 8, minor: 6 }`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PtxVersion {
-    pub major: u8,
-    pub minor: u8,
-}
-
-impl PtxVersion {
-    pub const fn new(major: u8, minor: u8) -> PtxVersion {
-        PtxVersion { major, minor }
-    }
-}
-
-/// As in `.version 8.6`.
-impl fmt::Display for PtxVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
-
-/// A compilation target: `.target sm_XX` and `.version X.Y`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Target {
-    /// `sm_90` is 90, `sm_100` is 100.
-    pub sm: u32,
-    pub ptx: PtxVersion,
-}
-
-impl Target {
-    pub const fn new(sm: u32, ptx: PtxVersion) -> Target {
-        Target { sm, ptx }
-    }
-}
-
-/// The lowest target an instruction form needs, and the spec section that says so.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Requirement {
-    pub sm: u32,
-    pub ptx: PtxVersion,
-    pub section: &'static str,
-}
+use super::{Instr, Opcode};
+pub use super::target::{PtxVersion, Requirement, Target};
 
 /// Why an instruction text or form is not legal PTX.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -73,7 +31,11 @@ pub enum IsaError {
 
 impl Instr {
     /// Check the form against the spec's syntax rules (modifier sets per opcode and type).
+    /// A `cvt` is checked against the table of `crate::cvt` instead (9.7.9.21).
     pub fn validate(&self) -> Result<(), IsaError> {
+        if self.op == Opcode::Cvt || self.conv.is_some() {
+            return self.validate_cvt().map(|_| ());
+        }
         if FORM_RULES.iter().any(|r| r.admits(self)) {
             Ok(())
         } else {
@@ -84,6 +46,9 @@ impl Instr {
     /// The minimum sm and PTX ISA version of this (validated) form.
     /// (For a form that does not validate the answer is meaningless, but never a panic.)
     pub fn requirement(&self) -> Requirement {
+        if let Some(c) = self.as_cvt() {
+            return c.requirement();
+        }
         super::requirements::requirement_of(self)
     }
 
@@ -110,6 +75,10 @@ impl Instr {
     /// Whether the PTX ISA text documents this form. False for a legal form only ptxas accepts
     /// (`fma.rz.bf16`: see docs/isa-table.md) and for illegal forms.
     pub fn is_documented(&self) -> bool {
+        // Every `cvt` the table of `crate::cvt` accepts is a documented one.
+        if self.op == Opcode::Cvt {
+            return self.validate().is_ok();
+        }
         FORM_RULES.iter().any(|r| r.source == Source::Spec && r.admits(self))
     }
 }

@@ -47,6 +47,10 @@ impl Instr {
 /// Prints the mnemonic exactly as PTX spells it, e.g. `rcp.approx.ftz.f64`.
 impl fmt::Display for Instr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A `cvt` is spelled by its own table (the source type last: `cvt.rn.bf16.f32`).
+        if let Some(c) = self.as_cvt() {
+            return fmt::Display::fmt(&c, f);
+        }
         f.write_str(self.op.name())?;
         if let Some(t) = self.testp {
             write!(f, ".{}", t.name())?;
@@ -73,7 +77,12 @@ impl fmt::Display for Instr {
             AbsMode::Abs => f.write_str(".abs")?,
             AbsMode::XorsignAbs => f.write_str(".xorsign.abs")?,
         }
-        write!(f, ".{}", self.ty.name())
+        write!(f, ".{}", self.ty.name())?;
+        // A malformed `cvt` (one `as_cvt` refuses) still shows its source.
+        match self.conv {
+            Some(c) => write!(f, ".{}", c.from.name()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -180,6 +189,9 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
              (no spaces, operands or predicates)",
             shown(s)
         )));
+    }
+    if s == "cvt" || s.starts_with("cvt.") {
+        return super::conversion::parse_cvt(s);
     }
     let words: Vec<&str> = s.split('.').collect();
     if words.iter().any(|w| w.is_empty()) {

@@ -190,6 +190,7 @@ fn fused_fma(add: &Instr) -> Instr {
         abs: AbsMode::None,
         ty: add.ty,
         inputs: 3,
+        conv: None,
     }
 }
 

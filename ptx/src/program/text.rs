@@ -228,7 +228,7 @@ impl Builder {
         let mut body = Vec::with_capacity(self.stmts.len());
         for (j, s) in self.stmts.iter().enumerate() {
             let mut src = [Reg(0); 3];
-            let need = RegClass::of(s.instr.ty);
+            let need = RegClass::of(s.instr.src_type());
             for (slot, name) in src.iter_mut().zip(&s.srcs) {
                 let r = *regs.get(name.as_str()).ok_or_else(|| ProgramError::UnknownRegister {
                     place: format!("instruction {j} (`{}`)", s.text),
@@ -244,7 +244,7 @@ impl Builder {
                         form: s.instr.to_string(),
                         reg: name.clone(),
                         found: have.name(),
-                        expected: s.instr.ty.name(),
+                        expected: s.instr.src_type().name(),
                         expected_ty: &need.ptx_type()[1..],
                     });
                 }

@@ -238,7 +238,7 @@ pub fn arm_text(form: &Instr) -> String {
     let n = form.inputs as usize;
     let srcs: Vec<Reg> = (0..n as u16).map(Reg).collect();
     let p = Program::new(
-        vec![form.ty; n],
+        vec![form.src_type(); n],
         vec![Stmt::new(*form, &srcs).expect("an arm's form takes `inputs` sources")],
         vec![Reg(n as u16)],
     )
@@ -249,7 +249,7 @@ pub fn arm_text(form: &Instr) -> String {
 /// Arm `k`: load sources from slots a15.., run the form, store the destination (slot a14).
 fn write_arm(o: &mut String, k: usize, form: &Instr) {
     let n = form.inputs as usize;
-    let class = RegClass::of(form.ty);
+    let class = RegClass::of(form.src_type());
     let _ = writeln!(o, "VM_A{k}: // arm {k}: {form} ({n} inputs)");
     let ld = match class {
         RegClass::F32 => "f32",
@@ -262,7 +262,7 @@ fn write_arm(o: &mut String, k: usize, form: &Instr) {
         let _ = writeln!(o, "\tld.local.{ld} {}{i}, [%v_a{}];", class.prefix(), 15 + i);
     }
     let _ = writeln!(o, "\t{}", arm_text(form));
-    let dst_class = if form.dest_is_predicate() { RegClass::Pred } else { class };
+    let dst_class = if form.dest_is_predicate() { RegClass::Pred } else { RegClass::of(form.ty) };
     let d = format!("{}{n}", dst_class.prefix());
     // Zero-extend to the 64-bit slot, as `kernel`'s output stores do.
     match dst_class {
@@ -333,7 +333,8 @@ mod tests {
             "{}",
             &m[..2000]
         );
-        assert!(m.starts_with(".version 7.8\n.target sm_90\n"));
+        // PTX 8.1: the `cvt...satfinite` arms need it (9.7.9.21, PTX ISA notes).
+        assert!(m.starts_with(".version 8.1\n.target sm_90\n"));
         assert_eq!(module(91).unwrap_err(), VmError::UnknownSm(91));
     }
 }

@@ -11,6 +11,8 @@
 //! - `minmax-zeros`: min/max return the first operand when all operands are zeros;
 //! - `rcp-binade`: rcp.approx.f32 is 2 ulps off (1 beyond its 1-ulp bound, 9.7.3.13) for
 //!   inputs in +-[1, 2).
+//! - `cvt-rz-as-rn`: `cvt.rz{.relu}{.satfinite}.bf16.f32` rounds to nearest (a conversion
+//!   inside programs: the campaign must find it through chains of other formats, issue 16).
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -32,9 +34,10 @@ enum Deviation {
     SatNan,
     MinmaxZeros,
     RcpBinade,
+    CvtRzAsRn,
 }
 
-const NAMES: [(&str, Deviation); 7] = [
+const NAMES: [(&str, Deviation); 8] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -42,6 +45,7 @@ const NAMES: [(&str, Deviation); 7] = [
     ("sat-nan", Deviation::SatNan),
     ("minmax-zeros", Deviation::MinmaxZeros),
     ("rcp-binade", Deviation::RcpBinade),
+    ("cvt-rz-as-rn", Deviation::CvtRzAsRn),
 ];
 
 fn main() {
@@ -161,6 +165,14 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
         }
         Deviation::RzAsRn
             if i.op == Opcode::Add && ty == Type::F32 && i.precision == Precision::Rounded(Rounding::Rz) =>
+        {
+            primary(&Instr { precision: Precision::Rounded(Rounding::Rn), ..*i }, ops)
+        }
+        Deviation::CvtRzAsRn
+            if i.op == Opcode::Cvt
+                && ty == Type::Bf16
+                && i.src_type() == Type::F32
+                && i.precision == Precision::Rounded(Rounding::Rz) =>
         {
             primary(&Instr { precision: Precision::Rounded(Rounding::Rn), ..*i }, ops)
         }

@@ -90,7 +90,7 @@ pub enum CaptureError {
 pub fn program_of(instr: &Instr) -> Result<Program, ptx::program::ProgramError> {
     let n = instr.inputs as usize;
     let srcs: Vec<Reg> = (0..n).map(|k| Reg(k as u16)).collect();
-    Program::new(vec![instr.ty; n], vec![Stmt::new(*instr, &srcs)?], vec![Reg(n as u16)])
+    Program::new(vec![instr.src_type(); n], vec![Stmt::new(*instr, &srcs)?], vec![Reg(n as u16)])
 }
 
 impl Capture {
@@ -188,24 +188,26 @@ impl Capture {
         if let Some(&s) = self.by_name.get(mnemonic) {
             return Ok(s);
         }
-        let slot = match Instr::parse(mnemonic, k) {
-            Ok(instr) if instr.inputs as usize == k => {
-                let program = program_of(&instr).map_err(|e| e.to_string())?;
-                self.forms.push(RecordedForm { instr, program, cases: Vec::new(), results: HashMap::new() });
-                Slot::Instr(self.forms.len() - 1)
-            }
-            Ok(_) => return Err(format!("{k} operand(s) do not fit")),
-            Err(e) => {
-                let form = Form::parse(mnemonic).map_err(|f| match f {
-                    ptx::form::FormError::Unknown(_) => e.to_string(),
-                    f => f.to_string(),
-                })?;
+        // The forms outside 9.7.3/9.7.4 first: a float `cvt` line is a `Form` line, as
+        // `capture --forms` writes it, although programs hold that `cvt` as an `Instr`.
+        let slot = match Form::parse(mnemonic) {
+            Ok(form) => {
                 if form.operands().len() != k {
                     return Err(format!("{form} takes {} operand(s), the line has {k}", form.operands().len()));
                 }
                 self.others.push(RecordedOther { form, cases: Vec::new(), results: HashMap::new() });
                 Slot::Other(self.others.len() - 1)
             }
+            Err(ptx::form::FormError::Unknown(_)) => match Instr::parse(mnemonic, k) {
+                Ok(instr) if instr.inputs as usize == k => {
+                    let program = program_of(&instr).map_err(|e| e.to_string())?;
+                    self.forms.push(RecordedForm { instr, program, cases: Vec::new(), results: HashMap::new() });
+                    Slot::Instr(self.forms.len() - 1)
+                }
+                Ok(_) => return Err(format!("{k} operand(s) do not fit")),
+                Err(e) => return Err(e.to_string()),
+            },
+            Err(f) => return Err(f.to_string()),
         };
         self.by_name.insert(mnemonic.to_string(), slot);
         Ok(slot)
