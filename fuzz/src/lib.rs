@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, Clamp, Conversion, Finite, Ftz, Instr, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
+use ptx::isa::{AbsMode, Clamp, CmpOp, Conversion, Finite, Ftz, Instr, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, RegClass};
 use ptx::Rounding;
@@ -51,7 +51,8 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     } else {
         None
     };
-    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv })
+    let cmp = if op == Opcode::Setp || u.ratio(1u8, 8)? { Some(*u.choose(&CmpOp::ALL)?) } else { None };
+    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv, cmp })
 }
 
 /// Printing and parsing agree with validation: a legal form prints as text that parses back to

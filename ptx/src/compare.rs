@@ -3,7 +3,8 @@
 //! ordered and unordered ones, `num`, `nan`, `.ftz`, the `.BoolOp` combination with a
 //! predicate `{!}c`, and `selp` (9.7.6.3). The spelling, its legality (a table of the
 //! sections' syntax lines and notes, one row per rule, each with its source), the sm and PTX
-//! version each form needs, and the result ([`eval`]): every result is a single value.
+//! version each form needs, and the result ([`eval`]): every result is a single value. The
+//! scalar float `setp` forms are instructions of programs too (`crate::isa::comparison`).
 //!
 //! One reading is this module's: 9.7.7.1's Semantics pseudo-code writes `if (dtype == .f16x2 ||
 //! stype == .bf16x2)` and `else if (dtype == .f16 || stype == .bf16)`, which would give
@@ -23,7 +24,7 @@ mod eval;
 pub use eval::{eval, Compared};
 
 /// `.CmpOp`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CmpOp {
     Eq,
     Ne,

@@ -372,13 +372,15 @@ pub fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
 }
 
 /// Every form a program may hold (for some target), computed once, sorted: the forms of
-/// 9.7.3/9.7.4 ([`crate::isa::all_forms`]) and every documented float-to-float `cvt`
-/// ([`crate::isa::conversion::cvt_forms`]).
+/// 9.7.3/9.7.4 ([`crate::isa::all_forms`]), every documented float-to-float `cvt`
+/// ([`crate::isa::conversion::cvt_forms`]) and scalar float `setp`
+/// ([`crate::isa::comparison::setp_forms`]).
 pub fn legal_forms() -> &'static [Instr] {
     static FORMS: std::sync::OnceLock<Vec<Instr>> = std::sync::OnceLock::new();
     FORMS.get_or_init(|| {
         let mut v = crate::isa::all_forms();
         v.extend(crate::isa::conversion::cvt_forms());
+        v.extend(crate::isa::comparison::setp_forms());
         v.sort_unstable();
         v
     })

@@ -513,4 +513,21 @@ mod cvt_tests {
         let got = packed.run(&[0x3f80_0000, 0x4000_0000]).unwrap()[0].primary_bits();
         assert_eq!(got, 0x3c00_4000);
     }
+
+    #[test]
+    fn a_comparison_of_a_computed_nan_is_unordered() {
+        // inf - inf is NaN: every ordered comparison with it is false, every unordered one true.
+        let p = Program::parse(
+            "// inputs: %f0:f32
+sub.rn.f32 %f1, %f0, %f0;
+setp.lt.f32 %p2, %f1, %f0;
+setp.ltu.f32 %p3, %f1, %f0;
+// outputs: %p2, %p3
+",
+        )
+        .unwrap();
+        let got: Vec<u64> = p.run(&[0x7f80_0000]).unwrap().iter().map(|e| e.primary_bits()).collect();
+        assert_eq!(got, [0, 1]);
+        assert_eq!(p.reg_type(Reg(2)), ValType::Pred);
+    }
 }

@@ -272,3 +272,20 @@ fn conversions_follow_the_type_list_on_both_sides() {
     let forms: Vec<String> = g.forms().map(|f| f.to_string()).collect();
     assert!(forms.contains(&"cvt.rni.f32.f32".to_string()) && forms.contains(&"cvt.rz.bf16.f32".to_string()), "{forms:?}");
 }
+
+#[test]
+fn comparisons_read_computed_values_and_their_predicates_are_outputs() {
+    let cfg = GenConfig { opcodes: vec![Opcode::Setp, Opcode::Mul], min_len: 3, max_len: 8, ..target(90, 7, 8) };
+    let g = Generator::new(cfg).unwrap();
+    let (mut setps, mut on_results) = (0, 0);
+    for p in programs(&g, 17, 300) {
+        for (j, s) in p.body().iter().enumerate().filter(|(_, s)| s.instr.op == Opcode::Setp) {
+            setps += 1;
+            assert!(p.outputs().contains(&p.dst(j)), "a predicate nothing reads is an output: {p}");
+            on_results += s.srcs().iter().filter(|&&r| p.definition(r).is_some()).count();
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(setps > 200 && on_results > 50, "{setps} setp, {on_results} operands from a mul");
+    assert_eq!(g.forms().filter(|f| f.op == Opcode::Setp).count(), 84);
+}

@@ -70,7 +70,7 @@ impl Kernel {
                 .precision
                 .rounding()
                 .and_then(|mode| arith_loop(op, instr.ty.scalar(), mode, instr.ftz, instr.clamp)),
-            None => exact_loop(instr).or_else(|| cvt_loop(instr)),
+            None => exact_loop(instr).or_else(|| cvt_loop(instr)).or_else(|| setp_loop(instr)),
         }
         .or_else(|| approx_loop(instr));
         Ok(Kernel { instr: *instr, run: run.unwrap_or(generic_loop), dedicated: run.is_some() })
@@ -307,6 +307,18 @@ fn cvt_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let p = crate::cvt::Primary::new(&c);
     for (x, o) in ops.iter().zip(out.iter_mut()) {
         *o = p.bits(x[0], x[1]);
+    }
+}
+
+/// A scalar float `setp`: `crate::compare::eval`'s predicate, without building the expectation.
+fn setp_loop(instr: &Instr) -> Option<Loop> {
+    instr.as_setp().map(|_| setp_lanes as Loop)
+}
+
+fn setp_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    let Some(c) = instr.as_setp() else { return generic_loop(instr, ops, out) };
+    for (x, o) in ops.iter().zip(out.iter_mut()) {
+        *o = matches!(crate::compare::eval(&c, &x[..2]), Ok(crate::compare::Compared::Predicates { p: true, .. })) as u64;
     }
 }
 

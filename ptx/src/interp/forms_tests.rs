@@ -131,3 +131,20 @@ fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
     }
     assert!(checked > 40_000, "{checked}");
 }
+
+/// Every scalar float `setp` in programs: the batch kernel's loop gives `eval`'s predicate on
+/// every pair of specials.
+#[test]
+fn setp_kernel_loop_gives_the_predicate_of_eval_on_every_form() {
+    for instr in crate::isa::comparison::setp_forms() {
+        let kernel = Kernel::new(&instr).unwrap();
+        assert!(kernel.dedicated(), "{instr}");
+        let sp = specials(instr.ty.scalar());
+        let cases: Vec<[u64; 3]> = sp.iter().flat_map(|&a| sp.iter().map(move |&b| [a, b, 0])).collect();
+        let mut out = vec![0; cases.len()];
+        kernel.run(&cases, &mut out);
+        for (c, got) in cases.iter().zip(&out) {
+            assert_eq!(*got, eval(&instr, &c[..2]).unwrap().primary_bits(), "{instr} {:x?}", &c[..2]);
+        }
+    }
+}

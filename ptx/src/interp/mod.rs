@@ -42,6 +42,9 @@ pub fn eval(instr: &Instr, operands: &[u64]) -> Result<Expectation, EvalError> {
     if instr.op == Opcode::Cvt {
         return convert(instr, operands);
     }
+    if instr.op == Opcode::Setp {
+        return compare(instr, operands);
+    }
     if instr.is_approximate() {
         // The acceptance model of .approx/.full, rsqrt, sin, cos, lg2, ex2, tanh (issue 4).
         return crate::approx::eval(instr, operands);
@@ -78,6 +81,7 @@ fn arity(instr: &Instr) -> usize {
         | Opcode::Tanh => 1,
         // One source, or two f32 into a packed destination (9.7.9.21).
         Opcode::Cvt => usize::from(instr.inputs).clamp(1, 2),
+        Opcode::Setp => 2,
     }
 }
 
@@ -88,6 +92,18 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
         return Err(EvalError::Malformed { form: instr.to_string(), reason: "not a cvt between float formats" });
     };
     crate::cvt::eval(&c, ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) })
+}
+
+/// A scalar float `setp`: the predicate `crate::compare` gives (every result a single value).
+#[inline(never)]
+fn compare(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
+    let malformed = |reason| EvalError::Malformed { form: instr.to_string(), reason };
+    let c = instr.as_setp().ok_or(malformed("not a scalar float setp"))?;
+    match crate::compare::eval(&c, ops) {
+        Ok(crate::compare::Compared::Predicates { p, .. }) => Ok(Expectation::predicate(p)),
+        Ok(_) => Err(malformed("a setp gives predicates")),
+        Err(_) => Err(malformed("not a legal setp (validate the form)")),
+    }
 }
 
 /// Why `crate::cvt::eval` refused (the operand count and widths are checked before it runs).
@@ -119,8 +135,9 @@ fn typed<F: Format>(instr: &Instr, ops: &[u64], mode: Rounding) -> Result<Expect
         Opcode::Rsqrt | Opcode::Sin | Opcode::Cos | Opcode::Lg2 | Opcode::Ex2 | Opcode::Tanh => {
             Err(EvalError::NotModelled { form: instr.to_string() })
         }
-        // `eval` has already answered through `convert`.
+        // `eval` has already answered through `convert` and `compare`.
         Opcode::Cvt => convert(instr, ops),
+        Opcode::Setp => compare(instr, ops),
     }
 }
 

@@ -51,6 +51,7 @@ impl Instr {
                 round_to,
                 finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
             }),
+            cmp: None,
         }
     }
 
@@ -58,7 +59,7 @@ impl Instr {
     /// whether that form is legal: [`Cvt::check`]); `None` for every other opcode.
     pub fn as_cvt(&self) -> Option<Cvt> {
         let conv = self.conv.filter(|_| self.op == Opcode::Cvt)?;
-        if self.testp.is_some() || self.nan != NanMode::Number || self.abs != AbsMode::None || conv.from.lanes() != 1 {
+        if self.testp.is_some() || self.cmp.is_some() || self.nan != NanMode::Number || self.abs != AbsMode::None || conv.from.lanes() != 1 {
             return None;
         }
         let rounding = match (self.precision, conv.round_to) {

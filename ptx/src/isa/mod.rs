@@ -5,10 +5,12 @@
 //! in [`requirements`], the API over both in [`table`], every legal form in [`forms`], and the
 //! PTX spelling in [`text`]. A float-to-float `cvt` (PTX ISA 9.7.9.21) is an `Instr` too, so
 //! that programs carry it like any other form: its legality, target and result are those of
-//! [`crate::cvt::Cvt`], to which [`conversion`] maps it.
+//! [`crate::cvt::Cvt`], to which [`conversion`] maps it. So is a scalar float `setp`
+//! (9.7.6.2, 9.7.7.2), through [`comparison`] to [`crate::compare::Compare`].
 
 #[cfg(test)]
 mod census;
+pub mod comparison;
 pub mod conversion;
 mod diagnose;
 pub mod forms;
@@ -22,10 +24,12 @@ pub use forms::all_forms;
 pub use table::IsaError;
 pub use target::{PtxVersion, Requirement, Target};
 
+pub use crate::compare::CmpOp;
 use crate::format::Scalar;
 use crate::rounding::Rounding;
 
-/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, and `cvt` between float formats (9.7.9.21).
+/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, `cvt` between float formats (9.7.9.21)
+/// and `setp` on a float type (9.7.6.2, 9.7.7.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Opcode {
     Testp,
@@ -49,10 +53,11 @@ pub enum Opcode {
     Ex2,
     Tanh,
     Cvt,
+    Setp,
 }
 
 impl Opcode {
-    pub const ALL: [Opcode; 21] = [
+    pub const ALL: [Opcode; 22] = [
         Opcode::Testp,
         Opcode::Copysign,
         Opcode::Add,
@@ -74,6 +79,7 @@ impl Opcode {
         Opcode::Ex2,
         Opcode::Tanh,
         Opcode::Cvt,
+        Opcode::Setp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,6 +105,7 @@ impl Opcode {
             Opcode::Ex2 => "ex2",
             Opcode::Tanh => "tanh",
             Opcode::Cvt => "cvt",
+            Opcode::Setp => "setp",
         }
     }
 
@@ -107,9 +114,9 @@ impl Opcode {
     }
 
     /// Whether the structural table of 9.7.3/9.7.4 ([`rules`]) holds this opcode's forms;
-    /// `cvt`'s legality is the table of [`crate::cvt`].
+    /// `cvt`'s legality is the table of [`crate::cvt`], `setp`'s that of [`crate::compare`].
     pub fn in_arith_table(self) -> bool {
-        self != Opcode::Cvt
+        !matches!(self, Opcode::Cvt | Opcode::Setp)
     }
 }
 
@@ -324,6 +331,8 @@ pub struct Instr {
     pub inputs: u8,
     /// Only for `cvt`.
     pub conv: Option<Conversion>,
+    /// Only for `setp`: the comparison operator (`.lt`, `.equ`, `.num`, ...).
+    pub cmp: Option<CmpOp>,
 }
 
 impl Instr {
@@ -342,6 +351,7 @@ impl Instr {
             | Opcode::Ex2
             | Opcode::Tanh
             | Opcode::Cvt => 1,
+            Opcode::Setp => 2,
             Opcode::Fma | Opcode::Mad => 3,
             _ => 2,
         };
@@ -357,6 +367,8 @@ impl Instr {
             inputs,
             // A `cvt` built here converts from its own type: set the source, then validate.
             conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep }),
+            // A `setp` built here compares for equality: set the operator, then validate.
+            cmp: (op == Opcode::Setp).then_some(CmpOp::Eq),
         }
     }
 
@@ -365,9 +377,9 @@ impl Instr {
         self.conv.map_or(self.ty, |c| c.from)
     }
 
-    /// The register type of the destination (`pred` for testp).
+    /// The register type of the destination (`pred` for testp and setp).
     pub fn dest_is_predicate(&self) -> bool {
-        self.op == Opcode::Testp
+        matches!(self.op, Opcode::Testp | Opcode::Setp)
     }
 
     /// Whether the result is approximate (issue 4's acceptance model) rather than IEEE-exact.

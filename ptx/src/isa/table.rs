@@ -36,6 +36,9 @@ impl Instr {
         if self.op == Opcode::Cvt || self.conv.is_some() {
             return self.validate_cvt().map(|_| ());
         }
+        if self.op == Opcode::Setp || self.cmp.is_some() {
+            return self.validate_setp().map(|_| ());
+        }
         if FORM_RULES.iter().any(|r| r.admits(self)) {
             Ok(())
         } else {
@@ -47,6 +50,9 @@ impl Instr {
     /// (For a form that does not validate the answer is meaningless, but never a panic.)
     pub fn requirement(&self) -> Requirement {
         if let Some(c) = self.as_cvt() {
+            return c.requirement();
+        }
+        if let Some(c) = self.as_setp() {
             return c.requirement();
         }
         super::requirements::requirement_of(self)
@@ -75,8 +81,8 @@ impl Instr {
     /// Whether the PTX ISA text documents this form. False for a legal form only ptxas accepts
     /// (`fma.rz.bf16`: see docs/isa-table.md) and for illegal forms.
     pub fn is_documented(&self) -> bool {
-        // Every `cvt` the table of `crate::cvt` accepts is a documented one.
-        if self.op == Opcode::Cvt {
+        // Every `cvt` and `setp` their tables accept is a documented one.
+        if matches!(self.op, Opcode::Cvt | Opcode::Setp) {
             return self.validate().is_ok();
         }
         FORM_RULES.iter().any(|r| r.source == Source::Spec && r.admits(self))

@@ -51,6 +51,9 @@ impl fmt::Display for Instr {
         if let Some(c) = self.as_cvt() {
             return fmt::Display::fmt(&c, f);
         }
+        if let Some(c) = self.as_setp() {
+            return fmt::Display::fmt(&c, f);
+        }
         f.write_str(self.op.name())?;
         if let Some(t) = self.testp {
             write!(f, ".{}", t.name())?;
@@ -78,9 +81,12 @@ impl fmt::Display for Instr {
             AbsMode::XorsignAbs => f.write_str(".xorsign.abs")?,
         }
         write!(f, ".{}", self.ty.name())?;
-        // A malformed `cvt` (one `as_cvt` refuses) still shows its source.
-        match self.conv {
-            Some(c) => write!(f, ".{}", c.from.name()),
+        // A malformed `cvt` or `setp` (one `as_cvt`/`as_setp` refuses) still shows its fields.
+        if let Some(c) = self.conv {
+            write!(f, ".{}", c.from.name())?;
+        }
+        match self.cmp {
+            Some(c) => write!(f, ".{}", c.name()),
             None => Ok(()),
         }
     }
@@ -192,6 +198,9 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
     }
     if s == "cvt" || s.starts_with("cvt.") {
         return super::conversion::parse_cvt(s);
+    }
+    if s == "setp" || ["setp.", "set.", "selp."].iter().any(|p| s.starts_with(p)) {
+        return super::comparison::parse_setp(s);
     }
     let words: Vec<&str> = s.split('.').collect();
     if words.iter().any(|w| w.is_empty()) {

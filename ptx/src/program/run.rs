@@ -191,6 +191,7 @@ fn fused_fma(add: &Instr) -> Instr {
         ty: add.ty,
         inputs: 3,
         conv: None,
+        cmp: None,
     }
 }
 
