@@ -66,15 +66,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
         AnyCvt::Int(c) => return cvt_int_line(&c, operands, accept, profile),
         AnyCvt::Float(c) => c,
     };
-    let type_of = |s: ptx::Scalar, packed: bool| match (s, packed) {
-        (ptx::Scalar::F16, false) => Type::F16,
-        (ptx::Scalar::F16, true) => Type::F16x2,
-        (ptx::Scalar::BF16, false) => Type::Bf16,
-        (ptx::Scalar::BF16, true) => Type::Bf16x2,
-        (ptx::Scalar::F32, _) => Type::F32,
-        (ptx::Scalar::F64, _) => Type::F64,
-    };
-    let (src, dst) = (type_of(c.src, false), type_of(c.dst, c.packed));
+    let (src, dst) = (Type::of(c.src, false), Type::of(c.dst, c.packed));
     let ops = operands.iter().map(|t| parse_operand(src, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
     Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, c.dst, dst, accept, profile, full))
 }
@@ -174,12 +166,7 @@ fn parse_int(ty: ptx::cvt::int::IntType, text: &str) -> Result<u64> {
 /// `HEX\tDECIMAL` in the destination type.
 fn cvt_int_line(c: &ptx::cvt::int::CvtInt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
     use ptx::cvt::int::Converted;
-    let float_ty = match c.float {
-        ptx::Scalar::F16 => Type::F16,
-        ptx::Scalar::BF16 => Type::Bf16,
-        ptx::Scalar::F32 => Type::F32,
-        ptx::Scalar::F64 => Type::F64,
-    };
+    let float_ty = Type::of(c.float, false);
     let ops = operands
         .iter()
         .map(|t| if c.to_int { parse_operand(float_ty, t).map_err(anyhow::Error::from) } else { parse_int(c.int, t) })

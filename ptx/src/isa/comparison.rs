@@ -9,17 +9,6 @@
 
 use super::{AbsMode, Clamp, Ftz, Instr, IsaError, NanMode, Opcode, Precision, Type};
 use crate::compare::{Compare, CompareError, Kind, Ty};
-use crate::format::Scalar;
-
-/// The instruction type of a scalar float operand.
-fn type_of(s: Scalar) -> Type {
-    match s {
-        Scalar::F16 => Type::F16,
-        Scalar::BF16 => Type::Bf16,
-        Scalar::F32 => Type::F32,
-        Scalar::F64 => Type::F64,
-    }
-}
 
 impl Instr {
     /// The instruction of a scalar float `setp`, or `None` for a form programs cannot hold
@@ -34,7 +23,7 @@ impl Instr {
             clamp: Clamp::None,
             nan: NanMode::Number,
             abs: AbsMode::None,
-            ty: type_of(s),
+            ty: Type::of(s, false),
             inputs: 2,
             conv: None,
             cmp: Some(cmp),

@@ -8,19 +8,6 @@
 
 use super::{Clamp, Conversion, Finite, Ftz, Instr, IsaError, NanMode, AbsMode, Opcode, Precision, RoundTo, Type};
 use crate::cvt::{Cvt, CvtError, CvtRounding, SECTION};
-use crate::format::Scalar;
-
-/// The instruction type of a `cvt` operand: `scalar`, packed or not.
-fn type_of(scalar: Scalar, packed: bool) -> Type {
-    match (scalar, packed) {
-        (Scalar::F16, false) => Type::F16,
-        (Scalar::F16, true) => Type::F16x2,
-        (Scalar::BF16, false) => Type::Bf16,
-        (Scalar::BF16, true) => Type::Bf16x2,
-        (Scalar::F32, _) => Type::F32,
-        (Scalar::F64, _) => Type::F64,
-    }
-}
 
 impl Instr {
     /// The instruction of a float-to-float `cvt` form.
@@ -44,10 +31,10 @@ impl Instr {
             },
             nan: NanMode::Number,
             abs: AbsMode::None,
-            ty: type_of(c.dst, c.packed),
+            ty: Type::of(c.dst, c.packed),
             inputs: c.inputs() as u8,
             conv: Some(Conversion {
-                from: type_of(c.src, false),
+                from: Type::of(c.src, false),
                 round_to,
                 finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
             }),

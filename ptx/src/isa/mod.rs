@@ -185,6 +185,20 @@ impl Type {
         Type::ALL.into_iter().find(|t| t.name() == s)
     }
 
+    /// The type of `scalar` lanes, two of them when `packed` (f16 and bf16 only: f32 and f64
+    /// stay scalar, as a `cvt`'s packed destinations and every other operand are): the inverse
+    /// of [`Type::scalar`] and [`Type::lanes`] for the half types.
+    pub fn of(scalar: Scalar, packed: bool) -> Type {
+        match (scalar, packed) {
+            (Scalar::F16, false) => Type::F16,
+            (Scalar::F16, true) => Type::F16x2,
+            (Scalar::BF16, false) => Type::Bf16,
+            (Scalar::BF16, true) => Type::Bf16x2,
+            (Scalar::F32, _) => Type::F32,
+            (Scalar::F64, _) => Type::F64,
+        }
+    }
+
     /// The format of one lane.
     pub fn scalar(self) -> Scalar {
         match self {
@@ -351,7 +365,6 @@ impl Instr {
             | Opcode::Ex2
             | Opcode::Tanh
             | Opcode::Cvt => 1,
-            Opcode::Setp => 2,
             Opcode::Fma | Opcode::Mad => 3,
             _ => 2,
         };
