@@ -38,12 +38,15 @@ pub enum MismatchClass {
     BoundExceeded,
     /// An approximate form whose special-case table fixes the result exactly, not followed.
     SpecialCaseTable,
+    /// A comparison's other outcome: a `setp` predicate or a `set` lane inverted (1.0 for
+    /// 0.0), or the operand a `selp` did not select (9.7.6.1-3).
+    Comparison,
     /// Anything else: a wrong number far from the right one, a wrong predicate.
     Gross,
 }
 
 impl MismatchClass {
-    pub const ALL: [MismatchClass; 10] = [
+    pub const ALL: [MismatchClass; 11] = [
         MismatchClass::NanVsNumber,
         MismatchClass::NanPayload,
         MismatchClass::SignedZero,
@@ -53,6 +56,7 @@ impl MismatchClass {
         MismatchClass::Rounding,
         MismatchClass::BoundExceeded,
         MismatchClass::SpecialCaseTable,
+        MismatchClass::Comparison,
         MismatchClass::Gross,
     ];
 
@@ -67,6 +71,7 @@ impl MismatchClass {
             MismatchClass::Rounding => "rounding",
             MismatchClass::BoundExceeded => "bound-exceeded",
             MismatchClass::SpecialCaseTable => "special-case-table",
+            MismatchClass::Comparison => "comparison",
             MismatchClass::Gross => "gross",
         }
     }
@@ -83,7 +88,7 @@ impl fmt::Display for MismatchClass {
 }
 
 
-/// The IEEE class of one operand lane (sign aside).
+/// The IEEE class of one operand lane (sign aside), or a predicate source's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OperandClass {
@@ -92,11 +97,31 @@ pub enum OperandClass {
     Normal,
     Inf,
     Nan,
+    /// A predicate source (`selp`'s `c`, a `.BoolOp`'s) that is false.
+    False,
+    /// A predicate source that is true.
+    True,
 }
 
 impl OperandClass {
-    pub const ALL: [OperandClass; 5] =
-        [OperandClass::Zero, OperandClass::Subnormal, OperandClass::Normal, OperandClass::Inf, OperandClass::Nan];
+    pub const ALL: [OperandClass; 7] = [
+        OperandClass::Zero,
+        OperandClass::Subnormal,
+        OperandClass::Normal,
+        OperandClass::Inf,
+        OperandClass::Nan,
+        OperandClass::False,
+        OperandClass::True,
+    ];
+
+    /// A predicate source's class.
+    pub fn of_predicate(bits: u64) -> OperandClass {
+        if bits & 1 == 1 {
+            OperandClass::True
+        } else {
+            OperandClass::False
+        }
+    }
 
     pub fn of(scalar: Scalar, lane_bits: u64) -> OperandClass {
         match scalar.classify(lane_bits) {
@@ -115,6 +140,8 @@ impl OperandClass {
             OperandClass::Normal => "normal",
             OperandClass::Inf => "inf",
             OperandClass::Nan => "nan",
+            OperandClass::False => "false",
+            OperandClass::True => "true",
         }
     }
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, Clamp, CmpOp, Conversion, Finite, Ftz, Instr, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
+use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, RegClass};
 use ptx::Rounding;
@@ -51,7 +51,13 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     } else {
         None
     };
-    let cmp = if op == Opcode::Setp || u.ratio(1u8, 8)? { Some(*u.choose(&CmpOp::ALL)?) } else { None };
+    // A comparison's own fields, on any opcode: only a `setp` or `set` may carry them.
+    let cmp = if matches!(op, Opcode::Setp | Opcode::Set) || u.ratio(1u8, 8)? {
+        let combine = if u.arbitrary()? { Some(*u.choose(&BoolOp::ALL)?) } else { None };
+        Some(Comparison { op: *u.choose(&CmpOp::ALL)?, combine, from: *u.choose(&Type::ALL)? })
+    } else {
+        None
+    };
     Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv, cmp })
 }
 

@@ -4,7 +4,9 @@
 //! predicate `{!}c`, and `selp` (9.7.6.3). The spelling, its legality (a table of the
 //! sections' syntax lines and notes, one row per rule, each with its source), the sm and PTX
 //! version each form needs, and the result ([`eval`]): every result is a single value. The
-//! scalar float `setp` forms are instructions of programs too (`crate::isa::comparison`).
+//! float forms whose operands a program's registers hold (scalar `setp` with or without
+//! `.BoolOp`, `set` to a float type, `selp.f32`/`.f64`) are instructions of programs too
+//! (`crate::isa::comparison`).
 //!
 //! One reading is this module's: 9.7.7.1's Semantics pseudo-code writes `if (dtype == .f16x2 ||
 //! stype == .bf16x2)` and `else if (dtype == .f16 || stype == .bf16)`, which would give
@@ -104,7 +106,7 @@ impl CmpOp {
 }
 
 /// `.BoolOp`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BoolOp {
     And,
     Or,

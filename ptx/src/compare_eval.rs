@@ -106,7 +106,12 @@ pub fn eval(c: &Compare, ops: &[u64]) -> Result<Compared, CompareError> {
     };
     let combine = |t: bool| c.bool_op.map_or(t, |o: BoolOp| o.apply(t, pred));
     let (lane_ty, n, w) = lanes(c.ty);
-    let t: Vec<bool> = (0..n).map(|i| test(c, op, lane_ty, a >> (i * w) & mask(w), b >> (i * w) & mask(w))).collect();
+    // At most two lanes: an array, not a Vec (this runs once per case in campaigns).
+    let mut t = [false; 2];
+    for (i, ti) in t.iter_mut().enumerate().take(n as usize) {
+        *ti = test(c, op, lane_ty, a >> (i as u32 * w) & mask(w), b >> (i as u32 * w) & mask(w));
+    }
+    let t = &t[..n as usize];
     Ok(match c.kind {
         Kind::Setp if n == 2 => Compared::Predicates { p: combine(t[0]), q: Some(combine(t[1])) },
         Kind::Setp if c.ty.half().is_some() => Compared::Predicates { p: combine(t[0]), q: None },

@@ -18,7 +18,7 @@ pub use config::GenConfig;
 pub use operand::{case, case_into, operand, operand_for, operand_with, Choices, Draw, Specials};
 
 use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
-use crate::program::{Program, Reg, RegClass, Stmt};
+use crate::program::{Program, Reg, RegClass, Stmt, ValType};
 use operand::{chance, threshold};
 
 /// Why a config cannot generate programs.
@@ -94,7 +94,8 @@ struct Odds {
 /// allocates nothing but the program itself.
 #[derive(Default)]
 struct Scratch {
-    /// Per register class, the instructions whose results can be read.
+    /// Per register class, the instructions whose results can be read (predicates too: the
+    /// third source of `selp` and of a `.BoolOp` reads one).
     results: [Vec<u16>; 6],
     /// Per register class, the inputs that can be read.
     inputs: [Vec<u16>; 6],
@@ -103,10 +104,8 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn clear(&mut self, len: usize) {
+    fn clear(&mut self) {
         self.results.iter_mut().chain(&mut self.inputs).for_each(Vec::clear);
-        self.used.clear();
-        self.used.resize(len, false);
     }
 }
 
@@ -123,6 +122,10 @@ pub struct Generator {
     odds: Odds,
     /// The unrounded mul forms on offer (for contraction pairs).
     muls: Vec<Instr>,
+    /// The `setp` forms (no `.BoolOp`) of the config's types at its target, whatever its
+    /// opcodes: a form that reads a predicate (`selp`, a `.BoolOp`) when no instruction has
+    /// defined one gets one of these first (predicates are never program inputs).
+    setps: Vec<Instr>,
 }
 
 impl Generator {
@@ -146,15 +149,19 @@ impl Generator {
             return Err(GenError::Lengths { min: cfg.min_len, max: cfg.max_len });
         }
         let target = cfg.target();
-        let mut groups: BTreeMap<Opcode, BTreeMap<Instr, Group>> = BTreeMap::new();
-        for &f in legal_forms() {
-            let wanted = cfg.opcodes.contains(&f.op)
-                && cfg.types.contains(&f.ty)
+        let of_config = |f: &Instr| {
+            cfg.types.contains(&f.ty)
                 && cfg.types.contains(&f.src_type())
                 && (cfg.approximate || !f.is_approximate())
-                && (cfg.contraction || !is_contractible(&f))
+                && (cfg.contraction || !is_contractible(f))
                 && (cfg.undocumented || f.is_documented())
-                && f.check_target(target).is_ok();
+                && f.check_target(target).is_ok()
+        };
+        let setps: Vec<Instr> =
+            legal_forms().iter().copied().filter(|f| f.op == Opcode::Setp && !f.reads_predicate(2) && of_config(f)).collect();
+        let mut groups: BTreeMap<Opcode, BTreeMap<Instr, Group>> = BTreeMap::new();
+        for &f in legal_forms() {
+            let wanted = cfg.opcodes.contains(&f.op) && of_config(&f) && (!f.reads_predicate(2) || !setps.is_empty());
             if !wanted {
                 continue;
             }
@@ -189,16 +196,19 @@ impl Generator {
             relation: threshold(cfg.relation_share),
             pair: threshold(CONTRACTION_PAIR_SHARE),
         };
-        Ok(Generator { cfg, ops, odds, muls })
+        Ok(Generator { cfg, ops, odds, muls, setps })
     }
 
     pub fn config(&self) -> &GenConfig {
         &self.cfg
     }
 
-    /// Every form this generator may emit.
+    /// Every form this generator may emit: the config's, and the `setp`s that define the
+    /// predicate a `selp` or `.BoolOp` reads when `setp` is not among the config's opcodes.
     pub fn forms(&self) -> impl Iterator<Item = Instr> + '_ {
-        self.ops.iter().flatten().flat_map(|g| g.variants.iter().flatten().flatten().copied())
+        let own = || self.ops.iter().flatten().flat_map(|g| g.variants.iter().flatten().flatten().copied());
+        let helpers = !self.cfg.opcodes.contains(&Opcode::Setp) && own().any(|f| f.reads_predicate(2));
+        own().chain(self.setps.iter().copied().filter(move |_| helpers))
     }
 
     /// One instruction form: opcode uniformly, then one of its forms, then `.ftz`/clamp by share.
@@ -219,6 +229,8 @@ impl Generator {
     /// an earlier result of their register type (`reuse_share`), an existing input, or a new
     /// input; the outputs are the results nothing else reads. With `contraction`, an unrounded
     /// add/sub is often given an unrounded mul feeding it alone, the pattern ptxas contracts.
+    /// A predicate source (`selp`, `.BoolOp`) reads an earlier `setp` or `testp` result; when
+    /// there is none, a `setp` of the config's types defines one first.
     pub fn program(&self, u: &mut Unstructured) -> Result<Program> {
         // Asked the other way round so that an exhausted stream gives a single instruction.
         let len = if chance(u, 65536 - self.odds.single)? {
@@ -229,9 +241,21 @@ impl Generator {
         let mut inputs: Vec<Type> = Vec::with_capacity(len + 2);
         let mut body: Vec<Stmt> = Vec::with_capacity(len);
         SCRATCH.with_borrow_mut(|sc| -> Result<()> {
-            sc.clear(len);
+            sc.clear();
             while body.len() < len {
-                let instr = self.form(u)?;
+                let mut instr = self.form(u)?;
+                if instr.reads_predicate(2) && sc.results[RegClass::Pred.index()].is_empty() {
+                    // No predicate to read yet: a setp defines one first, or, with no room
+                    // left for two instructions, is the instruction.
+                    let setp = self.setps[u.choose_index(self.setps.len())?];
+                    if body.len() + 2 <= len {
+                        let src = self.operands(u, &setp, sc, &mut inputs)?;
+                        sc.results[RegClass::Pred.index()].push(body.len() as u16);
+                        body.push(Stmt::from_parts(setp, src));
+                    } else {
+                        instr = setp;
+                    }
+                }
                 let mut mul = None;
                 if body.len() + 2 <= len && matches!(instr.op, Opcode::Add | Opcode::Sub) {
                     if let Some(m) = self.contraction_mul(&instr) {
@@ -250,15 +274,15 @@ impl Generator {
                     src[u.int_in_range(0..=1)?] = Reg(m);
                     sc.results[RegClass::of(instr.ty).index()].push(m);
                 }
-                if !instr.dest_is_predicate() {
-                    sc.results[RegClass::of(instr.ty).index()].push(body.len() as u16);
-                }
+                sc.results[ValType::of_result(&instr).class().index()].push(body.len() as u16);
                 body.push(Stmt::from_parts(instr, src));
             }
             Ok(())
         })?;
         let k = inputs.len() as u16;
         let outputs = SCRATCH.with_borrow_mut(|sc| {
+            sc.used.clear();
+            sc.used.resize(body.len(), false);
             // Which results are read is taken from the final sources: a contraction pair's mul
             // overwrites an operand that may have picked an earlier result.
             for s in &mut body {
@@ -272,7 +296,7 @@ impl Generator {
                     }
                 }
             }
-            (0..len).filter(|&j| !sc.used[j]).map(|j| Reg(k + j as u16)).collect()
+            (0..body.len()).filter(|&j| !sc.used[j]).map(|j| Reg(k + j as u16)).collect()
         });
         Ok(Program::new_unchecked(inputs, body, outputs))
     }
@@ -289,7 +313,13 @@ impl Generator {
         let ty = instr.src_type();
         let class = RegClass::of(ty).index();
         let mut src = [Reg(0); 3];
-        for s in src.iter_mut().take(instr.inputs as usize) {
+        for (pos, s) in src.iter_mut().enumerate().take(instr.inputs as usize) {
+            if instr.reads_predicate(pos) {
+                // An earlier predicate (the caller made sure there is one).
+                let preds = &sc.results[RegClass::Pred.index()];
+                *s = Reg(preds[u.choose_index(preds.len())?]);
+                continue;
+            }
             let res = &sc.results[class];
             let ins = &sc.inputs[class];
             *s = Reg(if !res.is_empty() && chance(u, self.odds.reuse)? {
@@ -373,14 +403,14 @@ pub fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
 
 /// Every form a program may hold (for some target), computed once, sorted: the forms of
 /// 9.7.3/9.7.4 ([`crate::isa::all_forms`]), every documented float-to-float `cvt`
-/// ([`crate::isa::conversion::cvt_forms`]) and scalar float `setp`
-/// ([`crate::isa::comparison::setp_forms`]).
+/// ([`crate::isa::conversion::cvt_forms`]) and float `setp`, `set` and `selp`
+/// ([`crate::isa::comparison::compare_forms`]).
 pub fn legal_forms() -> &'static [Instr] {
     static FORMS: std::sync::OnceLock<Vec<Instr>> = std::sync::OnceLock::new();
     FORMS.get_or_init(|| {
         let mut v = crate::isa::all_forms();
         v.extend(crate::isa::conversion::cvt_forms());
-        v.extend(crate::isa::comparison::setp_forms());
+        v.extend(crate::isa::comparison::compare_forms());
         v.sort_unstable();
         v
     })

@@ -126,6 +126,16 @@ impl ValType {
         self.class().bits()
     }
 
+    /// The type source `pos` of `instr` reads: a predicate (`selp`'s and a `.BoolOp`'s `c`),
+    /// or a value of the form's source type.
+    pub fn of_operand(instr: &Instr, pos: usize) -> ValType {
+        if instr.reads_predicate(pos) {
+            ValType::Pred
+        } else {
+            ValType::Float(instr.src_type())
+        }
+    }
+
     /// The type of the destination of `instr`.
     pub fn of_result(instr: &Instr) -> ValType {
         if instr.dest_is_predicate() {
@@ -241,6 +251,20 @@ pub enum ProgramError {
     Target { index: usize, source: IsaError },
 }
 
+impl ProgramError {
+    /// Operand `reg` of instruction `index` holds a `have` where the form reads a `need`.
+    fn mismatch(index: usize, instr: &Instr, reg: String, have: ValType, need: ValType) -> ProgramError {
+        ProgramError::TypeMismatch {
+            index,
+            form: instr.to_string(),
+            reg,
+            found: have.name(),
+            expected: need.name(),
+            expected_ty: &need.class().ptx_type()[1..],
+        }
+    }
+}
+
 /// A valid straight-line program (see the module docs for register numbering).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Program {
@@ -283,8 +307,8 @@ impl Program {
                 text: s.instr.to_string(),
                 source: e,
             })?;
-            let need = RegClass::of(s.instr.src_type());
-            for &r in s.srcs() {
+            for (pos, &r) in s.srcs().iter().enumerate() {
+                let need = ValType::of_operand(&s.instr, pos);
                 let i = r.0 as usize;
                 if i >= n {
                     return Err(ProgramError::UnknownRegister {
@@ -296,15 +320,8 @@ impl Program {
                     return Err(ProgramError::UseBeforeDefinition { index: j, reg: self.name(r).to_string() });
                 }
                 let have = self.reg_type(r);
-                if have.class() != need {
-                    return Err(ProgramError::TypeMismatch {
-                        index: j,
-                        form: s.instr.to_string(),
-                        reg: self.name(r).to_string(),
-                        found: have.name(),
-                        expected: s.instr.src_type().name(),
-                        expected_ty: &need.ptx_type()[1..],
-                    });
+                if have.class() != need.class() {
+                    return Err(ProgramError::mismatch(j, &s.instr, self.name(r).to_string(), have, need));
                 }
             }
         }
@@ -529,5 +546,45 @@ setp.ltu.f32 %p3, %f1, %f0;
         let got: Vec<u64> = p.run(&[0x7f80_0000]).unwrap().iter().map(|e| e.primary_bits()).collect();
         assert_eq!(got, [0, 1]);
         assert_eq!(p.reg_type(Reg(2)), ValType::Pred);
+    }
+
+    #[test]
+    fn predicates_combine_and_select_computed_values() {
+        // A NaN-safe clamp as compilers write it: (x >= 0 or x is NaN) and x < 1 ? x : 1.0f,
+        // and the 1.0/0.0 mask of `set`.
+        let p = Program::parse(
+            "// inputs: %f0:f32, %f1:f32
+setp.nan.f32 %p2, %f0, %f0;
+setp.ge.or.f32 %p3, %f0, %f1, %p2;
+setp.lt.and.f32 %p4, %f0, %f1, %p3;
+selp.f32 %f5, %f0, %f1, %p4;
+set.lt.f16.f32 %h6, %f0, %f1;
+// outputs: %f5, %h6, %p3
+",
+        )
+        .unwrap();
+        let run = |x: u64, y: u64| -> Vec<u64> { p.run(&[x, y]).unwrap().iter().map(|e| e.primary_bits()).collect() };
+        // 0 >= 0: p3; 0 < 0 false: p4 false, so 0 selects %f1 (0).
+        assert_eq!(run(0, 0), [0, 0, 1]);
+        // NaN: p2 and p3 true, p4 false (NaN < 1 is false): %f1, and set gives 0.0.
+        assert_eq!(run(0x7fc0_0000, 0x3f80_0000), [0x3f80_0000, 0, 1]);
+        // -1 with bound 1: p2 false, -1 >= 1 false, so p3 and p4 are false; set's -1 < 1 is 1.0.
+        assert_eq!(run(0xbf80_0000, 0x3f80_0000), [0x3f80_0000, 0x3c00, 0]);
+        assert_eq!(p.reg_type(Reg(6)), ValType::Float(Type::F16));
+        assert_eq!(p.to_string().lines().nth(3), Some("setp.lt.and.f32 %p4, %f0, %f1, %p3;"));
+    }
+
+    #[test]
+    fn a_predicate_source_must_be_a_predicate_and_is_never_negated() {
+        let e = Program::parse("// inputs: %f0:f32\nselp.f32 %f1, %f0, %f0, %f0;\n// outputs: %f1\n").unwrap_err();
+        assert!(e.to_string().contains("needs pred (a .pred register)"), "{e}");
+        let e = Program::parse(
+            "// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.f32 %f2, %f0, %f0, !%p1;\n// outputs: %f2\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("setp.geu is !setp.lt"), "{e}");
+        let e = Program::parse("// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.f32 %f2, %p1, %f0, %p1;\n// outputs: %f2\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("is a pred register, but selp.f32 needs f32"), "{e}");
     }
 }

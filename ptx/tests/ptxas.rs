@@ -40,15 +40,21 @@ fn generated_kernels_assemble_for_sm_80_90_100() {
     assert!(fails.is_empty(), "{} of {} modules rejected by ptxas:\n{}", fails.len(), jobs.len(), fails.join("\n"));
 }
 
-/// A one-instruction program around `form`.
+/// A one-instruction program around `form` (a predicate source comes from a `testp.f32`,
+/// which every sm has: predicates are never inputs).
 fn single_form_program(form: &Instr) -> Program {
     let ty = form.src_type().name();
     let srcs: Vec<String> = (0..form.inputs).map(|i| format!("%x{i}")).collect();
-    let text = format!(
-        "// inputs: {}\n{form} %d, {};\n// outputs: %d\n",
-        srcs.iter().map(|s| format!("{s}:{ty}")).collect::<Vec<_>>().join(", "),
-        srcs.join(", ")
-    );
+    let (mut inputs, mut body) = (Vec::new(), String::new());
+    for (i, s) in srcs.iter().enumerate() {
+        if form.reads_predicate(i) {
+            inputs.push("%c:f32".to_string());
+            body.push_str(&format!("testp.finite.f32 {s}, %c;\n"));
+        } else {
+            inputs.push(format!("{s}:{ty}"));
+        }
+    }
+    let text = format!("// inputs: {}\n{body}{form} %d, {};\n// outputs: %d\n", inputs.join(", "), srcs.join(", "));
     Program::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 

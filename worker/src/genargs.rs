@@ -18,7 +18,7 @@ pub struct GenArgs {
     /// PTX ISA version of the module, e.g. 8.7 (default: the config's).
     #[arg(long)]
     pub ptx: Option<String>,
-    /// Opcodes to draw from, comma-separated (e.g. add,fma,min; cvt: the float-to-float conversions; setp: scalar float comparisons); default all.
+    /// Opcodes to draw from, comma-separated (e.g. add,fma,min; cvt: the float-to-float conversions; setp, set, selp: float comparisons and selection, a setp defining the predicate selp and .and/.or/.xor read); default all.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
     /// Instruction types to draw from, comma-separated (e.g. f32,f16x2); default all.
@@ -78,7 +78,7 @@ impl GenArgs {
             cfg.opcodes = self
                 .families
                 .iter()
-                .map(|f| Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use opcodes such as add, fma, min, rcp, testp, cvt, setp")))
+                .map(|f| Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use opcodes such as add, fma, min, rcp, testp, cvt, setp, set, selp")))
                 .collect::<Result<_>>()?;
         }
         if !self.types.is_empty() {

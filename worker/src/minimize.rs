@@ -20,7 +20,7 @@
 //! Programs are rebuilt through [`Program::new`], so every candidate is valid; unused inputs
 //! and instructions whose results reach no output are removed on the way.
 
-use ptx::isa::{Clamp, Ftz, Instr, NanMode, Precision, Type};
+use ptx::isa::{Clamp, Comparison, Ftz, Instr, NanMode, Precision, Type};
 use ptx::program::{Program, Reg, RegClass, Stmt};
 use ptx::{Rounding, Scalar};
 
@@ -62,7 +62,7 @@ pub struct Size {
     pub instructions: usize,
     pub inputs: usize,
     pub outputs: usize,
-    /// `.ftz`, clamps, `.NaN`, directed rounding, and unrounded (contractible) forms.
+    /// `.ftz`, clamps, `.NaN`, directed rounding, unrounded (contractible) forms, `.BoolOp`.
     pub modifiers: usize,
     /// Sum of [`value_complexity`] over every input lane.
     pub values: u64,
@@ -96,6 +96,7 @@ fn modifier_count(i: &Instr) -> usize {
         + (i.ftz == Ftz::Flush) as usize
         + (i.clamp != Clamp::None) as usize
         + (i.nan == NanMode::Propagate) as usize
+        + i.cmp.is_some_and(|c| c.combine.is_some()) as usize
 }
 
 /// Minimize `case`, which must fail (the oracle is not asked about it). `still_fails` gets a
@@ -269,7 +270,7 @@ impl Ir {
             .iter()
             .zip(live)
             .filter(|((_, srcs), &l)| l && srcs.contains(&Src::Input(i)))
-            .map(|((instr, _), _)| instr.ty);
+            .map(|((instr, _), _)| instr.src_type());
         let first = tys.next()?;
         let own = self.inputs[i].0;
         (tys.all(|t| t == first) && first.bits() == own.bits() && RegClass::of(first) == RegClass::of(own)).then_some(first)
@@ -377,6 +378,16 @@ fn simplify_modifiers(ir: &Ir, _: Option<&[u64]>) -> Vec<Ir> {
             if v.validate().is_ok() {
                 let mut c = ir.clone();
                 c.body[j].0 = v;
+                out.push(c);
+            }
+        }
+        // A `.BoolOp` dropped with its predicate source: `setp.lt.and.f32 p, a, b, c` becomes
+        // `setp.lt.f32 p, a, b`, and `c`'s definition goes if nothing else reads it.
+        if let Some(cmp) = i.cmp.filter(|c| c.combine.is_some()) {
+            let plain = Instr { cmp: Some(Comparison { combine: None, ..cmp }), inputs: 2, ..i };
+            if plain.validate().is_ok() {
+                let mut c = ir.clone();
+                c.body[j] = (plain, ir.body[j].1[..2].to_vec());
                 out.push(c);
             }
         }

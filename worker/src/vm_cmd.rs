@@ -9,8 +9,9 @@ const AFTER: &str = "\
 The instruction VM (docs/engines.md, \"The instruction VM\") is one PTX module per sm with one
 .entry, ptxfuzz_vm, that runs any program encoded as bytecode (ptx::vm::Bytecode) over many
 cases: one arm per legal instruction form at that sm, each form written exactly as the
-per-program kernels write it. It assembles with ptxas for sm_80, sm_90 and sm_100 (CI), but
-has not run on a GPU yet.
+per-program kernels write it. It assembles with ptxas for sm_80, sm_90 and sm_100 (CI) and
+ran on an H200 (sm_90, docs/hardware/README.md: every recorded H100 case bit for bit); its
+cvt, setp, set and selp arms were added since and have not run on a GPU yet.
 
 Examples:
   ptxfuzz vm-ptx --sm 90 > vm_sm90.ptx && ptxas -arch=sm_90 vm_sm90.ptx -o vm_sm90.cubin

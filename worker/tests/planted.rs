@@ -128,6 +128,14 @@ const PLANTED_BUGS: &[Planted] = &[
         within: 100_000,
         explained_by: "other-rounding",
     },
+    Planted {
+        deviation: "selp-swapped",
+        args: &["--families", "setp,selp,add", "--types", "f32", "--cases", "100000"],
+        instr_prefixes: &["selp.f32~"],
+        class: "comparison",
+        within: 100_000,
+        explained_by: "selection-inverted",
+    },
 ];
 
 #[test]

@@ -108,17 +108,31 @@ fn kernel(s: &mut String, p: &Program) {
         let d = p.dst(j);
         let class = p.name(d).class;
         let (ty, con, _, _) = c_reg(class);
-        let ops: Vec<String> = (1..=stmt.srcs().len()).map(|i| format!("%{i}")).collect();
+        // A predicate cannot be an asm operand: a predicate source comes in as 0/1 and
+        // becomes `q` inside the block; a predicate result is set in `p` and handed out as 0/1.
+        let mut pre = String::new();
+        let ops: Vec<String> = stmt
+            .srcs()
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| match p.name(r).class {
+                RegClass::Pred => {
+                    pre = format!("setp.ne.u32 q, %{}, 0; ", i + 1);
+                    "q".to_string()
+                }
+                _ => format!("%{}", i + 1),
+            })
+            .collect();
         let inputs: Vec<String> = stmt
             .srcs()
             .iter()
             .map(|&r| format!("\"{}\"(r{})", c_reg(p.name(r).class).1, r.0))
             .collect();
-        let text = if class == RegClass::Pred {
-            // A predicate cannot be an asm operand: set it inside the block, hand out 0/1.
-            format!("{{ .reg .pred p; {} p, {}; selp.u32 %0, 1, 0, p; }}", stmt.instr, ops.join(", "))
-        } else {
-            format!("{} %0, {};", stmt.instr, ops.join(", "))
+        let text = match (class == RegClass::Pred, pre.is_empty()) {
+            (true, true) => format!("{{ .reg .pred p; {} p, {}; selp.u32 %0, 1, 0, p; }}", stmt.instr, ops.join(", ")),
+            (true, false) => format!("{{ .reg .pred p, q; {pre}{} p, {}; selp.u32 %0, 1, 0, p; }}", stmt.instr, ops.join(", ")),
+            (false, false) => format!("{{ .reg .pred q; {pre}{} %0, {}; }}", stmt.instr, ops.join(", ")),
+            (false, true) => format!("{} %0, {};", stmt.instr, ops.join(", ")),
         };
         let _ = writeln!(s, "\t{ty} r{};", d.0);
         let _ = writeln!(s, "\tasm volatile(\"{text}\" : \"={con}\"(r{}) : {});", d.0, inputs.join(", "));
@@ -280,6 +294,20 @@ int main() {{
 mod tests {
     use super::*;
     use crate::repro::files::tests::sample;
+
+    #[test]
+    fn predicate_sources_enter_the_asm_as_0_or_1_and_become_a_predicate_inside_it() {
+        let p = Program::parse(
+            "// inputs: %f0:f32, %f1:f32\nsetp.lt.f32 %p2, %f0, %f1;\nsetp.gt.and.f32 %p3, %f0, %f1, %p2;\n\
+             selp.f32 %f4, %f0, %f1, %p3;\n// outputs: %f4\n",
+        )
+        .unwrap();
+        let mut s = String::new();
+        kernel(&mut s, &p);
+        let and = "asm volatile(\"{ .reg .pred p, q; setp.ne.u32 q, %3, 0; setp.gt.and.f32 p, %1, %2, q; selp.u32 %0, 1, 0, p; }\" : \"=r\"(r3) : \"f\"(r0), \"f\"(r1), \"r\"(r2));";
+        let selp = "asm volatile(\"{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.f32 %0, %1, %2, q; }\" : \"=f\"(r4) : \"f\"(r0), \"f\"(r1), \"r\"(r3));";
+        assert!(s.contains(and) && s.contains(selp), "{s}");
+    }
 
     #[test]
     fn kernel_reads_inputs_from_memory_and_runs_each_instruction_in_asm() {

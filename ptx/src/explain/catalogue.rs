@@ -6,7 +6,7 @@ use super::model::{lane, lane_excess, Model};
 use super::Case;
 use crate::format::Scalar;
 use crate::interp::eval;
-use crate::isa::{AbsMode, Clamp, Ftz, Instr, Opcode, Precision, Type};
+use crate::isa::{AbsMode, Clamp, CmpOp, Comparison, Ftz, Instr, Opcode, Precision, Type};
 use crate::Rounding;
 
 /// One named perturbation. `id` is stable (it keys clusters in the database).
@@ -25,6 +25,14 @@ pub struct Entry {
 /// addend is a rounding effect, not a fold), and the fold before a dropped `.abs`
 /// (`min.xorsign.abs r, r` folded also reads as `.abs` dropped).
 pub const CATALOGUE: &[Entry] = &[
+    // First: selp moves bits, so a wrong choice is the one cause that needs no arithmetic
+    // (a subnormal a and a zero b also read as "inputs flushed").
+    Entry {
+        id: "selection-inverted",
+        description: "selp gives the operand its predicate did not select",
+        spec: "9.7.6.3 selp: d = (c == 1) ? a : b",
+        candidates: |i, _| if i.op == Opcode::Selp { vec![(Model::SelectionInverted, "c ? b : a".into())] } else { vec![] },
+    },
     Entry {
         id: "bf16-as-f16",
         description: "bf16 operands read as f16, computed as f16 and the result packed as f16 (a bf16 form compiled as f16 arithmetic)",
@@ -117,6 +125,12 @@ pub const CATALOGUE: &[Entry] = &[
         candidates: |_, _| vec![(Model::Unfused, "mul then add".into())],
     },
     Entry {
+        id: "other-comparison",
+        description: "the outcome of another comparison operator: the ordered one for the unordered one or the reverse (NaN operands), or another order",
+        spec: "9.7.6.1-2, 9.7.7.1-2 setp/set .CmpOp (Floating Point Notes: ordered and unordered comparisons)",
+        candidates: other_comparison,
+    },
+    Entry {
         id: "folded-to-operand",
         description: "the instruction is folded away: the result is one of its operands, unchanged",
         spec: "9.7.3 (the instruction's own semantics)",
@@ -187,6 +201,34 @@ fn folded(i: &Instr, cases: &[Case]) -> Vec<(Model, String)> {
         return vec![];
     }
     (0..i.inputs as usize).map(|k| (Model::Operand(k), format!("result = operand {}", ["a", "b", "c"][k.min(2)]))).collect()
+}
+
+/// A `setp` or `set` computed with each other legal `.CmpOp`, the unordered twin of an ordered
+/// operator (and the reverse) first: NaN handling is where comparisons go wrong.
+fn other_comparison(i: &Instr, _: &[Case]) -> Vec<(Model, String)> {
+    let Some(c) = i.cmp else { return vec![] };
+    let twin = |o: CmpOp| match o {
+        CmpOp::Eq => Some(CmpOp::Equ),
+        CmpOp::Ne => Some(CmpOp::Neu),
+        CmpOp::Lt => Some(CmpOp::Ltu),
+        CmpOp::Le => Some(CmpOp::Leu),
+        CmpOp::Gt => Some(CmpOp::Gtu),
+        CmpOp::Ge => Some(CmpOp::Geu),
+        CmpOp::Equ => Some(CmpOp::Eq),
+        CmpOp::Neu => Some(CmpOp::Ne),
+        CmpOp::Ltu => Some(CmpOp::Lt),
+        CmpOp::Leu => Some(CmpOp::Le),
+        CmpOp::Gtu => Some(CmpOp::Gt),
+        CmpOp::Geu => Some(CmpOp::Ge),
+        _ => None,
+    };
+    twin(c.op)
+        .into_iter()
+        .chain(CmpOp::ALL.into_iter().filter(|&o| o != c.op && Some(o) != twin(c.op)))
+        .map(|op| Instr { cmp: Some(Comparison { op, ..c }), ..*i })
+        .filter(|f| f.validate().is_ok())
+        .map(|f| (Model::Form(f), format!("{f} instead of {i}")))
+        .collect()
 }
 
 fn reinterpreted(i: &Instr, from: Scalar) -> Vec<(Model, String)> {

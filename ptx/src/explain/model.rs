@@ -43,6 +43,8 @@ pub enum Model {
     /// An approximate result within `ulps` of the correctly rounded reference, in every lane
     /// the documented bound rejects.
     WithinUlps(u64),
+    /// `selp` giving the operand its predicate did not select: `c ? b : a`.
+    SelectionInverted,
 }
 
 /// The quiet bit of a NaN in `s` (the top fraction bit).
@@ -99,6 +101,9 @@ impl Model {
         match self {
             Model::Form(form) => eval(form, operands).is_ok_and(|e| e.accepts(got)),
             Model::Operand(i) => operands.get(*i) == Some(&got),
+            Model::SelectionInverted => {
+                instr.op == Opcode::Selp && operands.len() == 3 && operands[usize::from(operands[2] & 1 == 1)] == got
+            }
             Model::QuietedNanOperand => {
                 let nan = (0..ty.lanes() as usize).all(|l| s.is_nan(lane(ty, got, l)));
                 nan && operands.iter().any(|&o| map_lanes(ty, o, |v| if s.is_nan(v) { v | quiet_bit(s) } else { v }) == got)

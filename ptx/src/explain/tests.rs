@@ -182,3 +182,21 @@ fn a_nan_operand_payload_lost_is_nan_canonical() {
     let cases = [case(&[0x7ff8_0000_0000_0123, 0x3ff0_0000_0000_0000], 0x7fff_ffff_ffff_ffff)];
     assert_eq!(id_of("add.rn.f64", 2, &cases), Some("nan-canonical"));
 }
+
+#[test]
+fn an_ordered_comparison_answering_true_on_nan_is_other_comparison_with_the_unordered_twin_first() {
+    // setp.lt.f32 NaN, 1 is false; true is what setp.ltu gives (and ne, neu, nan, ...).
+    let i = instr("setp.lt.f32", 2);
+    let e = explain(&i, &[case(&[0x7fc0_0000, 0x3f80_0000], 1)]).unwrap();
+    assert_eq!((e.id, e.detail.as_str()), ("other-comparison", "setp.ltu.f32 instead of setp.lt.f32"));
+    // set to a float type the same way: 1.0 for NaN < 1.
+    let set = instr("set.lt.f32.f32", 2);
+    assert_eq!(explain(&set, &[case(&[0x7fc0_0000, 0x3f80_0000], 0x3f80_0000)]).unwrap().id, "other-comparison");
+}
+
+#[test]
+fn selp_returning_the_unselected_operand_is_selection_inverted() {
+    // c true gives b, c false gives a: no single operand fits both, the inverted choice does.
+    let cases = [case(&[0x3f80_0000, 0x4000_0000, 1], 0x4000_0000), case(&[0x3f80_0000, 0x4000_0000, 0], 0x3f80_0000)];
+    assert_eq!(id_of("selp.f32", 3, &cases), Some("selection-inverted"));
+}

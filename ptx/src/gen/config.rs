@@ -17,8 +17,9 @@ pub struct GenConfig {
     /// to sm_120, so it only restricts forms when asked to.
     #[serde(with = "ptx_version")]
     pub ptx: PtxVersion,
-    /// Opcodes to draw from (PTX names). Default: all of 9.7.3 and 9.7.4; each opcode is equally
-    /// likely, whatever its number of forms, so `neg` is not drowned by `min`'s 24 variants.
+    /// Opcodes to draw from (PTX names). Default: all of 9.7.3 and 9.7.4, `cvt`, `setp`, `set`
+    /// and `selp`; each opcode is equally likely, whatever its number of forms, so `neg` is not
+    /// drowned by `min`'s 24 variants (nor `add` by `set`'s hundreds).
     #[serde(with = "names")]
     pub opcodes: Vec<Opcode>,
     /// Instruction types to draw from. Default: all seven.

@@ -277,15 +277,59 @@ fn conversions_follow_the_type_list_on_both_sides() {
 fn comparisons_read_computed_values_and_their_predicates_are_outputs() {
     let cfg = GenConfig { opcodes: vec![Opcode::Setp, Opcode::Mul], min_len: 3, max_len: 8, ..target(90, 7, 8) };
     let g = Generator::new(cfg).unwrap();
-    let (mut setps, mut on_results) = (0, 0);
-    for p in programs(&g, 17, 300) {
-        for (j, s) in p.body().iter().enumerate().filter(|(_, s)| s.instr.op == Opcode::Setp) {
+    let (mut setps, mut on_results, mut combined) = (0, 0, 0);
+    let ps = programs(&g, 17, 300);
+    for p in &ps {
+        for s in p.body().iter().filter(|s| s.instr.op == Opcode::Setp) {
             setps += 1;
-            assert!(p.outputs().contains(&p.dst(j)), "a predicate nothing reads is an output: {p}");
-            on_results += s.srcs().iter().filter(|&&r| p.definition(r).is_some()).count();
+            on_results += s.srcs()[..2].iter().filter(|&&r| p.definition(r).is_some()).count();
+            if s.instr.reads_predicate(2) {
+                combined += 1;
+                assert_eq!(p.reg_type(s.srcs()[2]), ValType::Pred, "{p}");
+            }
         }
-        p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap()).unwrap();
+        p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), p).unwrap()).unwrap();
     }
-    assert!(setps > 200 && on_results > 50, "{setps} setp, {on_results} operands from a mul");
-    assert_eq!(g.forms().filter(|f| f.op == Opcode::Setp).count(), 84);
+    assert_outputs_are_the_unread_results(&ps);
+    assert!(setps > 200 && on_results > 50 && combined > 50, "{setps} setp, {on_results} operands from a mul, {combined} .BoolOp");
+    // 84 forms, each alone and with .and, .or, .xor.
+    assert_eq!(g.forms().filter(|f| f.op == Opcode::Setp).count(), 4 * 84);
+}
+
+#[test]
+fn a_predicate_source_reads_an_earlier_predicate_which_a_setp_defines_when_none_exists() {
+    // selp alone: every program needs a setp it did not ask for; one instruction is that setp.
+    let cfg = GenConfig { opcodes: vec![Opcode::Selp], types: vec![Type::F32], min_len: 2, max_len: 6, ..target(90, 7, 8) };
+    let g = Generator::new(cfg).unwrap();
+    let (mut selps, mut singles) = (0, 0);
+    // The helper setps are forms the generator may emit (found by the gen_valid fuzz target).
+    let forms: std::collections::BTreeSet<Instr> = g.forms().collect();
+    for p in programs(&g, 23, 400) {
+        assert!(p.body().iter().all(|s| forms.contains(&s.instr)), "{p}");
+        let first = &p.body()[0].instr;
+        assert_eq!((first.op, first.ty), (Opcode::Setp, Type::F32), "{p}");
+        singles += (p.body().len() == 1) as usize;
+        assert!(p.body().len() <= 6, "{p}");
+        for s in p.body().iter().filter(|s| s.instr.op == Opcode::Selp) {
+            selps += 1;
+            assert_eq!(p.reg_type(s.srcs()[2]), ValType::Pred, "{p}");
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(3, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(selps > 400 && singles > 100, "{selps} selp, {singles} single setp");
+}
+
+#[test]
+fn set_writes_its_destination_type_from_its_source_type() {
+    let cfg = GenConfig { opcodes: vec![Opcode::Set, Opcode::Add], min_len: 3, max_len: 8, ..target(90, 7, 8) };
+    let g = Generator::new(cfg).unwrap();
+    let mut mixed = 0;
+    for p in programs(&g, 29, 300) {
+        for s in p.body().iter().filter(|s| s.instr.op == Opcode::Set) {
+            mixed += (s.instr.src_type() != s.instr.ty) as usize;
+            assert_eq!(p.reg_type(s.srcs()[0]).class(), RegClass::of(s.instr.src_type()), "{p}");
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(4, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(mixed > 50, "{mixed} set with .dtype != .stype");
 }

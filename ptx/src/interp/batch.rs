@@ -70,7 +70,7 @@ impl Kernel {
                 .precision
                 .rounding()
                 .and_then(|mode| arith_loop(op, instr.ty.scalar(), mode, instr.ftz, instr.clamp)),
-            None => exact_loop(instr).or_else(|| cvt_loop(instr)).or_else(|| setp_loop(instr)),
+            None => exact_loop(instr).or_else(|| cvt_loop(instr)).or_else(|| compare_loop(instr)),
         }
         .or_else(|| approx_loop(instr));
         Ok(Kernel { instr: *instr, run: run.unwrap_or(generic_loop), dedicated: run.is_some() })
@@ -104,7 +104,10 @@ impl Kernel {
 
     fn fits(&self, c: &[u64; 3]) -> bool {
         let bits = self.instr.src_type().bits();
-        bits == 64 || c[..usize::from(self.instr.inputs)].iter().all(|v| v >> bits == 0)
+        c[..usize::from(self.instr.inputs)].iter().enumerate().all(|(k, v)| match self.instr.reads_predicate(k) {
+            true => *v <= 1,
+            false => bits == 64 || v >> bits == 0,
+        })
     }
 }
 
@@ -310,15 +313,22 @@ fn cvt_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     }
 }
 
-/// A scalar float `setp`: `crate::compare::eval`'s predicate, without building the expectation.
-fn setp_loop(instr: &Instr) -> Option<Loop> {
-    instr.as_setp().map(|_| setp_lanes as Loop)
+/// A comparison (`setp`, `set`, `selp`): `crate::compare::eval`'s predicate or register,
+/// without building the expectation.
+fn compare_loop(instr: &Instr) -> Option<Loop> {
+    instr.as_compare().map(|_| compare_lanes as Loop)
 }
 
-fn setp_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
-    let Some(c) = instr.as_setp() else { return generic_loop(instr, ops, out) };
+fn compare_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    use crate::compare::Compared;
+    let Some(c) = instr.as_compare() else { return generic_loop(instr, ops, out) };
+    let n = c.inputs();
     for (x, o) in ops.iter().zip(out.iter_mut()) {
-        *o = matches!(crate::compare::eval(&c, &x[..2]), Ok(crate::compare::Compared::Predicates { p: true, .. })) as u64;
+        *o = match crate::compare::eval(&c, &x[..n]) {
+            Ok(Compared::Predicates { p, .. }) => p as u64,
+            Ok(Compared::Register { bits, .. }) => bits,
+            Err(_) => 0,
+        };
     }
 }
 

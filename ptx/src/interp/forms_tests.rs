@@ -132,19 +132,32 @@ fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
     assert!(checked > 40_000, "{checked}");
 }
 
-/// Every scalar float `setp` in programs: the batch kernel's loop gives `eval`'s predicate on
-/// every pair of specials.
+/// Every comparison in programs (`setp`, `set`, `selp`): the batch kernel's loop gives
+/// `eval`'s result on every pair of specials (a pair's two lanes differ), with the predicate
+/// source both false and true.
 #[test]
-fn setp_kernel_loop_gives_the_predicate_of_eval_on_every_form() {
-    for instr in crate::isa::comparison::setp_forms() {
+fn compare_kernel_loop_gives_the_result_of_eval_on_every_form() {
+    let mut checked = 0;
+    for instr in crate::isa::comparison::compare_forms() {
         let kernel = Kernel::new(&instr).unwrap();
         assert!(kernel.dedicated(), "{instr}");
-        let sp = specials(instr.ty.scalar());
-        let cases: Vec<[u64; 3]> = sp.iter().flat_map(|&a| sp.iter().map(move |&b| [a, b, 0])).collect();
+        let src = instr.src_type();
+        let sp = specials(src.scalar());
+        let w = src.scalar().bits();
+        let value = |k: usize, a: u64| if src.lanes() == 2 { a | sp[(k + 1) % sp.len()] << w } else { a };
+        let n = usize::from(instr.inputs);
+        let preds: &[u64] = if instr.reads_predicate(2) { &[0, 1] } else { &[0] };
+        let cases: Vec<[u64; 3]> = sp
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &a)| sp.iter().enumerate().flat_map(move |(l, &b)| preds.iter().map(move |&p| [value(k, a), value(l, b), p])))
+            .collect();
         let mut out = vec![0; cases.len()];
         kernel.run(&cases, &mut out);
         for (c, got) in cases.iter().zip(&out) {
-            assert_eq!(*got, eval(&instr, &c[..2]).unwrap().primary_bits(), "{instr} {:x?}", &c[..2]);
+            assert_eq!(*got, eval(&instr, &c[..n]).unwrap().primary_bits(), "{instr} {:x?}", &c[..n]);
+            checked += 1;
         }
     }
+    assert!(checked > 100_000, "{checked}");
 }

@@ -33,16 +33,18 @@ pub fn eval(instr: &Instr, operands: &[u64]) -> Result<Expectation, EvalError> {
     if operands.len() != expected {
         return Err(EvalError::Arity { form: instr.to_string(), expected, got: operands.len() });
     }
-    let bits = instr.src_type().bits();
-    if bits < 64 {
-        if let Some((index, &value)) = operands.iter().enumerate().find(|(_, &v)| v >> bits != 0) {
+    let value_bits = instr.src_type().bits();
+    for (index, &value) in operands.iter().enumerate() {
+        // A predicate source (selp's and .BoolOp's `c`) is 0 or 1, as programs hold it.
+        let bits = if instr.reads_predicate(index) { 1 } else { value_bits };
+        if bits < 64 && value >> bits != 0 {
             return Err(EvalError::OperandWidth { form: instr.to_string(), index, value, bits });
         }
     }
     if instr.op == Opcode::Cvt {
         return convert(instr, operands);
     }
-    if instr.op == Opcode::Setp {
+    if instr.op.is_comparison() {
         return compare(instr, operands);
     }
     if instr.is_approximate() {
@@ -81,7 +83,9 @@ fn arity(instr: &Instr) -> usize {
         | Opcode::Tanh => 1,
         // One source, or two f32 into a packed destination (9.7.9.21).
         Opcode::Cvt => usize::from(instr.inputs).clamp(1, 2),
-        Opcode::Setp => 2,
+        // Two values, and with a .BoolOp the predicate it combines; selp's predicate.
+        Opcode::Setp | Opcode::Set => usize::from(instr.inputs).clamp(2, 3),
+        Opcode::Selp => 3,
     }
 }
 
@@ -94,15 +98,15 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
     crate::cvt::eval(&c, ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) })
 }
 
-/// A scalar float `setp`: the predicate `crate::compare` gives (every result a single value).
+/// A comparison: the predicate or register `crate::compare` gives (every result one value).
 #[inline(never)]
 fn compare(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
     let malformed = |reason| EvalError::Malformed { form: instr.to_string(), reason };
-    let c = instr.as_setp().ok_or(malformed("not a scalar float setp"))?;
+    let c = instr.as_compare().ok_or(malformed("not a setp, set or selp a program holds"))?;
     match crate::compare::eval(&c, ops) {
         Ok(crate::compare::Compared::Predicates { p, .. }) => Ok(Expectation::predicate(p)),
-        Ok(_) => Err(malformed("a setp gives predicates")),
-        Err(_) => Err(malformed("not a legal setp (validate the form)")),
+        Ok(crate::compare::Compared::Register { bits, .. }) => Ok(Expectation::exact_register(instr.ty, bits)),
+        Err(_) => Err(malformed("not a legal comparison (validate the form)")),
     }
 }
 
@@ -137,7 +141,7 @@ fn typed<F: Format>(instr: &Instr, ops: &[u64], mode: Rounding) -> Result<Expect
         }
         // `eval` has already answered through `convert` and `compare`.
         Opcode::Cvt => convert(instr, ops),
-        Opcode::Setp => compare(instr, ops),
+        Opcode::Setp | Opcode::Set | Opcode::Selp => compare(instr, ops),
     }
 }
 

@@ -1,61 +1,99 @@
-//! A scalar float `setp` as an [`Instr`]: the map both ways between the instruction's fields
-//! and [`crate::compare::Compare`], whose table (PTX ISA 9.7.6.2, 9.7.7.2) decides legality
-//! and target and whose evaluation gives the predicate. Programs then compare computed values
-//! (NaN from an overflowing chain, signed zeros, subnormals under `.ftz`) like any other form.
+//! The float comparisons as [`Instr`]s: the map both ways between an instruction's fields and
+//! [`crate::compare::Compare`], whose table (PTX ISA 9.7.6.1-3, 9.7.7.1-2) decides legality
+//! and target and whose evaluation gives the result. Programs then compare computed values
+//! (NaN from an overflowing chain, signed zeros, subnormals under `.ftz`), combine the outcome
+//! with an earlier predicate, and select on it, like any other form.
 //!
-//! Only `setp.CmpOp{.ftz}.{f16,bf16,f32,f64} p, a, b` is an instruction of programs: the
-//! packed forms give two predicates, `.BoolOp` and `selp` read one, and `set` writes integers;
-//! programs have none of those registers yet (`ptx::form` runs those forms alone).
+//! A program holds the forms whose sources and destination are its registers: float values
+//! and predicates. That is `setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}`,
+//! `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` with a float `.dtype` (1.0 or 0.0; the
+//! `.f16x2`/`.bf16x2` pairs lane by lane) and `selp.{f32,f64} d, a, b, c`. Outside programs
+//! (`ptx::form` runs them alone: `ptxfuzz eval`, `capture --forms`): the packed `setp` (two
+//! predicates), the integer and bit types, `set`'s integer destinations, and `selp` on
+//! `.b16`/`.b32`/`.b64` (its type does not say which float format the halves hold). A negated
+//! source `!c` is an operand modifier, not a form; programs do not spell it.
 
-use super::{AbsMode, Clamp, Ftz, Instr, IsaError, NanMode, Opcode, Precision, Type};
+use super::{AbsMode, Clamp, Comparison, Ftz, Instr, IsaError, NanMode, Opcode, Precision, Type};
 use crate::compare::{Compare, CompareError, Kind, Ty};
 
+/// The instruction type of a compare operand type a program register holds: a float scalar
+/// or half pair (`None` for the bit and integer types).
+fn float_type(t: Ty) -> Option<Type> {
+    match t {
+        Ty::Float(s) => Some(Type::of(s, false)),
+        Ty::Packed(s) => Some(Type::of(s, true)),
+        Ty::Bits(_) | Ty::Int(_) => None,
+    }
+}
+
+/// The compare operand type of an instruction type.
+fn compare_type(t: Type) -> Ty {
+    if t.lanes() == 2 {
+        Ty::Packed(t.scalar())
+    } else {
+        Ty::Float(t.scalar())
+    }
+}
+
 impl Instr {
-    /// The instruction of a scalar float `setp`, or `None` for a form programs cannot hold
-    /// (packed, `.BoolOp`, another kind or operand type).
-    pub fn from_setp(c: &Compare) -> Option<Instr> {
-        let (Kind::Setp, Some(cmp), None, Ty::Float(s)) = (c.kind, c.cmp, c.bool_op, c.ty) else { return None };
+    /// The instruction of a `setp`, `set` or `selp` form, or `None` for a form programs cannot
+    /// hold (see the module docs).
+    pub fn from_compare(c: &Compare) -> Option<Instr> {
+        let from = float_type(c.ty)?;
+        let (op, ty) = match c.kind {
+            Kind::Setp if from.lanes() == 1 => (Opcode::Setp, from),
+            Kind::Set { dtype } => (Opcode::Set, float_type(dtype)?),
+            Kind::Selp if from.lanes() == 1 => (Opcode::Selp, from),
+            _ => return None,
+        };
         Some(Instr {
-            op: Opcode::Setp,
+            op,
             testp: None,
             precision: Precision::Default,
             ftz: if c.ftz { Ftz::Flush } else { Ftz::Preserve },
             clamp: Clamp::None,
             nan: NanMode::Number,
             abs: AbsMode::None,
-            ty: Type::of(s, false),
-            inputs: 2,
+            ty,
+            inputs: c.inputs() as u8,
             conv: None,
-            cmp: Some(cmp),
+            cmp: c.cmp.map(|op| Comparison { op, combine: c.bool_op, from }),
         })
     }
 
-    /// The `setp` form this instruction is, if its fields are those of one (not whether that
-    /// form is legal: [`Compare::check`]); `None` for every other opcode.
-    pub fn as_setp(&self) -> Option<Compare> {
-        if self.op != Opcode::Setp || self.ty.lanes() != 1 {
-            return None;
-        }
-        let c = Compare { kind: Kind::Setp, cmp: self.cmp, bool_op: None, ftz: self.ftz == Ftz::Flush, ty: Ty::Float(self.ty.scalar()) };
-        (Instr::from_setp(&c) == Some(*self)).then_some(c)
+    /// The `setp`, `set` or `selp` form this instruction is, if its fields are those of one
+    /// (not whether that form is legal: [`Compare::check`]); `None` for every other opcode.
+    pub fn as_compare(&self) -> Option<Compare> {
+        let (kind, ty, bool_op) = match (self.op, self.cmp) {
+            (Opcode::Setp, Some(c)) => (Kind::Setp, c.from, c.combine),
+            (Opcode::Set, Some(c)) => (Kind::Set { dtype: compare_type(self.ty) }, c.from, c.combine),
+            (Opcode::Selp, None) => (Kind::Selp, self.ty, None),
+            _ => return None,
+        };
+        let c = Compare { kind, cmp: self.cmp.map(|c| c.op), bool_op, ftz: self.ftz == Ftz::Flush, ty: compare_type(ty) };
+        // Fields the map does not give back (a modifier no comparison has, another operand
+        // count) make it none.
+        (Instr::from_compare(&c) == Some(*self)).then_some(c)
     }
 
-    /// The legality of a `setp` instruction: the section's rule it breaks, or a field no
-    /// scalar `setp` has.
-    pub(super) fn validate_setp(&self) -> Result<Compare, IsaError> {
-        let c = self.as_setp().ok_or_else(|| IsaError::Illegal {
+    /// The legality of a comparison instruction: the section's rule it breaks, or fields no
+    /// form a program holds has.
+    pub(super) fn validate_compare(&self) -> Result<Compare, IsaError> {
+        let c = self.as_compare().ok_or_else(|| IsaError::Illegal {
             form: self.to_string(),
-            rule: "a setp in a program is setp.CmpOp{.ftz}.{f16,bf16,f32,f64} p, a, b: one comparison operator, \
-                   two sources, no other modifier (the packed forms, .BoolOp and selp run alone: ptxfuzz eval, capture --forms)"
-                .to_string(),
-            section: "9.7.6.2",
+            rule: format!("{HOLDS}; one comparison operator for setp and set, none for selp, no other modifier, and a third source exactly with .BoolOp or selp"),
+            section: "9.7.6",
         })?;
         c.check().map_err(compare_error)?;
         Ok(c)
     }
 }
 
-/// A `setp` table error as an ISA error: a broken rule with its section.
+/// What a program's comparison is, for the messages that refuse the others.
+const HOLDS: &str = "a program holds setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}, \
+     set.CmpOp{.BoolOp}{.ftz}.{f32,f16,bf16,f16x2,bf16x2}.stype d, a, b{, c} over a float .stype, and selp.{f32,f64} d, a, b, c";
+
+/// A comparison table error as an ISA error: a broken rule with its section.
 fn compare_error(e: CompareError) -> IsaError {
     match e {
         CompareError::Illegal { form, rule, section } => {
@@ -65,21 +103,31 @@ fn compare_error(e: CompareError) -> IsaError {
     }
 }
 
-/// Parse a `setp` spelling; one programs cannot hold says why.
-pub(super) fn parse_setp(text: &str) -> Result<Instr, IsaError> {
+/// Parse a `setp`, `set` or `selp` spelling (its operand count is the form's); one programs
+/// cannot hold says why.
+pub(super) fn parse_compare(text: &str) -> Result<Instr, IsaError> {
     let c = Compare::parse(text).map_err(compare_error)?;
-    Instr::from_setp(&c).ok_or_else(|| IsaError::Illegal {
+    c.check().map_err(compare_error)?;
+    if c.to_string() != text {
+        // One spelling per form, as for the arithmetic forms (`crate::isa::text`).
+        return Err(IsaError::Syntax(format!(
+            "`{text}`: write the modifiers in the canonical order, `{c}` (operator, .BoolOp, .ftz, then the types)"
+        )));
+    }
+    Instr::from_compare(&c).ok_or_else(|| IsaError::Illegal {
         form: c.to_string(),
-        rule: "programs hold the scalar float setp only (two predicates, .BoolOp and selp need predicate registers \
-               programs do not have); ptxfuzz eval and capture --forms run this form"
-            .to_string(),
-        section: "9.7.6.2",
+        rule: format!(
+            "{HOLDS} (two predicates, integer and bit types need registers programs do not have); \
+             ptxfuzz eval and capture --forms run this form"
+        ),
+        section: "9.7.6",
     })
 }
 
-/// Every documented scalar float `setp`, as instructions (for the generator and the VM).
-pub fn setp_forms() -> Vec<Instr> {
-    let mut v: Vec<Instr> = Compare::all().iter().filter_map(Instr::from_setp).collect();
+/// Every documented comparison a program can hold, as instructions (for the generator and
+/// the VM).
+pub fn compare_forms() -> Vec<Instr> {
+    let mut v: Vec<Instr> = Compare::all().iter().filter_map(Instr::from_compare).collect();
     v.sort_unstable();
     v
 }
@@ -87,40 +135,71 @@ pub fn setp_forms() -> Vec<Instr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::BoolOp;
 
     #[test]
-    fn every_scalar_float_setp_maps_to_an_instruction_and_back() {
-        let forms = setp_forms();
-        // 14 float operators on f16, bf16, f32, f64, with .ftz on f16 and f32: 14 x 6.
-        assert_eq!(forms.len(), 84);
+    fn every_comparison_a_program_holds_maps_to_an_instruction_and_back() {
+        let forms = compare_forms();
+        let count = |op: Opcode, combined: bool| {
+            forms.iter().filter(|i| i.op == op && i.cmp.is_some_and(|c| c.combine.is_some()) == combined).count()
+        };
+        // setp: 14 float operators on f16, bf16, f32, f64, .ftz on f16 and f32 (14 x 6), each
+        // alone and with .and/.or/.xor.
+        assert_eq!((count(Opcode::Setp, false), count(Opcode::Setp, true)), (84, 3 * 84));
+        // selp.f32 and selp.f64.
+        assert_eq!(count(Opcode::Selp, false), 2);
+        assert!(count(Opcode::Set, false) > 100 && count(Opcode::Set, true) == 3 * count(Opcode::Set, false));
         for i in &forms {
-            let c = i.as_setp().unwrap();
+            let c = i.as_compare().unwrap();
             assert_eq!(i.validate(), Ok(()), "{i}");
             assert_eq!(i.to_string(), c.to_string());
-            assert_eq!(Instr::parse(&c.to_string(), 2), Ok(*i), "{c}");
+            assert_eq!(Instr::parse(&c.to_string(), c.inputs()), Ok(*i), "{c}");
             assert_eq!(i.requirement(), c.requirement(), "{c}");
-            assert!(i.dest_is_predicate());
+            assert_eq!(i.dest_is_predicate(), i.op == Opcode::Setp);
+            assert_eq!(i.reads_predicate(2), c.inputs() == 3, "{c}");
+            assert!(!i.reads_predicate(0) && !i.reads_predicate(1));
         }
+        // set's destination is its .dtype, its sources its .stype.
+        let set = Instr::parse("set.lt.f16.f32", 2).unwrap();
+        assert_eq!((set.ty, set.src_type()), (Type::F16, Type::F32));
+        let and = Instr::parse("setp.lt.and.f32", 3).unwrap();
+        assert_eq!(and.cmp.unwrap().combine, Some(BoolOp::And));
     }
 
     #[test]
     fn forms_programs_cannot_hold_are_refused_with_the_reason() {
-        for text in ["setp.lt.f16x2", "setp.lt.and.f32", "selp.f32", "setp.eq.u32"] {
-            let e = Instr::parse(text, 2).unwrap_err().to_string();
-            assert!(e.contains("scalar float setp") || e.contains("9.7.6"), "{text}: {e}");
+        for (text, n) in [("setp.lt.f16x2", 2), ("selp.b32", 3), ("setp.eq.u32", 2), ("set.lt.u32.f32", 2)] {
+            let e = Instr::parse(text, n).unwrap_err().to_string();
+            assert!(e.contains("a program holds") && e.contains("ptxfuzz eval"), "{text}: {e}");
         }
+        // The operand count is the form's: .BoolOp and selp read a third, a predicate.
+        let e = Instr::parse("setp.lt.and.f32", 2).unwrap_err().to_string();
+        assert!(e.contains("a third source exactly with .BoolOp or selp"), "{e}");
+        assert!(Instr::parse("selp.f32", 2).is_err() && Instr::parse("setp.lt.f32", 3).is_err());
         // A rule of the section, with it: .ftz is for f32 (and the f16 line), not f64.
         let e = Instr::parse("setp.lt.ftz.f64", 2).unwrap_err().to_string();
         assert!(e.contains(".ftz applies only") && e.contains("9.7.6"), "{e}");
+        // One spelling per form (found by the text_roundtrip fuzz target).
+        let e = Instr::parse("set.ftz.f16.f16.eq.and", 3).unwrap_err().to_string();
+        assert!(e.contains("`set.eq.and.ftz.f16.f16`"), "{e}");
     }
 
     #[test]
-    fn setp_evaluates_the_unordered_operators_on_nan() {
-        let ltu = Instr::parse("setp.ltu.f32", 2).unwrap();
-        let lt = Instr::parse("setp.lt.f32", 2).unwrap();
-        let nan = 0x7fc0_0000;
-        let p = |i: &Instr, a: u64, b: u64| crate::interp::eval(i, &[a, b]).unwrap().primary_bits();
-        assert_eq!((p(&ltu, nan, 0x3f80_0000), p(&lt, nan, 0x3f80_0000)), (1, 0));
-        assert_eq!((p(&ltu, 0, 0x3f80_0000), p(&lt, 0x3f80_0000, 0)), (1, 0));
+    fn comparisons_evaluate_the_unordered_operators_the_combination_and_the_selection() {
+        let p = |text: &str, ops: &[u64]| {
+            let i = Instr::parse(text, ops.len()).unwrap();
+            crate::interp::eval(&i, ops).unwrap().primary_bits()
+        };
+        let (nan, one, two) = (0x7fc0_0000, 0x3f80_0000, 0x4000_0000);
+        assert_eq!((p("setp.ltu.f32", &[nan, one]), p("setp.lt.f32", &[nan, one])), (1, 0));
+        assert_eq!((p("setp.ltu.f32", &[0, one]), p("setp.lt.f32", &[one, 0])), (1, 0));
+        // (a < b) BoolOp c.
+        assert_eq!((p("setp.lt.and.f32", &[0, one, 0]), p("setp.lt.or.f32", &[one, 0, 1])), (0, 1));
+        assert_eq!(p("setp.lt.xor.f32", &[0, one, 1]), 0);
+        // set writes 1.0 or 0.0 of its .dtype; a pair lane by lane.
+        assert_eq!((p("set.lt.f32.f32", &[0, one]), p("set.lt.f16.f32", &[0, one])), (one, 0x3c00));
+        assert_eq!(p("set.ge.f16x2.f16x2", &[0x3c00_0000, 0x0000_3c00]), 0x3c00_0000);
+        // selp: c ? a : b.
+        assert_eq!((p("selp.f32", &[one, two, 1]), p("selp.f32", &[one, two, 0])), (one, two));
     }
 }

@@ -5,8 +5,9 @@
 //! in [`requirements`], the API over both in [`table`], every legal form in [`forms`], and the
 //! PTX spelling in [`text`]. A float-to-float `cvt` (PTX ISA 9.7.9.21) is an `Instr` too, so
 //! that programs carry it like any other form: its legality, target and result are those of
-//! [`crate::cvt::Cvt`], to which [`conversion`] maps it. So is a scalar float `setp`
-//! (9.7.6.2, 9.7.7.2), through [`comparison`] to [`crate::compare::Compare`].
+//! [`crate::cvt::Cvt`], to which [`conversion`] maps it. So are the float comparisons a
+//! program can hold, `setp` and `set` (with or without `.BoolOp`) and `selp` (9.7.6.1-3,
+//! 9.7.7.1-2), through [`comparison`] to [`crate::compare::Compare`].
 
 #[cfg(test)]
 mod census;
@@ -24,12 +25,12 @@ pub use forms::all_forms;
 pub use table::IsaError;
 pub use target::{PtxVersion, Requirement, Target};
 
-pub use crate::compare::CmpOp;
+pub use crate::compare::{BoolOp, CmpOp};
 use crate::format::Scalar;
 use crate::rounding::Rounding;
 
-/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, `cvt` between float formats (9.7.9.21)
-/// and `setp` on a float type (9.7.6.2, 9.7.7.2).
+/// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, `cvt` between float formats (9.7.9.21),
+/// and `setp`, `set` and `selp` on float types (9.7.6.1-3, 9.7.7.1-2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Opcode {
     Testp,
@@ -54,10 +55,12 @@ pub enum Opcode {
     Tanh,
     Cvt,
     Setp,
+    Set,
+    Selp,
 }
 
 impl Opcode {
-    pub const ALL: [Opcode; 22] = [
+    pub const ALL: [Opcode; 24] = [
         Opcode::Testp,
         Opcode::Copysign,
         Opcode::Add,
@@ -80,6 +83,8 @@ impl Opcode {
         Opcode::Tanh,
         Opcode::Cvt,
         Opcode::Setp,
+        Opcode::Set,
+        Opcode::Selp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -106,6 +111,8 @@ impl Opcode {
             Opcode::Tanh => "tanh",
             Opcode::Cvt => "cvt",
             Opcode::Setp => "setp",
+            Opcode::Set => "set",
+            Opcode::Selp => "selp",
         }
     }
 
@@ -114,9 +121,15 @@ impl Opcode {
     }
 
     /// Whether the structural table of 9.7.3/9.7.4 ([`rules`]) holds this opcode's forms;
-    /// `cvt`'s legality is the table of [`crate::cvt`], `setp`'s that of [`crate::compare`].
+    /// `cvt`'s legality is the table of [`crate::cvt`]; `setp`'s, `set`'s and `selp`'s that of
+    /// [`crate::compare`].
     pub fn in_arith_table(self) -> bool {
-        !matches!(self, Opcode::Cvt | Opcode::Setp)
+        self != Opcode::Cvt && !self.is_comparison()
+    }
+
+    /// `setp`, `set` or `selp`: the forms of [`crate::compare`].
+    pub fn is_comparison(self) -> bool {
+        matches!(self, Opcode::Setp | Opcode::Set | Opcode::Selp)
     }
 }
 
@@ -151,6 +164,17 @@ pub struct Conversion {
     pub from: Type,
     pub round_to: RoundTo,
     pub finite: Finite,
+}
+
+/// What a `setp` or `set` form compares, and how (9.7.6.1-2, 9.7.7.1-2): the operator, the
+/// `.BoolOp` that combines the outcome with a predicate source `c` (then the form has a third
+/// source), and the type of the sources `a` and `b`. A `setp`'s is its type (its destination
+/// is a predicate); a `set`'s is its `.stype`, [`Instr::ty`] being its `.dtype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Comparison {
+    pub op: CmpOp,
+    pub combine: Option<BoolOp>,
+    pub from: Type,
 }
 
 /// The instruction type suffix (PTX ISA 9.7.3, 9.7.4; `.f32x2` in 9.7.3.3-6).
@@ -345,8 +369,8 @@ pub struct Instr {
     pub inputs: u8,
     /// Only for `cvt`.
     pub conv: Option<Conversion>,
-    /// Only for `setp`: the comparison operator (`.lt`, `.equ`, `.num`, ...).
-    pub cmp: Option<CmpOp>,
+    /// Only for `setp` and `set`: the comparison (`.lt`, `.equ`, `.num`, ..., `.and`).
+    pub cmp: Option<Comparison>,
 }
 
 impl Instr {
@@ -365,7 +389,7 @@ impl Instr {
             | Opcode::Ex2
             | Opcode::Tanh
             | Opcode::Cvt => 1,
-            Opcode::Fma | Opcode::Mad => 3,
+            Opcode::Fma | Opcode::Mad | Opcode::Selp => 3,
             _ => 2,
         };
         Instr {
@@ -380,14 +404,27 @@ impl Instr {
             inputs,
             // A `cvt` built here converts from its own type: set the source, then validate.
             conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep }),
-            // A `setp` built here compares for equality: set the operator, then validate.
-            cmp: (op == Opcode::Setp).then_some(CmpOp::Eq),
+            // A `setp` or `set` built here compares its own type for equality: set the
+            // operator (and a `set`'s source type), then validate.
+            cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty }),
         }
     }
 
-    /// The type of the source operands: the form's type, except for a `cvt`.
+    /// The type of the value sources: the form's type, except for a `cvt` (its source type)
+    /// and a `set` (its `.stype`).
     pub fn src_type(&self) -> Type {
-        self.conv.map_or(self.ty, |c| c.from)
+        match (self.conv, self.cmp) {
+            (Some(c), _) => c.from,
+            (None, Some(c)) => c.from,
+            (None, None) => self.ty,
+        }
+    }
+
+    /// Whether source `pos` is a predicate: `selp`'s `c` and the `c` that a `.BoolOp`
+    /// combines (9.7.6.1-3), always the third source. Every other source is a
+    /// [`Instr::src_type`] value.
+    pub fn reads_predicate(&self, pos: usize) -> bool {
+        pos == 2 && (self.op == Opcode::Selp || self.cmp.is_some_and(|c| c.combine.is_some()))
     }
 
     /// The register type of the destination (`pred` for testp and setp).

@@ -36,8 +36,8 @@ impl Instr {
         if self.op == Opcode::Cvt || self.conv.is_some() {
             return self.validate_cvt().map(|_| ());
         }
-        if self.op == Opcode::Setp || self.cmp.is_some() {
-            return self.validate_setp().map(|_| ());
+        if self.op.is_comparison() || self.cmp.is_some() {
+            return self.validate_compare().map(|_| ());
         }
         if FORM_RULES.iter().any(|r| r.admits(self)) {
             Ok(())
@@ -52,7 +52,7 @@ impl Instr {
         if let Some(c) = self.as_cvt() {
             return c.requirement();
         }
-        if let Some(c) = self.as_setp() {
+        if let Some(c) = self.as_compare() {
             return c.requirement();
         }
         super::requirements::requirement_of(self)
@@ -81,8 +81,8 @@ impl Instr {
     /// Whether the PTX ISA text documents this form. False for a legal form only ptxas accepts
     /// (`fma.rz.bf16`: see docs/isa-table.md) and for illegal forms.
     pub fn is_documented(&self) -> bool {
-        // Every `cvt` and `setp` their tables accept is a documented one.
-        if matches!(self.op, Opcode::Cvt | Opcode::Setp) {
+        // Every `cvt` and comparison their tables accept is a documented one.
+        if self.op == Opcode::Cvt || self.op.is_comparison() {
             return self.validate().is_ok();
         }
         FORM_RULES.iter().any(|r| r.source == Source::Spec && r.admits(self))

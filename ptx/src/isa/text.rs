@@ -51,7 +51,7 @@ impl fmt::Display for Instr {
         if let Some(c) = self.as_cvt() {
             return fmt::Display::fmt(&c, f);
         }
-        if let Some(c) = self.as_setp() {
+        if let Some(c) = self.as_compare() {
             return fmt::Display::fmt(&c, f);
         }
         f.write_str(self.op.name())?;
@@ -81,14 +81,21 @@ impl fmt::Display for Instr {
             AbsMode::XorsignAbs => f.write_str(".xorsign.abs")?,
         }
         write!(f, ".{}", self.ty.name())?;
-        // A malformed `cvt` or `setp` (one `as_cvt`/`as_setp` refuses) still shows its fields.
+        // A malformed `cvt` or comparison (one `as_cvt`/`as_compare` refuses) still shows its
+        // fields.
         if let Some(c) = self.conv {
             write!(f, ".{}", c.from.name())?;
         }
-        match self.cmp {
-            Some(c) => write!(f, ".{}", c.name()),
-            None => Ok(()),
+        if let Some(c) = self.cmp {
+            write!(f, ".{}", c.op.name())?;
+            if let Some(b) = c.combine {
+                write!(f, ".{}", b.name())?;
+            }
+            if c.from != self.ty {
+                write!(f, ".{}", c.from.name())?;
+            }
         }
+        Ok(())
     }
 }
 
@@ -199,8 +206,8 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
     if s == "cvt" || s.starts_with("cvt.") {
         return super::conversion::parse_cvt(s);
     }
-    if s == "setp" || ["setp.", "set.", "selp."].iter().any(|p| s.starts_with(p)) {
-        return super::comparison::parse_setp(s);
+    if ["setp", "set", "selp"].contains(&s) || ["setp.", "set.", "selp."].iter().any(|p| s.starts_with(p)) {
+        return super::comparison::parse_compare(s);
     }
     let words: Vec<&str> = s.split('.').collect();
     if words.iter().any(|w| w.is_empty()) {

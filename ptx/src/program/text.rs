@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::fmt::{self, Write};
 
-use super::{Program, ProgramError, Reg, RegClass, Stmt, ValType};
+use super::{Program, ProgramError, Reg, RegName, Stmt, ValType};
 use crate::isa::{Instr, Type};
 
 impl Program {
@@ -94,11 +94,7 @@ impl Program {
     /// Instruction `j` as PTX: `add.rz.ftz.f32 %f2, %f0, %f1;`.
     pub fn write_stmt<W: Write>(&self, w: &mut W, j: usize) -> fmt::Result {
         let s = &self.body[j];
-        write!(w, "{} {}", s.instr, self.name(self.dst(j)))?;
-        for &r in s.srcs() {
-            write!(w, ", {}", self.name(r))?;
-        }
-        w.write_char(';')
+        write_line(w, &s.instr, self.name(self.dst(j)), s.srcs().iter().map(|&r| self.name(r)))
     }
 
     /// Instruction `j` as a PTX line.
@@ -107,6 +103,16 @@ impl Program {
         self.write_stmt(&mut s, j).expect("writing to a String cannot fail");
         s
     }
+}
+
+/// `instr` writing `dst` from `srcs`, as a PTX line (`add.rz.ftz.f32 %f2, %f0, %f1;`): a
+/// program's statements and the VM's arms (`crate::vm::emit::arm_text`) are spelled by it.
+pub fn write_line<W: Write>(w: &mut W, instr: &Instr, dst: RegName, srcs: impl IntoIterator<Item = RegName>) -> fmt::Result {
+    write!(w, "{instr} {dst}")?;
+    for r in srcs {
+        write!(w, ", {r}")?;
+    }
+    w.write_char(';')
 }
 
 /// Whether `s` is a PTX identifier (PTX ISA 4.4: `[a-zA-Z][a-zA-Z0-9_$]*` or
@@ -228,8 +234,8 @@ impl Builder {
         let mut body = Vec::with_capacity(self.stmts.len());
         for (j, s) in self.stmts.iter().enumerate() {
             let mut src = [Reg(0); 3];
-            let need = RegClass::of(s.instr.src_type());
-            for (slot, name) in src.iter_mut().zip(&s.srcs) {
+            for (pos, (slot, name)) in src.iter_mut().zip(&s.srcs).enumerate() {
+                let need = ValType::of_operand(&s.instr, pos);
                 let r = *regs.get(name.as_str()).ok_or_else(|| ProgramError::UnknownRegister {
                     place: format!("instruction {j} (`{}`)", s.text),
                     reg: name.clone(),
@@ -238,15 +244,8 @@ impl Builder {
                     return Err(ProgramError::UseBeforeDefinition { index: j, reg: name.clone() });
                 }
                 let have = reg_type(r, &inputs, &self.stmts);
-                if have.class() != need {
-                    return Err(ProgramError::TypeMismatch {
-                        index: j,
-                        form: s.instr.to_string(),
-                        reg: name.clone(),
-                        found: have.name(),
-                        expected: s.instr.src_type().name(),
-                        expected_ty: &need.ptx_type()[1..],
-                    });
+                if have.class() != need.class() {
+                    return Err(ProgramError::mismatch(j, &s.instr, name.clone(), have, need));
                 }
                 *slot = r;
             }
@@ -280,6 +279,15 @@ impl Builder {
 fn check_name(name: &str, place: &str) -> Result<(), ProgramError> {
     if is_identifier(name) {
         Ok(())
+    } else if name.strip_prefix('!').is_some_and(is_identifier) {
+        // 9.7.6.1-3 allow `{!}c`; programs keep one spelling per form and leave it out.
+        Err(ProgramError::Syntax {
+            place: place.to_string(),
+            message: format!(
+                "'{name}': programs do not negate a predicate source; compare with the inverse operator \
+                 (setp.geu is !setp.lt, NaN included) or swap selp's a and b"
+            ),
+        })
     } else {
         Err(ProgramError::Syntax {
             place: place.to_string(),

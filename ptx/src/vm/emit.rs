@@ -29,7 +29,8 @@ use std::fmt::Write;
 
 use super::{arms, module_version, VmError, REG_SLOTS};
 use crate::isa::Instr;
-use crate::program::{Program, Reg, RegClass, Stmt};
+use crate::program::text::write_line;
+use crate::program::{Reg, RegClass, RegName, ValType};
 
 /// The name of the VM's `.entry`.
 pub const ENTRY: &str = "ptxfuzz_vm";
@@ -231,38 +232,45 @@ VM_END:
 }
 ";
 
-/// The instruction line of `form` exactly as `ptx::kernel` writes it in a one-instruction
-/// program whose sources are registers 0.. and destination register `form.inputs`
-/// (`add.rn.f32 %f2, %f0, %f1;`).
+/// The instruction line of `form` exactly as `ptx::kernel` writes it in a program where its
+/// sources are registers 0.. and its destination register `form.inputs`
+/// (`add.rn.f32 %f2, %f0, %f1;`, `selp.f32 %f3, %f0, %f1, %p2;`).
 pub fn arm_text(form: &Instr) -> String {
     let n = form.inputs as usize;
-    let srcs: Vec<Reg> = (0..n as u16).map(Reg).collect();
-    let p = Program::new(
-        vec![form.src_type(); n],
-        vec![Stmt::new(*form, &srcs).expect("an arm's form takes `inputs` sources")],
-        vec![Reg(n as u16)],
-    )
-    .expect("a legal form over its own inputs is a valid program");
-    p.stmt_text(0)
+    let name = |class: RegClass, i: usize| RegName { class, reg: Reg(i as u16) };
+    let srcs = (0..n).map(|i| name(ValType::of_operand(form, i).class(), i));
+    let mut s = String::new();
+    write_line(&mut s, form, name(ValType::of_result(form).class(), n), srcs).expect("writing to a String cannot fail");
+    s
 }
 
-/// Arm `k`: load sources from slots a15.., run the form, store the destination (slot a14).
-fn write_arm(o: &mut String, k: usize, form: &Instr) {
-    let n = form.inputs as usize;
-    let class = RegClass::of(form.src_type());
-    let _ = writeln!(o, "VM_A{k}: // arm {k}: {form} ({n} inputs)");
-    let ld = match class {
+/// The `ld.local` type that loads a register of `class` from a 64-bit slot.
+fn load_type(class: RegClass) -> &'static str {
+    match class {
         RegClass::F32 => "f32",
         RegClass::F64 => "f64",
         RegClass::B16 => "b16",
         RegClass::B32 => "b32",
         RegClass::B64 | RegClass::Pred => "b64",
-    };
+    }
+}
+
+/// Arm `k`: load sources from slots a15.., run the form, store the destination (slot a14).
+fn write_arm(o: &mut String, k: usize, form: &Instr) {
+    let n = form.inputs as usize;
+    let _ = writeln!(o, "VM_A{k}: // arm {k}: {form} ({n} inputs)");
     for i in 0..n {
-        let _ = writeln!(o, "\tld.local.{ld} {}{i}, [%v_a{}];", class.prefix(), 15 + i);
+        let class = ValType::of_operand(form, i).class();
+        let (p, slot) = (class.prefix(), 15 + i);
+        if class == RegClass::Pred {
+            // A predicate slot holds 0 or 1 (as the destination stores below write it).
+            let _ = writeln!(o, "\tld.local.b64 %v_x, [%v_a{slot}];\n\tsetp.ne.b64 {p}{i}, %v_x, 0;");
+        } else {
+            let _ = writeln!(o, "\tld.local.{} {p}{i}, [%v_a{slot}];", load_type(class));
+        }
     }
     let _ = writeln!(o, "\t{}", arm_text(form));
-    let dst_class = if form.dest_is_predicate() { RegClass::Pred } else { RegClass::of(form.ty) };
+    let dst_class = ValType::of_result(form).class();
     let d = format!("{}{n}", dst_class.prefix());
     // Zero-extend to the 64-bit slot, as `kernel`'s output stores do.
     match dst_class {
@@ -305,6 +313,7 @@ pub fn arms_in_module(ptx: &str) -> Vec<(String, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::Program;
 
     #[test]
     fn every_arm_is_in_the_module_once_in_order_with_the_kernels_text() {
@@ -323,6 +332,18 @@ mod tests {
             let kernel = crate::kernel::module(&[&p], sm, crate::kernel::Mode::Outputs).unwrap();
             assert!(kernel.contains(&format!("\t{}\n", arm_text(&add))) && m.contains(&format!("\t{}\n", arm_text(&add))));
         }
+    }
+
+    #[test]
+    fn a_predicate_source_is_loaded_from_its_0_or_1_slot() {
+        let m = module(90).unwrap();
+        let selp = "\tld.local.f32 %f0, [%v_a15];\n\tld.local.f32 %f1, [%v_a16];\n\
+                    \tld.local.b64 %v_x, [%v_a17];\n\tsetp.ne.b64 %p2, %v_x, 0;\n\tselp.f32 %f3, %f0, %f1, %p2;\n";
+        assert!(m.contains(selp), "{selp}");
+        let and = crate::isa::Instr::parse("setp.lt.and.f32", 3).unwrap();
+        assert_eq!(arm_text(&and), "setp.lt.and.f32 %p3, %f0, %f1, %p2;");
+        let set = crate::isa::Instr::parse("set.lt.f16.f32", 2).unwrap();
+        assert_eq!(arm_text(&set), "set.lt.f16.f32 %h2, %f0, %f1;");
     }
 
     #[test]

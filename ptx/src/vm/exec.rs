@@ -57,7 +57,7 @@ mod tests {
     /// Encode, decode and run `count` generated programs (one generated case each) and compare
     /// every output bit for bit with `Program::run`'s primary result. Returns the number of
     /// distinct arms exercised.
-    fn agree(sm: u32, seed: u64, count: usize) -> usize {
+    fn agree(sm: u32, seed: u64, count: usize) -> Vec<bool> {
         // Every kind of form: approximate (primary = the interpreter's nearest reading),
         // unrounded (contraction only adds alternatives, the primary is unfused) and ptxas-only.
         let cfg = GenConfig {
@@ -85,19 +85,23 @@ mod tests {
                 used[op.arm as usize] = true;
             }
         }
-        used.iter().filter(|&&u| u).count()
+        used
     }
 
     #[test]
     fn bytecode_runs_like_the_program_on_102k_generated_programs() {
         for sm in [80, 90, 100] {
-            let mut covered = 0;
+            let mut used = vec![false; arms(sm).unwrap().len()];
             for seed in [1, 2] {
-                covered = covered.max(agree(sm, seed, PROGRAMS));
+                for (u, a) in used.iter_mut().zip(agree(sm, seed, PROGRAMS)) {
+                    *u |= a;
+                }
             }
             // The comparison is only a proof if it reaches (nearly) every arm.
-            let n = arms(sm).unwrap().len();
-            assert!(covered * 10 >= n * 9, "sm_{sm}: only {covered} of {n} arms exercised");
+            let (covered, n) = (used.iter().filter(|&&u| u).count(), used.len());
+            let missed: Vec<String> =
+                arms(sm).unwrap().iter().zip(&used).filter(|(_, &u)| !u).map(|(f, _)| f.to_string()).collect();
+            assert!(covered * 10 >= n * 9, "sm_{sm}: only {covered} of {n} arms exercised; missed {missed:?}");
         }
     }
 

@@ -51,7 +51,10 @@ pub enum Judging<'a> {
 /// Why `form` has no sweep module, or `None` if it has one: at most 32 bits of input (the
 /// fingerprint's numbering) and a result of at most 32 bits that is not a predicate.
 pub fn unsupported(form: &Instr) -> Option<&'static str> {
-    if form.ty.scalar().bits() * form.inputs as u32 > 32 {
+    if form.src_type() != form.ty || form.reads_predicate(2) {
+        // `cvt`, `set` and `selp`: the module numbers inputs in lanes of the result's format.
+        Some("sources of another type than the result (a conversion, set or selp); sweep it as a form (ptx::form)")
+    } else if form.ty.scalar().bits() * form.inputs as u32 > 32 {
         Some("more than 32 bits of input: the GPU sweep numbers inputs in 32 bits")
     } else if form.ty.bits() > 32 {
         Some("a result wider than 32 bits")

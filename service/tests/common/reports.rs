@@ -204,6 +204,9 @@ fn bits_of_class((e, m): (u32, u32), class: OperandClass, seed: u64) -> u64 {
         OperandClass::Normal => ((exp_max >> 1) - 2 + (seed >> 40) % 5) << m | mant,
         OperandClass::Inf => exp_max << m,
         OperandClass::Nan => exp_max << m | mant.max(1),
+        // A predicate source: 0 or 1, no sign.
+        OperandClass::False => return 0,
+        OperandClass::True => return 1,
     };
     sign | body
 }

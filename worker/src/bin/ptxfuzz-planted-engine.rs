@@ -13,6 +13,8 @@
 //!   inputs in +-[1, 2).
 //! - `cvt-rz-as-rn`: `cvt.rz{.relu}{.satfinite}.bf16.f32` rounds to nearest (a conversion
 //!   inside programs: the campaign must find it through chains of other formats, issue 16).
+//! - `selp-swapped`: `selp` selects `b` where its predicate is true and `a` where it is false
+//!   (a predicate source: the campaign must find it behind the `setp` that defines it).
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -35,9 +37,10 @@ enum Deviation {
     MinmaxZeros,
     RcpBinade,
     CvtRzAsRn,
+    SelpSwapped,
 }
 
-const NAMES: [(&str, Deviation); 8] = [
+const NAMES: [(&str, Deviation); 9] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -46,6 +49,7 @@ const NAMES: [(&str, Deviation); 8] = [
     ("minmax-zeros", Deviation::MinmaxZeros),
     ("rcp-binade", Deviation::RcpBinade),
     ("cvt-rz-as-rn", Deviation::CvtRzAsRn),
+    ("selp-swapped", Deviation::SelpSwapped),
 ];
 
 fn main() {
@@ -176,6 +180,7 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
         {
             primary(&Instr { precision: Precision::Rounded(Rounding::Rn), ..*i }, ops)
         }
+        Deviation::SelpSwapped if i.op == Opcode::Selp => primary(i, &[ops[1], ops[0], ops[2]]),
         Deviation::FmaSplit if matches!(i.op, Opcode::Fma | Opcode::Mad) && !i.is_approximate() => {
             let mul = Instr { op: Opcode::Mul, inputs: 2, clamp: Clamp::None, ..*i };
             let add = Instr { op: Opcode::Add, inputs: 2, ..*i };

@@ -4,7 +4,7 @@
 
 use ptx::format::{FpClass, Scalar};
 use ptx::interp::{self, Expectation, LaneExpectation, Outcome};
-use ptx::isa::{Clamp, Ftz, Instr, Precision};
+use ptx::isa::{Clamp, Ftz, Instr, Opcode, Precision};
 use ptx::Rounding;
 
 pub use api::MismatchClass;
@@ -32,6 +32,7 @@ pub struct Classified {
 ///
 /// | # | class | when |
 /// |---|-------|------|
+/// | 0 | comparison | a comparison's other outcome: any wrong `setp` predicate, a `set` lane 0 or 1.0 inverted, the operand `selp` did not select |
 /// | 1 | ftz | `instr` with `.ftz` toggled (a legal form) accepts `got` |
 /// | 2 | sat | `instr` without its `.sat`/`.relu` accepts `got`, or `.sat` gave NaN or left [-0, 1] |
 /// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
@@ -44,6 +45,9 @@ pub struct Classified {
 /// | 9 | rounding | another rounding mode accepts `got`, or it is within [`ROUNDING_MAX_ULPS`] |
 /// | 10 | gross | otherwise |
 pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation, got: u64) -> Classified {
+    if let Some(lane) = instr.and_then(|i| other_outcome(i, operands, expected, got)) {
+        return Classified { lane, class: MismatchClass::Comparison, ulps: None, excess: None };
+    }
     let Some(scalar) = expected.scalar else {
         return Classified { lane: 0, class: MismatchClass::Gross, ulps: None, excess: None };
     };
@@ -124,6 +128,40 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     match ulps {
         Some(n) if n.unsigned_abs() <= ROUNDING_MAX_ULPS => out(MismatchClass::Rounding, None),
         _ => out(MismatchClass::Gross, None),
+    }
+}
+
+/// Rule 0: the first disagreeing lane when `got` is the other outcome of a comparison: any
+/// wrong `setp` predicate, a `set` lane holding 0 or 1.0 where the other is expected, the
+/// operand `selp` did not select (`c ? b : a`).
+fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u64) -> Option<usize> {
+    match instr.op {
+        Opcode::Setp => Some(0),
+        Opcode::Selp => {
+            let c = operands.get(2)? & 1 == 1;
+            (got == operands[usize::from(c)]).then_some(0)
+        }
+        Opcode::Set => {
+            let s = expected.scalar?;
+            let one = lane_of_one(s);
+            let w = s.bits();
+            let lanes = || (0..expected.lanes.len()).map(|l| (got >> (l as u32 * w)) & s.mask());
+            let outcome = |v: u64| v == 0 || v == one;
+            (got >> (w * expected.lanes.len() as u32) == 0 && lanes().all(outcome))
+                .then(|| (0..expected.lanes.len()).find(|&l| (expected.primary_bits() >> (l as u32 * w)) & s.mask() != (got >> (l as u32 * w)) & s.mask()))
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
+/// 1.0 in `s`, what `set` writes for true to a float destination (9.7.6.1).
+fn lane_of_one(s: Scalar) -> u64 {
+    match s {
+        Scalar::F16 => 0x3c00,
+        Scalar::BF16 => 0x3f80,
+        Scalar::F32 => 0x3f80_0000,
+        Scalar::F64 => 0x3ff0_0000_0000_0000,
     }
 }
 
@@ -269,6 +307,23 @@ mod tests {
     fn wrong_predicate_is_gross() {
         let c = class_of("testp.normal.f32", &[f(1.0)], 0);
         assert_eq!(c.class, MismatchClass::Gross);
+    }
+
+    #[test]
+    fn a_comparisons_other_outcome_is_comparison_and_anything_else_is_not() {
+        let (one, two) = (f(1.0), f(2.0));
+        assert_eq!(class_of("setp.lt.f32", &[one, two], 0).class, MismatchClass::Comparison);
+        // selp: the operand c did not select; a third value is a wrong number, not a choice.
+        assert_eq!(class_of("selp.f32", &[one, two, 1], two).class, MismatchClass::Comparison);
+        assert_eq!(class_of("selp.f32", &[one, two, 0], one).class, MismatchClass::Comparison);
+        assert_eq!(class_of("selp.f32", &[one, two, 1], f(8.0)).class, MismatchClass::Gross);
+        // set: 0.0 for 1.0, lane by lane (lane 1 of the pair inverted here).
+        assert_eq!(class_of("set.lt.f16.f32", &[one, two], 0).class, MismatchClass::Comparison);
+        let c = class_of("set.lt.f16x2.f16x2", &[0x3c00_3c00, 0x4000_3c00], 0x0000_0000);
+        assert_eq!((c.class, c.lane), (MismatchClass::Comparison, 1));
+        assert_ne!(class_of("set.lt.f32.f32", &[one, two], f(0.5)).class, MismatchClass::Comparison);
+        // testp's wrong predicate is not a comparison's.
+        assert_eq!(class_of("testp.normal.f32", &[one], 0).class, MismatchClass::Gross);
     }
 
     #[test]

@@ -502,9 +502,19 @@ pub fn signature_of(
 ) -> Signature {
     let operands = match (instr, expected.scalar) {
         (Some(i), _) => {
-            let s = i.ty.scalar();
+            // The sources' own format (a `cvt`'s or a `set`'s is not its result's), on the
+            // disagreeing lane; a predicate source is true or false.
+            let s = i.src_type().scalar();
             let w = s.bits();
-            operands.iter().map(|&o| OperandClass::of(s, (o >> (c.lane as u32 * w)) & s.mask())).collect()
+            let lane = if i.src_type().lanes() == 2 { c.lane as u32 } else { 0 };
+            operands
+                .iter()
+                .enumerate()
+                .map(|(k, &o)| match i.reads_predicate(k) {
+                    true => OperandClass::of_predicate(o),
+                    false => OperandClass::of(s, (o >> (lane * w)) & s.mask()),
+                })
+                .collect()
         }
         _ => ArrayVec::new(),
     };

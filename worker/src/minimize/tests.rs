@@ -173,3 +173,39 @@ fn an_input_standing_for_an_f16_result_read_by_a_bf16_instruction_is_declared_bf
     let p = Ir::of(&c).to_case().unwrap().program;
     assert_eq!(p.to_string().lines().next().unwrap(), "// inputs: %h0:bf16, %h1:f16");
 }
+
+/// A planted deviation: `selp` selecting `b` where `c` is true (its operands swapped).
+fn selp_swapped_fails(p: &Program, inputs: &[u64]) -> bool {
+    let faithful = p.run(inputs).unwrap();
+    let mut vals: Vec<u64> = inputs.to_vec();
+    for s in p.body() {
+        let mut ops: Vec<u64> = s.srcs().iter().map(|r| vals[r.0 as usize]).collect();
+        if s.instr.op == ptx::isa::Opcode::Selp {
+            ops.swap(0, 1);
+        }
+        vals.push(interp::eval(&s.instr, &ops).unwrap().primary_bits());
+    }
+    p.outputs().iter().zip(&faithful).any(|(r, e)| !e.accepts(vals[r.0 as usize]))
+}
+
+#[test]
+fn a_selection_bug_shrinks_to_the_selp_and_the_setp_it_needs_without_the_bool_op() {
+    let text = "// inputs: %f0:f32, %f1:f32, %f2:f32\n\
+        setp.lt.f32 %p3, %f0, %f1;\n\
+        setp.gt.and.f32 %p4, %f1, %f2, %p3;\n\
+        mul.rn.f32 %f5, %f0, %f2;\n\
+        selp.f32 %f6, %f5, %f1, %p4;\n\
+        add.rn.f32 %f7, %f6, %f2;\n\
+        // outputs: %f7\n";
+    let f = |x: f32| x.to_bits() as u64;
+    let c = case(text, &[f(1.0), f(2.0), f(1.0)]);
+    assert!(selp_swapped_fails(&c.program, &c.inputs), "the starting case must fail");
+    let m = minimize_each(c, &Limits::default(), selp_swapped_fails);
+    let p = &m.case.program;
+    // A predicate is never an input, so the selp keeps one setp; the .and, its second setp,
+    // the mul and the add go.
+    let ops: Vec<ptx::isa::Opcode> = p.body().iter().map(|s| s.instr.op).collect();
+    assert_eq!(ops, [ptx::isa::Opcode::Setp, ptx::isa::Opcode::Selp], "{p}");
+    assert!(p.body().iter().all(|s| !s.instr.reads_predicate(2) || s.instr.op == ptx::isa::Opcode::Selp), "{p}");
+    assert!(selp_swapped_fails(p, &m.case.inputs));
+}
