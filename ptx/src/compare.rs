@@ -23,7 +23,7 @@ use crate::isa::target::{PtxVersion, Requirement, Target};
 
 #[path = "compare_eval.rs"]
 mod eval;
-pub use eval::{eval, Compared};
+pub use eval::{eval, true_bits, Compared};
 
 /// `.CmpOp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

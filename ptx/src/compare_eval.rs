@@ -82,7 +82,7 @@ fn min_normal(s: Scalar) -> u64 {
 }
 
 /// The bits a `set` destination lane of type `d` holds for true (false is 0 in every type).
-fn true_bits(d: Ty) -> u64 {
+pub fn true_bits(d: Ty) -> u64 {
     match d {
         Ty::Float(Scalar::F32) => F32::ONE,
         Ty::Float(Scalar::F16) | Ty::Packed(Scalar::F16) => F16::ONE,

@@ -143,7 +143,8 @@ fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u
         }
         Opcode::Set => {
             let s = expected.scalar?;
-            let one = lane_of_one(s);
+            // 1.0 in the lane's format, what `set` writes for true (9.7.6.1).
+            let one = ptx::compare::true_bits(ptx::compare::Ty::Float(s));
             let w = s.bits();
             let lanes = || (0..expected.lanes.len()).map(|l| (got >> (l as u32 * w)) & s.mask());
             let outcome = |v: u64| v == 0 || v == one;
@@ -152,16 +153,6 @@ fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u
                 .flatten()
         }
         _ => None,
-    }
-}
-
-/// 1.0 in `s`, what `set` writes for true to a float destination (9.7.6.1).
-fn lane_of_one(s: Scalar) -> u64 {
-    match s {
-        Scalar::F16 => 0x3c00,
-        Scalar::BF16 => 0x3f80,
-        Scalar::F32 => 0x3f80_0000,
-        Scalar::F64 => 0x3ff0_0000_0000_0000,
     }
 }
 
