@@ -3,7 +3,9 @@
 //!
 //! The string form ([`Signature::key`]) is stable and file-name safe:
 //! `add.rz.f32~rounding~normal.subnormal~sm90` (`~sm-` when the target has no sm, `input` as the
-//! instruction when a program output is an input register read back). Its hash
+//! instruction when a program output is an input register read back). An operand's class is
+//! `zero`, `subnormal`, `normal`, `inf` or `nan`; a predicate source's `false` or `true`; an
+//! integer source's `zero`, `min`, `max` or `int` (any other value). Its hash
 //! ([`Signature::hash64`]) is FNV-1a 64 of the key, stable across runs and platforms.
 
 use std::fmt;
@@ -101,10 +103,16 @@ pub enum OperandClass {
     False,
     /// A predicate source that is true.
     True,
+    /// An integer source (`cvt.rn.f32.s32`'s) at its type's minimum (nonzero: signed types).
+    IntMin,
+    /// An integer source at its type's maximum.
+    IntMax,
+    /// Any other nonzero integer source (zero is `Zero`).
+    Int,
 }
 
 impl OperandClass {
-    pub const ALL: [OperandClass; 7] = [
+    pub const ALL: [OperandClass; 10] = [
         OperandClass::Zero,
         OperandClass::Subnormal,
         OperandClass::Normal,
@@ -112,6 +120,9 @@ impl OperandClass {
         OperandClass::Nan,
         OperandClass::False,
         OperandClass::True,
+        OperandClass::IntMin,
+        OperandClass::IntMax,
+        OperandClass::Int,
     ];
 
     /// A predicate source's class.
@@ -120,6 +131,16 @@ impl OperandClass {
             OperandClass::True
         } else {
             OperandClass::False
+        }
+    }
+
+    /// An integer source's class: zero, the type's edges, or another integer.
+    pub fn of_int(t: ptx::integer::IntType, bits: u64) -> OperandClass {
+        match t.value(bits) {
+            0 => OperandClass::Zero,
+            v if v == t.max() => OperandClass::IntMax,
+            v if v == t.min() => OperandClass::IntMin,
+            _ => OperandClass::Int,
         }
     }
 
@@ -142,6 +163,9 @@ impl OperandClass {
             OperandClass::Nan => "nan",
             OperandClass::False => "false",
             OperandClass::True => "true",
+            OperandClass::IntMin => "min",
+            OperandClass::IntMax => "max",
+            OperandClass::Int => "int",
         }
     }
 
@@ -280,6 +304,21 @@ mod tests {
         };
         assert_eq!(s.key().parse::<Signature>().unwrap(), s);
         assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.key()));
+    }
+
+    #[test]
+    fn an_integer_source_has_its_own_classes_and_parses_back() {
+        let s32 = ptx::integer::IntType { signed: true, bits: 32 };
+        let classes: Vec<OperandClass> = [0, 0x8000_0000, 0x7fff_ffff, 5].map(|v| OperandClass::of_int(s32, v)).into();
+        assert_eq!(classes, [OperandClass::Zero, OperandClass::IntMin, OperandClass::IntMax, OperandClass::Int]);
+        let s = Signature {
+            instr: Some(Instr::parse("cvt.rn.f32.s32", 1).unwrap()),
+            class: MismatchClass::Rounding,
+            operands: [OperandClass::IntMin].into_iter().collect(),
+            sm: Some(90),
+        };
+        assert_eq!(s.key(), "cvt.rn.f32.s32~rounding~min~sm90");
+        assert_eq!(s.key().parse::<Signature>().unwrap(), s);
     }
 
     #[test]

@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
+use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, IntEnd, IntType, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
 use ptx::kernel::{self, Mode};
-use ptx::program::{Program, Reg, RegClass};
+use ptx::program::{Program, Reg, ValType};
 use ptx::Rounding;
 
 /// The generator config of the `explore` target, also what a replay of its corpus must decode
@@ -47,6 +47,11 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
             from: *u.choose(&Type::ALL)?,
             round_to: *u.choose(&[RoundTo::Format, RoundTo::Integer])?,
             finite: *u.choose(&[Finite::Keep, Finite::Saturate])?,
+            int: match u.int_in_range(0u8..=3)? {
+                0 => Some(IntEnd::Dest(*u.choose(&IntType::ALL)?)),
+                1 => Some(IntEnd::Source(*u.choose(&IntType::ALL)?)),
+                _ => None,
+            },
         })
     } else {
         None
@@ -295,10 +300,9 @@ pub fn check_run(p: &Program, case: &[u64]) {
         let bits = e.primary_bits();
         assert!(fits(e, bits), "instruction {j}: primary {bits:#x} wider than {} bits\n{}", e.width(), show());
         assert!(e.accepts(bits), "instruction {j}: {e} rejects its own primary {bits:#x}\n{}", show());
-        let want = match p.body()[j].instr.dest_is_predicate() {
-            true => RegClass::Pred.bits(),
-            false => p.body()[j].instr.ty.bits(),
-        };
+        // The destination register's width: 1 for a predicate, an integer's register (a
+        // `cvt` to `.s32` writes 32 bits whatever its float type).
+        let want = ValType::of_result(&p.body()[j].instr).bits();
         assert_eq!(e.width(), want, "instruction {j}: result width\n{}", show());
     }
     for (o, &r) in run.outputs.iter().zip(p.outputs()) {

@@ -171,7 +171,7 @@ impl Ty {
     pub fn name(self) -> String {
         match self {
             Ty::Bits(n) => format!("b{n}"),
-            Ty::Int(t) => t.name(),
+            Ty::Int(t) => t.name().to_string(),
             Ty::Float(s) => s.name().to_string(),
             Ty::Packed(s) => format!("{}x2", s.name()),
         }

@@ -28,75 +28,7 @@ use crate::format::{Format, Scalar, BF16, F16, F32, F64};
 use crate::isa::target::{PtxVersion, Requirement, Target};
 use crate::rounding::{round_odd, Rounding};
 
-/// An integer type of `cvt`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct IntType {
-    pub signed: bool,
-    /// 8, 16, 32 or 64.
-    pub bits: u32,
-}
-
-impl IntType {
-    pub const ALL: [IntType; 8] = [
-        IntType { signed: false, bits: 8 },
-        IntType { signed: false, bits: 16 },
-        IntType { signed: false, bits: 32 },
-        IntType { signed: false, bits: 64 },
-        IntType { signed: true, bits: 8 },
-        IntType { signed: true, bits: 16 },
-        IntType { signed: true, bits: 32 },
-        IntType { signed: true, bits: 64 },
-    ];
-
-    fn parse(name: &str) -> Option<IntType> {
-        let (signed, bits) = name.split_at_checked(1)?;
-        let signed = match signed {
-            "s" => true,
-            "u" => false,
-            _ => return None,
-        };
-        let bits: u32 = bits.parse().ok()?;
-        matches!(bits, 8 | 16 | 32 | 64).then_some(IntType { signed, bits })
-    }
-
-    pub fn name(self) -> String {
-        format!("{}{}", if self.signed { 's' } else { 'u' }, self.bits)
-    }
-
-    pub fn mask(self) -> u64 {
-        if self.bits == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.bits) - 1
-        }
-    }
-
-    pub fn min(self) -> i128 {
-        if self.signed {
-            -(1i128 << (self.bits - 1))
-        } else {
-            0
-        }
-    }
-
-    pub fn max(self) -> i128 {
-        if self.signed {
-            (1i128 << (self.bits - 1)) - 1
-        } else {
-            (1i128 << self.bits) - 1
-        }
-    }
-
-    /// The value of `bits` (the low `self.bits` of them), sign-extended for a signed type.
-    pub fn value(self, bits: u64) -> i128 {
-        let b = bits & self.mask();
-        if self.signed && b >> (self.bits - 1) & 1 == 1 {
-            b as i128 - (1i128 << self.bits)
-        } else {
-            b as i128
-        }
-    }
-}
+pub use crate::integer::IntType;
 
 /// One `cvt` form between a float and an integer type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,6 +13,7 @@ use arrayvec::ArrayVec;
 use std::fmt;
 
 use crate::format::{FpClass, Scalar};
+use crate::integer::IntType;
 use crate::isa::Ftz;
 
 /// One allowed result for a lane.
@@ -129,8 +130,12 @@ impl LaneExpectation {
 /// The allowed results for a whole destination register.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expectation {
-    /// Lane format; `None` for a predicate result (testp), whose bits are 0 or 1.
+    /// Lane format; `None` for a predicate result (testp), whose bits are 0 or 1, and for an
+    /// integer one.
     pub scalar: Option<Scalar>,
+    /// The integer type of an integer result (a `cvt` to `.s32`, ...): one exact lane as wide
+    /// as the register that holds it ([`IntType::reg_bits`]).
+    pub integer: Option<IntType>,
     /// One entry per lane, lane 0 in the low bits.
     pub lanes: ArrayVec<LaneExpectation, 2>,
 }
@@ -139,20 +144,27 @@ impl Expectation {
     pub fn predicate(value: bool) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(LaneExpectation::exact(value as u64));
-        Expectation { scalar: None, lanes }
+        Expectation { scalar: None, integer: None, lanes }
+    }
+
+    /// Exactly `bits`, a value of `t` as its register holds it (sign- or zero-extended).
+    pub fn integer(t: IntType, bits: u64) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(LaneExpectation::exact(t.extend(bits, t.reg_bits())));
+        Expectation { scalar: None, integer: Some(t), lanes }
     }
 
     pub fn scalar(scalar: Scalar, lane: LaneExpectation) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(lane);
-        Expectation { scalar: Some(scalar), lanes }
+        Expectation { scalar: Some(scalar), integer: None, lanes }
     }
 
     pub fn packed(scalar: Scalar, lo: LaneExpectation, hi: LaneExpectation) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(lo);
         lanes.push(hi);
-        Expectation { scalar: Some(scalar), lanes }
+        Expectation { scalar: Some(scalar), integer: None, lanes }
     }
 
     /// Exactly the bits of a register of type `ty` (an input read back unchanged).
@@ -168,7 +180,11 @@ impl Expectation {
     }
 
     fn lane_bits(&self) -> u32 {
-        self.scalar.map_or(1, |s| s.bits())
+        match (self.scalar, self.integer) {
+            (Some(s), _) => s.bits(),
+            (None, Some(t)) => t.reg_bits(),
+            (None, None) => 1,
+        }
     }
 
     /// Register width in bits (1 for a predicate).
@@ -273,6 +289,10 @@ impl Expectation {
     fn fmt_outcome(&self, f: &mut fmt::Formatter<'_>, o: Outcome) -> fmt::Result {
         let w = self.lane_digits();
         match o {
+            // An integer: its register's hex and its value ("0xfffe (-2)").
+            Outcome::Bits(b) if self.integer.is_some() => {
+                write!(f, "0x{b:0w$x} ({})", self.integer.map_or(0, |t| t.value(b)))
+            }
             Outcome::Bits(b) if self.scalar.is_none() => write!(f, "{b}"),
             Outcome::Bits(b) => write!(f, "0x{b:0w$x}"),
             Outcome::AnyNan => write!(f, "nan"),
@@ -366,6 +386,15 @@ pub enum EvalError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_integer_result_fills_its_register_and_prints_hex_and_value() {
+        let s8 = IntType { signed: true, bits: 8 };
+        let e = Expectation::integer(s8, 0xfe);
+        assert_eq!((e.width(), e.primary_bits()), (16, 0xfffe));
+        assert!(e.accepts(0xfffe) && !e.accepts(0xfe));
+        assert_eq!(e.to_string(), "0xfffe (-2)");
+    }
 
     #[test]
     fn accept_form_lists_alternatives_with_their_reading() {

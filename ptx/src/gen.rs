@@ -18,6 +18,7 @@ pub use config::GenConfig;
 pub use operand::{case, case_into, operand, operand_for, operand_with, Choices, Draw, Specials};
 
 use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
+use crate::integer::IntType;
 use crate::program::{Program, Reg, RegClass, Stmt, ValType};
 use operand::{chance, threshold};
 
@@ -101,11 +102,16 @@ struct Scratch {
     inputs: [Vec<u16>; 6],
     /// Whether each instruction's result is read by a later one.
     used: Vec<bool>,
+    /// The integer results of float-to-integer `cvt`s, with their type: an integer source
+    /// reads one of its own type (they are kept out of `results`, so that float forms do
+    /// not read integers as bits).
+    ints: Vec<(IntType, u16)>,
 }
 
 impl Scratch {
     fn clear(&mut self) {
         self.results.iter_mut().chain(&mut self.inputs).for_each(Vec::clear);
+        self.ints.clear();
     }
 }
 
@@ -126,6 +132,9 @@ pub struct Generator {
     /// opcodes: a form that reads a predicate (`selp`, a `.BoolOp`) when no instruction has
     /// defined one gets one of these first (predicates are never program inputs).
     setps: Vec<Instr>,
+    /// The config's float-to-integer `cvt`s: one defines the integer an integer-to-float
+    /// `cvt` reads when no earlier instruction wrote one of its type.
+    to_ints: Vec<Instr>,
 }
 
 impl Generator {
@@ -159,9 +168,17 @@ impl Generator {
         };
         let setps: Vec<Instr> =
             legal_forms().iter().copied().filter(|f| f.op == Opcode::Setp && !f.reads_predicate(2) && of_config(f)).collect();
+        let to_ints: Vec<Instr> = legal_forms()
+            .iter()
+            .copied()
+            .filter(|f| f.int_dest().is_some() && cfg.opcodes.contains(&f.op) && of_config(f))
+            .collect();
         let mut groups: BTreeMap<Opcode, BTreeMap<Instr, Group>> = BTreeMap::new();
         for &f in legal_forms() {
-            let wanted = cfg.opcodes.contains(&f.op) && of_config(&f) && (!f.reads_predicate(2) || !setps.is_empty());
+            let wanted = cfg.opcodes.contains(&f.op)
+                && of_config(&f)
+                && (!f.reads_predicate(2) || !setps.is_empty())
+                && f.int_source().is_none_or(|t| to_ints.iter().any(|h| h.int_dest() == Some(t)));
             if !wanted {
                 continue;
             }
@@ -196,7 +213,7 @@ impl Generator {
             relation: threshold(cfg.relation_share),
             pair: threshold(CONTRACTION_PAIR_SHARE),
         };
-        Ok(Generator { cfg, ops, odds, muls, setps })
+        Ok(Generator { cfg, ops, odds, muls, setps, to_ints })
     }
 
     pub fn config(&self) -> &GenConfig {
@@ -230,7 +247,9 @@ impl Generator {
     /// input; the outputs are the results nothing else reads. With `contraction`, an unrounded
     /// add/sub is often given an unrounded mul feeding it alone, the pattern ptxas contracts.
     /// A predicate source (`selp`, `.BoolOp`) reads an earlier `setp` or `testp` result; when
-    /// there is none, a `setp` of the config's types defines one first.
+    /// there is none, a `setp` of the config's types defines one first. An integer source (a
+    /// `cvt` from `.s32`, ...) likewise reads an earlier integer of its type, which a `cvt` to
+    /// it defines first when there is none: integers are never program inputs.
     pub fn program(&self, u: &mut Unstructured) -> Result<Program> {
         // Asked the other way round so that an exhausted stream gives a single instruction.
         let len = if chance(u, 65536 - self.odds.single)? {
@@ -256,6 +275,20 @@ impl Generator {
                         instr = setp;
                     }
                 }
+                if let Some(t) = instr.int_source().filter(|t| !sc.ints.iter().any(|(i, _)| i == t)) {
+                    // No integer of its type yet: a cvt to it defines one first (f32 -> s32
+                    // -> f32, as compilers truncate), or is the instruction.
+                    let n = self.to_ints.iter().filter(|h| h.int_dest() == Some(t)).count();
+                    let k = u.choose_index(n)?;
+                    let h = *self.to_ints.iter().filter(|h| h.int_dest() == Some(t)).nth(k).expect("new() keeps int sources with a helper");
+                    if body.len() + 2 <= len {
+                        let src = self.operands(u, &h, sc, &mut inputs)?;
+                        sc.ints.push((t, body.len() as u16));
+                        body.push(Stmt::from_parts(h, src));
+                    } else {
+                        instr = h;
+                    }
+                }
                 let mut mul = None;
                 if body.len() + 2 <= len && matches!(instr.op, Opcode::Add | Opcode::Sub) {
                     if let Some(m) = self.contraction_mul(&instr) {
@@ -274,7 +307,10 @@ impl Generator {
                     src[u.int_in_range(0..=1)?] = Reg(m);
                     sc.results[RegClass::of(instr.ty).index()].push(m);
                 }
-                sc.results[ValType::of_result(&instr).class().index()].push(body.len() as u16);
+                match instr.int_dest() {
+                    Some(t) => sc.ints.push((t, body.len() as u16)),
+                    None => sc.results[ValType::of_result(&instr).class().index()].push(body.len() as u16),
+                }
                 body.push(Stmt::from_parts(instr, src));
             }
             Ok(())
@@ -318,6 +354,13 @@ impl Generator {
                 // An earlier predicate (the caller made sure there is one).
                 let preds = &sc.results[RegClass::Pred.index()];
                 *s = Reg(preds[u.choose_index(preds.len())?]);
+                continue;
+            }
+            if let Some(t) = instr.int_source() {
+                // An earlier integer of its type (the caller made sure there is one).
+                let n = sc.ints.iter().filter(|(i, _)| *i == t).count();
+                let k = u.choose_index(n)?;
+                *s = Reg(sc.ints.iter().filter(|(i, _)| *i == t).nth(k).expect("k < n").1);
                 continue;
             }
             let res = &sc.results[class];

@@ -26,6 +26,7 @@ pub mod form;
 pub mod form_kernel;
 pub mod format;
 pub mod gen;
+pub mod integer;
 pub mod interp;
 pub mod isa;
 pub mod kernel;

@@ -17,6 +17,7 @@ pub mod text;
 
 use std::fmt;
 
+use crate::integer::IntType;
 use crate::isa::{Instr, IsaError, Opcode, PtxVersion, Target, Type};
 
 pub use run::{Run, RunError};
@@ -90,11 +91,13 @@ impl RegClass {
     }
 }
 
-/// What a register holds: a floating-point value of an instruction type, or a predicate.
+/// What a register holds: a floating-point value of an instruction type, a predicate, or the
+/// integer a float-integer `cvt` writes or reads (in the `.bN` register of its width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ValType {
     Pred,
     Float(Type),
+    Int(IntType),
 }
 
 impl ValType {
@@ -103,6 +106,7 @@ impl ValType {
         match self {
             ValType::Pred => "pred",
             ValType::Float(t) => t.name(),
+            ValType::Int(t) => t.name(),
         }
     }
 
@@ -110,7 +114,7 @@ impl ValType {
         if s == "pred" {
             Some(ValType::Pred)
         } else {
-            Type::from_name(s).map(ValType::Float)
+            Type::from_name(s).map(ValType::Float).or_else(|| IntType::parse(s).map(ValType::Int))
         }
     }
 
@@ -118,6 +122,11 @@ impl ValType {
         match self {
             ValType::Pred => RegClass::Pred,
             ValType::Float(t) => RegClass::of(t),
+            ValType::Int(t) => match t.reg_bits() {
+                16 => RegClass::B16,
+                32 => RegClass::B32,
+                _ => RegClass::B64,
+            },
         }
     }
 
@@ -131,6 +140,8 @@ impl ValType {
     pub fn of_operand(instr: &Instr, pos: usize) -> ValType {
         if instr.reads_predicate(pos) {
             ValType::Pred
+        } else if let Some(t) = instr.int_source() {
+            ValType::Int(t)
         } else {
             ValType::Float(instr.src_type())
         }
@@ -140,6 +151,8 @@ impl ValType {
     pub fn of_result(instr: &Instr) -> ValType {
         if instr.dest_is_predicate() {
             ValType::Pred
+        } else if let Some(t) = instr.int_dest() {
+            ValType::Int(t)
         } else {
             ValType::Float(instr.ty)
         }
@@ -231,12 +244,14 @@ pub enum ProgramError {
     },
     #[error("register {reg} is defined twice: programs are in SSA form, give each result its own register")]
     Redefinition { reg: String },
-    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred")]
+    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred (or u8 .. s64 for a cvt's integer result)")]
     UnknownType { reg: String, name: String },
     #[error("input {reg} has no type: give it one in \"types\" (JSON) or as {reg}:f32 in the inputs line (text)")]
     MissingInputType { reg: String },
     #[error("input {reg} is declared {name}: inputs are floating-point registers (testp results cannot be read back)")]
     PredicateInput { reg: String, name: String },
+    #[error("input {reg} is declared {name}: inputs are floating-point registers; an integer source reads the bits of any register of its width (declare the input f16 for 8 or 16 bits, f16x2 for 32, f32x2 for 64) or the result of a cvt to an integer")]
+    IntegerInput { reg: String, name: String },
     #[error("\"types\" says {reg} is {declared}, but instruction {index} defines it as {defined}; fix the type or drop the entry")]
     DeclaredType { reg: String, declared: String, defined: &'static str, index: usize },
     #[error("\"types\" names {reg}, which is neither an input nor defined by an instruction")]
@@ -503,88 +518,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod cvt_tests {
-    use super::*;
-
-    #[test]
-    fn a_chain_through_bf16_runs_with_each_conversion_rounded_as_its_form_says() {
-        // f32 -> bf16 (.rz) -> fma.rn.bf16 -> f32: what a compiler emits for bf16 arithmetic.
-        let p = Program::parse(
-            "// inputs: %f0:f32\ncvt.rz.bf16.f32 %h1, %f0;\nfma.rn.bf16 %h2, %h1, %h1, %h1;\ncvt.f32.bf16 %f3, %h2;\n// outputs: %f3, %h1\n",
-        )
-        .unwrap();
-        // 1.00390625 * (1 + 2^-7 + 2^-16): .rz drops the 2^-16, giving 1 + 2^-7 (0x3f81);
-        // (1+2^-7)^2 + (1+2^-7) = 2 + 3*2^-7 + 2^-14 rounds (ulp 2^-6) to 2 + 2^-5 = 0x4002.
-        let x = f32::from_bits(0x3f81_0000) * (1.0 + f32::powi(2.0, -16));
-        let got: Vec<u64> = p.run(&[x.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect();
-        assert_eq!(got, [0x4002_0000, 0x3f81]);
-        assert_eq!(p.requirement().0, 80);
-    }
-
-    #[test]
-    fn a_conversion_reads_its_source_type_and_says_so_when_given_another() {
-        let e = Program::parse("// inputs: %f0:f32\ncvt.f64.f16 %fd1, %f0;\n// outputs: %fd1\n").unwrap_err();
-        assert!(e.to_string().contains("needs f16 (a .b16 register)"), "{e}");
-        let packed = Program::parse("// inputs: %f0:f32, %f1:f32\ncvt.rn.f16x2.f32 %r2, %f0, %f1;\n// outputs: %r2\n").unwrap();
-        // d[31:16] = cvt(a), d[15:0] = cvt(b) (9.7.9.21).
-        let got = packed.run(&[0x3f80_0000, 0x4000_0000]).unwrap()[0].primary_bits();
-        assert_eq!(got, 0x3c00_4000);
-    }
-
-    #[test]
-    fn a_comparison_of_a_computed_nan_is_unordered() {
-        // inf - inf is NaN: every ordered comparison with it is false, every unordered one true.
-        let p = Program::parse(
-            "// inputs: %f0:f32
-sub.rn.f32 %f1, %f0, %f0;
-setp.lt.f32 %p2, %f1, %f0;
-setp.ltu.f32 %p3, %f1, %f0;
-// outputs: %p2, %p3
-",
-        )
-        .unwrap();
-        let got: Vec<u64> = p.run(&[0x7f80_0000]).unwrap().iter().map(|e| e.primary_bits()).collect();
-        assert_eq!(got, [0, 1]);
-        assert_eq!(p.reg_type(Reg(2)), ValType::Pred);
-    }
-
-    #[test]
-    fn predicates_combine_and_select_computed_values() {
-        // A NaN-safe clamp as compilers write it: (x >= 0 or x is NaN) and x < 1 ? x : 1.0f,
-        // and the 1.0/0.0 mask of `set`.
-        let p = Program::parse(
-            "// inputs: %f0:f32, %f1:f32
-setp.nan.f32 %p2, %f0, %f0;
-setp.ge.or.f32 %p3, %f0, %f1, %p2;
-setp.lt.and.f32 %p4, %f0, %f1, %p3;
-selp.f32 %f5, %f0, %f1, %p4;
-set.lt.f16.f32 %h6, %f0, %f1;
-// outputs: %f5, %h6, %p3
-",
-        )
-        .unwrap();
-        let run = |x: u64, y: u64| -> Vec<u64> { p.run(&[x, y]).unwrap().iter().map(|e| e.primary_bits()).collect() };
-        // 0 >= 0: p3; 0 < 0 false: p4 false, so 0 selects %f1 (0).
-        assert_eq!(run(0, 0), [0, 0, 1]);
-        // NaN: p2 and p3 true, p4 false (NaN < 1 is false): %f1, and set gives 0.0.
-        assert_eq!(run(0x7fc0_0000, 0x3f80_0000), [0x3f80_0000, 0, 1]);
-        // -1 with bound 1: p2 false, -1 >= 1 false, so p3 and p4 are false; set's -1 < 1 is 1.0.
-        assert_eq!(run(0xbf80_0000, 0x3f80_0000), [0x3f80_0000, 0x3c00, 0]);
-        assert_eq!(p.reg_type(Reg(6)), ValType::Float(Type::F16));
-        assert_eq!(p.to_string().lines().nth(3), Some("setp.lt.and.f32 %p4, %f0, %f1, %p3;"));
-    }
-
-    #[test]
-    fn a_predicate_source_must_be_a_predicate_and_is_never_negated() {
-        let e = Program::parse("// inputs: %f0:f32\nselp.f32 %f1, %f0, %f0, %f0;\n// outputs: %f1\n").unwrap_err();
-        assert!(e.to_string().contains("needs pred (a .pred register)"), "{e}");
-        let e = Program::parse(
-            "// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.f32 %f2, %f0, %f0, !%p1;\n// outputs: %f2\n",
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("setp.geu is !setp.lt"), "{e}");
-        let e = Program::parse("// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.f32 %f2, %p1, %f0, %p1;\n// outputs: %f2\n")
-            .unwrap_err();
-        assert!(e.to_string().contains("is a pred register, but selp.f32 needs f32"), "{e}");
-    }
-}
+mod cvt_tests;

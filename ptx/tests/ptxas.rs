@@ -50,6 +50,10 @@ fn single_form_program(form: &Instr) -> Program {
         if form.reads_predicate(i) {
             inputs.push("%c:f32".to_string());
             body.push_str(&format!("testp.finite.f32 {s}, %c;\n"));
+        } else if let Some(t) = form.int_source() {
+            // An integer is never an input: a cvt from f32 defines it.
+            inputs.push(format!("%i{i}:f32"));
+            body.push_str(&format!("cvt.rzi.{}.f32 {s}, %i{i};\n", t.name()));
         } else {
             inputs.push(format!("{s}:{ty}"));
         }

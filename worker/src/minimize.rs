@@ -315,10 +315,10 @@ fn drop_instruction(ir: &Ir, reference: Option<&[u64]>) -> Vec<Ir> {
     let mut out = Vec::new();
     for j in 0..ir.body.len() {
         let (instr, srcs) = &ir.body[j];
-        if instr.dest_is_predicate() {
-            continue; // a predicate cannot be a program input
-        }
-        if let Some(values) = reference {
+        // A predicate or an integer cannot be a program input: such a result is not replaced
+        // by a fresh input (a source of its class below may still replace it).
+        let input_able = !instr.dest_is_predicate() && instr.int_dest().is_none();
+        if let Some(values) = reference.filter(|_| input_able) {
             let mut c = ir.clone();
             c.inputs.push((instr.ty, values[j]));
             c.replace_uses(Src::Result(j), Src::Input(c.inputs.len() - 1));

@@ -136,6 +136,14 @@ const PLANTED_BUGS: &[Planted] = &[
         within: 100_000,
         explained_by: "selection-inverted",
     },
+    Planted {
+        deviation: "cvt-rni-as-rzi",
+        args: &["--families", "cvt", "--types", "f32", "--cases", "100000"],
+        instr_prefixes: &["cvt.rni.s32.f32~", "cvt.rni.ftz.s32.f32~", "cvt.rni.sat.s32.f32~", "cvt.rni.ftz.sat.s32.f32~"],
+        class: "rounding",
+        within: 100_000,
+        explained_by: "other-rounding",
+    },
 ];
 
 #[test]

@@ -87,7 +87,7 @@ pub(crate) fn lane_expectation(e: &Expectation, i: usize) -> Expectation {
     let lane: LaneExpectation = e.lanes[i].clone();
     match e.scalar {
         Some(s) => Expectation::scalar(s, lane),
-        None => Expectation { scalar: None, lanes: e.lanes.clone() },
+        None => e.clone(),
     }
 }
 

@@ -212,10 +212,12 @@ fn generated_programs_run_in_the_interpreter_with_contraction_covered() {
     use crate::interp::Reading;
     let cfg = GenConfig { contraction: true, ..target(100, 8, 6) };
     let g = Generator::new(cfg).unwrap();
-    let data = bytes(17, 1 << 22);
+    // Opcodes are drawn uniformly, so an add/sub fed by a mul is rare among all forms: 10,000
+    // programs give some 50 contracted results whatever the form list holds this year.
+    let data = bytes(17, 1 << 24);
     let mut u = Unstructured::new(&data);
     let mut contracted = 0;
-    for _ in 0..4000 {
+    for _ in 0..10_000 {
         let p = g.program(&mut u).unwrap();
         for _ in 0..4 {
             let case = g.case(&mut u, &p).unwrap();
@@ -252,8 +254,8 @@ fn conversions_make_chains_across_formats() {
                 continue;
             }
             cvts += 1;
-            for &r in s.srcs() {
-                assert_eq!(p.reg_type(r).class(), RegClass::of(s.instr.src_type()), "{p}");
+            for (pos, &r) in s.srcs().iter().enumerate() {
+                assert_eq!(p.reg_type(r).class(), ValType::of_operand(&s.instr, pos).class(), "{p}");
                 // A conversion reading an fma's result: the chain crosses formats.
                 fed += usize::from(p.definition(r).is_some_and(|d| d < j && p.body()[d].instr.op == Opcode::Fma));
             }
@@ -261,6 +263,29 @@ fn conversions_make_chains_across_formats() {
         p.run(&g.case(&mut Unstructured::new(&bytes(3, 64)), &p).unwrap()).unwrap();
     }
     assert!(cvts > 500 && fed > 100, "{cvts} conversions, {fed} reading an fma");
+}
+
+#[test]
+fn an_integer_source_reads_a_cvt_to_its_type_which_the_generator_inserts() {
+    // f32 -> s32 -> f32, as compilers truncate: every integer a cvt reads is the result of
+    // an earlier cvt to that same integer type, never an input or a float result.
+    let cfg = GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32], min_len: 2, max_len: 6, ..target(90, 8, 6) };
+    let g = Generator::new(cfg).unwrap();
+    assert!(g.forms().any(|f| f.to_string() == "cvt.rni.s32.f32") && g.forms().any(|f| f.to_string() == "cvt.rn.f32.s32"));
+    let (mut reads, mut to_int) = (0, 0);
+    for p in programs(&g, 17, 400) {
+        for s in p.body() {
+            to_int += usize::from(s.instr.int_dest().is_some());
+            let Some(t) = s.instr.int_source() else { continue };
+            reads += 1;
+            let d = p.definition(s.srcs()[0]).unwrap_or_else(|| panic!("an integer input in {p}"));
+            assert_eq!(p.body()[d].instr.int_dest(), Some(t), "{p}");
+            assert_eq!(p.reg_type(s.srcs()[0]), ValType::Int(t), "{p}");
+        }
+        let out = p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap()).unwrap();
+        assert_eq!(out.len(), p.outputs().len());
+    }
+    assert!(reads > 100 && to_int > reads, "{reads} integer sources, {to_int} cvts to an integer");
 }
 
 #[test]

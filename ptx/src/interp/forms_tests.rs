@@ -109,7 +109,7 @@ fn every_form_on_special_operands_keeps_its_invariants() {
     assert!(evaluated > 100_000, "only {evaluated} evaluations");
 }
 
-/// Every float-to-float `cvt` in programs (`isa::conversion::cvt_forms`): the batch kernel has
+/// Every `cvt` in programs (`isa::conversion::cvt_forms`): the batch kernel has
 /// a loop of its own and gives `eval`'s primary on every pair of specials (both lanes of the
 /// packed destinations).
 #[test]
@@ -118,7 +118,14 @@ fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
     for instr in crate::isa::conversion::cvt_forms() {
         let kernel = Kernel::new(&instr).unwrap();
         assert!(kernel.dedicated(), "{instr}");
-        let sp = specials(instr.src_type().scalar());
+        let sp = match instr.int_source() {
+            // The integer's edges, and bits above its width (an 8-bit source in a .b16).
+            Some(t) => [0, 1, 2, 0x7f, 0x80, 0xff, 0x1ff, 0x7fff, 0x8000, 0xffff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 1 << 24 | 1, u64::MAX, 1 << 63]
+                .iter()
+                .map(|&v: &u64| if t.reg_bits() == 64 { v } else { v & ((1 << t.reg_bits()) - 1) })
+                .collect(),
+            None => specials(instr.src_type().scalar()),
+        };
         let n = usize::from(instr.inputs);
         let cases: Vec<[u64; 3]> =
             sp.iter().flat_map(|&a| sp.iter().map(move |&b| [a, if n == 2 { b } else { 0 }, 0])).collect();

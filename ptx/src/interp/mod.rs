@@ -33,7 +33,8 @@ pub fn eval(instr: &Instr, operands: &[u64]) -> Result<Expectation, EvalError> {
     if operands.len() != expected {
         return Err(EvalError::Arity { form: instr.to_string(), expected, got: operands.len() });
     }
-    let value_bits = instr.src_type().bits();
+    // An integer source lives in the register of its width (8 bits in a .b16 one).
+    let value_bits = instr.int_source().map_or_else(|| instr.src_type().bits(), |t| t.reg_bits());
     for (index, &value) in operands.iter().enumerate() {
         // A predicate source (selp's and .BoolOp's `c`) is 0 or 1, as programs hold it.
         let bits = if instr.reads_predicate(index) { 1 } else { value_bits };
@@ -89,9 +90,21 @@ fn arity(instr: &Instr) -> usize {
     }
 }
 
-/// A float-to-float `cvt`: the result set of `crate::cvt`, which holds the section's rules.
+/// A `cvt`: the result set of `crate::cvt`, which holds the section's rules (float-integer:
+/// `crate::cvt::int`, one exact value; an integer result as its register holds it).
 #[inline(never)]
 fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
+    if let Some(c) = instr.as_cvt_int() {
+        let &[x] = ops else {
+            return Err(EvalError::Malformed { form: instr.to_string(), reason: "wrong number of operands for this cvt" });
+        };
+        let bits = c.eval_bits(x);
+        return Ok(if c.to_int {
+            Expectation::integer(c.int, bits)
+        } else {
+            Expectation::scalar(c.float, crate::expect::LaneExpectation::exact(bits))
+        });
+    }
     let Some(c) = instr.as_cvt() else {
         return Err(EvalError::Malformed { form: instr.to_string(), reason: "not a cvt between float formats" });
     };

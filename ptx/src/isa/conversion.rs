@@ -3,20 +3,21 @@
 //! whose evaluation gives the result. Programs, the generator, the VM and kernels then carry a
 //! conversion like any other form: `f32 -> bf16 -> fma.bf16 -> f32` is what compilers emit.
 //!
-//! Only the float-to-float family is an instruction of programs: the integer, tf32, 8-bit and
-//! `.rs` families need register classes programs do not have yet (`ptx::form` runs them alone).
+//! The float-integer family ([`CvtInt`]) is one too: the integer end is
+//! [`Conversion::int`], the float end the form's type, and an integer lives in the `.b16`,
+//! `.b32` or `.b64` register of its width (`f32 -> s32 -> f32` is how compilers truncate).
+//! The tf32, 8-bit and `.rs` families need register types programs do not have yet
+//! (`ptx::form` runs them alone).
 
-use super::{Clamp, Conversion, Finite, Ftz, Instr, IsaError, NanMode, AbsMode, Opcode, Precision, RoundTo, Type};
-use crate::cvt::{Cvt, CvtError, CvtRounding, SECTION};
+use super::{Clamp, Conversion, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, AbsMode, Opcode, Precision, RoundTo, Type};
+use crate::cvt::int::CvtInt;
+use crate::format::Scalar;
+use crate::cvt::{AnyCvt, AnyCvtError, Cvt, CvtError, CvtRounding, SECTION};
 
 impl Instr {
     /// The instruction of a float-to-float `cvt` form.
     pub fn from_cvt(c: &Cvt) -> Instr {
-        let (precision, round_to) = match c.rounding {
-            CvtRounding::None => (Precision::Default, RoundTo::Format),
-            CvtRounding::Float(m) => (Precision::Rounded(m), RoundTo::Format),
-            CvtRounding::Integer(m) => (Precision::Rounded(m), RoundTo::Integer),
-        };
+        let (precision, round_to) = rounding_fields(c.rounding);
         Instr {
             op: Opcode::Cvt,
             testp: None,
@@ -37,9 +38,55 @@ impl Instr {
                 from: Type::of(c.src, false),
                 round_to,
                 finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
+                int: None,
             }),
             cmp: None,
         }
+    }
+
+    /// The instruction of a float-integer `cvt` form: its type is the float end.
+    pub fn from_cvt_int(c: &CvtInt) -> Instr {
+        let ty = Type::of(c.float, false);
+        let (precision, round_to) = rounding_fields(c.rounding);
+        Instr {
+            op: Opcode::Cvt,
+            testp: None,
+            precision,
+            ftz: if c.ftz { Ftz::Flush } else { Ftz::Preserve },
+            clamp: if c.sat { Clamp::Sat } else { Clamp::None },
+            nan: NanMode::Number,
+            abs: AbsMode::None,
+            ty,
+            inputs: 1,
+            conv: Some(Conversion {
+                from: ty,
+                round_to,
+                finite: Finite::Keep,
+                int: Some(if c.to_int { IntEnd::Dest(c.int) } else { IntEnd::Source(c.int) }),
+            }),
+            cmp: None,
+        }
+    }
+
+    /// The float-integer `cvt` form this instruction is (not whether it is legal:
+    /// [`CvtInt::check`]); `None` for every other instruction.
+    pub fn as_cvt_int(&self) -> Option<CvtInt> {
+        let conv = self.conv.filter(|_| self.op == Opcode::Cvt)?;
+        let (int, to_int) = match conv.int? {
+            IntEnd::Dest(t) => (t, true),
+            IntEnd::Source(t) => (t, false),
+        };
+        let rounding = cvt_rounding(self.precision, conv.round_to)?;
+        let c = CvtInt {
+            float: self.ty.scalar(),
+            int,
+            to_int,
+            rounding,
+            ftz: self.ftz == Ftz::Flush,
+            sat: self.clamp == Clamp::Sat,
+        };
+        // Fields no float-integer `cvt` has (.relu, .satfinite, a packed type, ...) are none.
+        (Instr::from_cvt_int(&c) == *self).then_some(c)
     }
 
     /// The `cvt` form this instruction is, if it is a `cvt` whose fields a `cvt` can have (not
@@ -49,12 +96,7 @@ impl Instr {
         if self.testp.is_some() || self.cmp.is_some() || self.nan != NanMode::Number || self.abs != AbsMode::None || conv.from.lanes() != 1 {
             return None;
         }
-        let rounding = match (self.precision, conv.round_to) {
-            (Precision::Default, RoundTo::Format) => CvtRounding::None,
-            (Precision::Rounded(m), RoundTo::Format) => CvtRounding::Float(m),
-            (Precision::Rounded(m), RoundTo::Integer) => CvtRounding::Integer(m),
-            _ => return None,
-        };
+        let rounding = cvt_rounding(self.precision, conv.round_to)?;
         let c = Cvt {
             dst: self.ty.scalar(),
             packed: self.ty.lanes() == 2,
@@ -71,7 +113,31 @@ impl Instr {
 
     /// The legality of a `cvt` instruction: the section's rule it breaks, or a field no `cvt`
     /// has (`.NaN`, `.abs`, a packed source, the wrong operand count).
-    pub(super) fn validate_cvt(&self) -> Result<Cvt, IsaError> {
+    pub(super) fn validate_cvt(&self) -> Result<(), IsaError> {
+        if self.conv.is_some_and(|c| c.int.is_some()) {
+            let c = self.as_cvt_int().ok_or_else(|| IsaError::Illegal {
+                form: self.to_string(),
+                rule: "a cvt between a float and an integer type takes one source, an integer rounding (.rni, .rzi, .rmi, .rpi) \
+                       to an integer or a float rounding (.rn, .rz, .rm, .rp) from one, .ftz and .sat, nothing else"
+                    .into(),
+                section: "9.7.9.21",
+            })?;
+            c.check().map_err(cvt_error)?;
+            if c.float == Scalar::BF16 && c.int.bits == 8 {
+                // Programs hold an 8-bit integer in a .b16 register (PTX has no narrower
+                // one that other instructions read); ptxas 13.5 takes that for f16, f32 and
+                // f64 but answers "Arguments mismatch for instruction 'cvt'" for bf16
+                // (ptx/tests/ptxas.rs), which wants a .u8/.s8 register.
+                return Err(IsaError::Illegal {
+                    form: self.to_string(),
+                    rule: "in a program, an 8-bit integer lives in a .b16 register, which ptxas 13.5 refuses for a cvt \
+                           between bf16 and .u8/.s8 (it wants an 8-bit register); `ptxfuzz eval` runs the form alone"
+                        .into(),
+                    section: "9.7.9.21",
+                });
+            }
+            return Ok(());
+        }
         let c = self.as_cvt().ok_or_else(|| IsaError::Illegal {
             form: self.to_string(),
             rule: format!(
@@ -81,8 +147,27 @@ impl Instr {
             ),
             section: "9.7.9.21",
         })?;
-        c.check().map_err(cvt_error)?;
-        Ok(c)
+        c.check().map_err(cvt_error)
+    }
+}
+
+/// A `cvt`'s rounding as the fields of an [`Instr`]: the mode in [`Instr::precision`],
+/// whether to an integral value in [`Conversion::round_to`].
+fn rounding_fields(r: CvtRounding) -> (Precision, RoundTo) {
+    match r {
+        CvtRounding::None => (Precision::Default, RoundTo::Format),
+        CvtRounding::Float(m) => (Precision::Rounded(m), RoundTo::Format),
+        CvtRounding::Integer(m) => (Precision::Rounded(m), RoundTo::Integer),
+    }
+}
+
+/// The inverse of [`rounding_fields`]; `None` for fields no `cvt` has (`.approx`, ...).
+fn cvt_rounding(precision: Precision, round_to: RoundTo) -> Option<CvtRounding> {
+    match (precision, round_to) {
+        (Precision::Default, RoundTo::Format) => Some(CvtRounding::None),
+        (Precision::Rounded(m), RoundTo::Format) => Some(CvtRounding::Float(m)),
+        (Precision::Rounded(m), RoundTo::Integer) => Some(CvtRounding::Integer(m)),
+        _ => None,
     }
 }
 
@@ -95,14 +180,28 @@ pub(super) fn cvt_error(e: CvtError) -> IsaError {
     }
 }
 
-/// Parse a `cvt` spelling of the float-to-float family (its operand count is the form's).
+/// Parse a `cvt` spelling of the float-to-float or float-integer family (its operand count is
+/// the form's). The families are told apart as `ptxfuzz eval` tells them ([`AnyCvt::parse`]);
+/// a documented form of another family is refused with where it does run.
 pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
-    Cvt::parse(text).map(|c| Instr::from_cvt(&c)).map_err(cvt_error)
+    match AnyCvt::parse(text) {
+        Ok(AnyCvt::Float(c)) => Ok(Instr::from_cvt(&c)),
+        Ok(AnyCvt::Int(c)) => Ok(Instr::from_cvt_int(&c)),
+        Ok(other) => Err(IsaError::Syntax(format!(
+            "{}: the tf32, 8-bit and .rs conversions are not instructions of programs yet (their results need \
+             register types programs do not have); `ptxfuzz eval {}` and `ptxfuzz capture` run it alone ({SECTION})",
+            other, other
+        ))),
+        Err(AnyCvtError::Cvt(e)) => Err(cvt_error(e)),
+        Err(e) => Err(IsaError::Syntax(format!("{e} ({SECTION})"))),
+    }
 }
 
-/// Every documented float-to-float `cvt`, as instructions (for the generator and the VM).
+/// Every documented float-to-float and float-integer `cvt`, as instructions (for the
+/// generator and the VM).
 pub fn cvt_forms() -> Vec<Instr> {
-    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).collect();
+    let ints = CvtInt::all().into_iter().map(|c| Instr::from_cvt_int(&c)).filter(|i| i.validate().is_ok());
+    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).collect();
     v.sort_unstable();
     v
 }
@@ -124,7 +223,9 @@ mod tests {
             assert_eq!(i.requirement(), c.requirement(), "{c}");
         }
         let forms = cvt_forms();
-        assert_eq!(forms.len(), all.len());
+        // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no).
+        let ints = CvtInt::all().len();
+        assert_eq!(forms.len(), all.len() + ints - 16, "{ints}");
         assert!(forms.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -141,6 +242,37 @@ mod tests {
         // A rule of the section, named with it: .ftz needs an f32 operand.
         let e = Instr::parse("cvt.rn.ftz.f16.f64", 1).unwrap_err().to_string();
         assert!(e.contains(".ftz can only be specified") && e.contains("9.7.9.21"), "{e}");
+    }
+
+    #[test]
+    fn every_float_integer_cvt_maps_to_an_instruction_and_back_but_bf16_with_8_bits() {
+        let mut refused = 0;
+        for c in CvtInt::all() {
+            let i = Instr::from_cvt_int(&c);
+            assert_eq!(i.as_cvt_int(), Some(c), "{c}");
+            assert_eq!(i.as_cvt(), None, "{c}");
+            assert_eq!(i.to_string(), c.to_string());
+            assert_eq!(i.requirement(), c.requirement(), "{c}");
+            assert_eq!((i.int_dest(), i.int_source()), if c.to_int { (Some(c.int), None) } else { (None, Some(c.int)) });
+            match Instr::parse(&c.to_string(), 1) {
+                Ok(p) => assert_eq!(p, i, "{c}"),
+                Err(e) => {
+                    assert!(c.float == crate::format::Scalar::BF16 && c.int.bits == 8, "{c}: {e}");
+                    assert!(e.to_string().contains("ptxas 13.5 refuses"), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+        assert_eq!(refused, 16);
+        // Fields a float-integer cvt cannot have are illegal, with the section.
+        let i = Instr::parse("cvt.rni.s32.f32", 1).unwrap();
+        let relu = Instr { clamp: Clamp::Relu, ..i };
+        assert!(matches!(relu.validate(), Err(IsaError::Illegal { section: "9.7.9.21", .. })), "{relu}");
+        let e = Instr::parse("cvt.rn.s32.f32", 1).unwrap_err().to_string();
+        assert!(e.contains("Integer rounding is required"), "{e}");
+        // Another family names where it runs.
+        let e = Instr::parse("cvt.rna.tf32.f32", 1).unwrap_err().to_string();
+        assert!(e.contains("not instructions of programs yet") && e.contains("ptxfuzz eval"), "{e}");
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub use target::{PtxVersion, Requirement, Target};
 
 pub use crate::compare::{BoolOp, CmpOp};
 use crate::format::Scalar;
+pub use crate::integer::IntType;
 use crate::rounding::Rounding;
 
 /// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, `cvt` between float formats (9.7.9.21),
@@ -160,10 +161,21 @@ pub enum Finite {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Conversion {
     /// The source type: `f16`, `bf16`, `f32` or `f64` (`f32` for the packed destinations,
-    /// which take two sources).
+    /// which take two sources). For a float-integer `cvt`, its float end (as is
+    /// [`Instr::ty`]): [`Conversion::int`] says which end the integer is.
     pub from: Type,
     pub round_to: RoundTo,
     pub finite: Finite,
+    /// The integer end of a float-integer `cvt` (9.7.9.21; [`crate::cvt::int`]).
+    pub int: Option<IntEnd>,
+}
+
+/// Which operand of a float-integer `cvt` is the integer: `cvt.rni.s32.f32` writes one
+/// (`Dest`), `cvt.rn.f32.s32` reads one (`Source`). The other end is the form's float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IntEnd {
+    Dest(IntType),
+    Source(IntType),
 }
 
 /// What a `setp` or `set` form compares, and how (9.7.6.1-2, 9.7.7.1-2): the operator, the
@@ -403,7 +415,7 @@ impl Instr {
             ty,
             inputs,
             // A `cvt` built here converts from its own type: set the source, then validate.
-            conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep }),
+            conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep, int: None }),
             // A `setp` or `set` built here compares its own type for equality: set the
             // operator (and a `set`'s source type), then validate.
             cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty }),
@@ -425,6 +437,23 @@ impl Instr {
     /// [`Instr::src_type`] value.
     pub fn reads_predicate(&self, pos: usize) -> bool {
         pos == 2 && (self.op == Opcode::Selp || self.cmp.is_some_and(|c| c.combine.is_some()))
+    }
+
+    /// The integer a float-integer `cvt` writes (`cvt.rni.s32.f32`: `s32`).
+    pub fn int_dest(&self) -> Option<IntType> {
+        match self.conv?.int? {
+            IntEnd::Dest(t) => Some(t),
+            IntEnd::Source(_) => None,
+        }
+    }
+
+    /// The integer a float-integer `cvt` reads (`cvt.rn.f32.s32`: `s32`); its
+    /// [`Instr::src_type`] is then the float end, which no operand has.
+    pub fn int_source(&self) -> Option<IntType> {
+        match self.conv?.int? {
+            IntEnd::Source(t) => Some(t),
+            IntEnd::Dest(_) => None,
+        }
     }
 
     /// The register type of the destination (`pred` for testp and setp).

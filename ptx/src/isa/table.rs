@@ -52,6 +52,9 @@ impl Instr {
         if let Some(c) = self.as_cvt() {
             return c.requirement();
         }
+        if let Some(c) = self.as_cvt_int() {
+            return c.requirement();
+        }
         if let Some(c) = self.as_compare() {
             return c.requirement();
         }

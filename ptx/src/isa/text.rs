@@ -51,6 +51,9 @@ impl fmt::Display for Instr {
         if let Some(c) = self.as_cvt() {
             return fmt::Display::fmt(&c, f);
         }
+        if let Some(c) = self.as_cvt_int() {
+            return fmt::Display::fmt(&c, f);
+        }
         if let Some(c) = self.as_compare() {
             return fmt::Display::fmt(&c, f);
         }
@@ -85,6 +88,11 @@ impl fmt::Display for Instr {
         // fields.
         if let Some(c) = self.conv {
             write!(f, ".{}", c.from.name())?;
+            match c.int {
+                Some(super::IntEnd::Dest(t)) => write!(f, " (to .{})", t.name())?,
+                Some(super::IntEnd::Source(t)) => write!(f, " (from .{})", t.name())?,
+                None => {}
+            }
         }
         if let Some(c) = self.cmp {
             write!(f, ".{}", c.op.name())?;

@@ -222,6 +222,9 @@ impl Builder {
                 Some(ValType::Pred) => {
                     return Err(ProgramError::PredicateInput { reg: name.clone(), name: ty.to_string() })
                 }
+                Some(ValType::Int(_)) => {
+                    return Err(ProgramError::IntegerInput { reg: name.clone(), name: ty.to_string() })
+                }
                 None => return Err(ProgramError::UnknownType { reg: name.clone(), name: ty.to_string() }),
             }
         }

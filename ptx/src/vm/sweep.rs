@@ -51,8 +51,9 @@ pub enum Judging<'a> {
 /// Why `form` has no sweep module, or `None` if it has one: at most 32 bits of input (the
 /// fingerprint's numbering) and a result of at most 32 bits that is not a predicate.
 pub fn unsupported(form: &Instr) -> Option<&'static str> {
-    if form.src_type() != form.ty || form.reads_predicate(2) {
-        // `cvt`, `set` and `selp`: the module numbers inputs in lanes of the result's format.
+    if form.src_type() != form.ty || form.reads_predicate(2) || form.conv.is_some_and(|c| c.int.is_some()) {
+        // `cvt`, `set` and `selp`: the module numbers inputs in lanes of the result's format
+        // (a float-integer `cvt` has one float type, but its other end is an integer).
         Some("sources of another type than the result (a conversion, set or selp); sweep it as a form (ptx::form)")
     } else if form.ty.scalar().bits() * form.inputs as u32 > 32 {
         Some("more than 32 bits of input: the GPU sweep numbers inputs in 32 bits")

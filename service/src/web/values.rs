@@ -24,6 +24,12 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
             decimal: if bits & 1 == 1 { "true".into() } else { "false".into() },
             lanes: Vec::new(),
         },
+        // A cvt's integer, as its register holds it (an 8-bit one extended to 16 bits).
+        ValType::Int(t) => Shown {
+            hex: format!("0x{:0w$x}", bits & reg_mask(t.reg_bits()), w = (t.reg_bits() / 4) as usize),
+            decimal: t.value(bits).to_string(),
+            lanes: Vec::new(),
+        },
         ValType::Float(t) => {
             let s = t.scalar();
             let lanes = if t.lanes() > 1 {
@@ -41,6 +47,14 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
     }
 }
 
+fn reg_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
 /// Distance in ulps between two lane values: the steps between adjacent values of the format,
 /// both zeros one value; `None` when either is a NaN.
 pub fn ulps(s: Scalar, a: u64, b: u64) -> Option<u64> {
@@ -48,8 +62,12 @@ pub fn ulps(s: Scalar, a: u64, b: u64) -> Option<u64> {
 }
 
 /// The ulp distance of a whole register, lane by lane (`3`, `0 ; 12`), "n/a" where a lane is
-/// a NaN or the register is a predicate.
+/// a NaN or the register is a predicate; for an integer, its difference.
 pub fn register_ulps(ty: ValType, reference: u64, actual: u64) -> String {
+    // An integer's distance is its difference (actual - reference), with its sign.
+    if let ValType::Int(t) = ty {
+        return (t.value(actual) - t.value(reference)).to_string();
+    }
     let ValType::Float(t) = ty else { return "n/a".into() };
     let s = t.scalar();
     (0..t.lanes())
@@ -91,6 +109,9 @@ mod tests {
         assert_eq!(v.lanes, [("0x3c00".to_string(), "1".to_string()), ("0x4000".to_string(), "2".to_string())]);
         assert!(show(ValType::Float(Type::F32), 0x3f80_0000).lanes.is_empty());
         assert_eq!(show(ValType::Pred, 1).decimal, "true");
+        let s8 = ptx::integer::IntType { signed: true, bits: 8 };
+        let v = show(ValType::Int(s8), 0xfffe);
+        assert_eq!((v.hex.as_str(), v.decimal.as_str()), ("0xfffe", "-2"));
     }
 
     #[test]
@@ -101,5 +122,7 @@ mod tests {
         assert_eq!(ulps(Scalar::F32, 0x7fc0_0000, 0), None);
         assert_eq!(register_ulps(ValType::Float(Type::F16x2), 0x3c00_3c00, 0x7e00_3c01), "1 ; n/a");
         assert_eq!(register_ulps(ValType::Pred, 1, 0), "n/a");
+        let s32 = ptx::integer::IntType { signed: true, bits: 32 };
+        assert_eq!(register_ulps(ValType::Int(s32), 2, 0xffff_ffff), "-3");
     }
 }

@@ -15,6 +15,8 @@
 //!   inside programs: the campaign must find it through chains of other formats, issue 16).
 //! - `selp-swapped`: `selp` selects `b` where its predicate is true and `a` where it is false
 //!   (a predicate source: the campaign must find it behind the `setp` that defines it).
+//! - `cvt-rni-as-rzi`: `cvt.rni{.ftz}{.sat}.s32.f32` truncates (an integer result inside
+//!   programs, whose readers are `cvt`s from `.s32`).
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -22,7 +24,7 @@ use std::io::{self, BufRead, Write};
 
 use ptx::format::{Format, Scalar, BF16, F16, F32, F64};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, Clamp, Ftz, Instr, Opcode, Precision, Type};
+use ptx::isa::{AbsMode, Clamp, Ftz, Instr, IntType, Opcode, Precision, Type};
 use ptx::program::Program;
 use ptx::Rounding;
 use serde_json::{json, Value};
@@ -38,9 +40,10 @@ enum Deviation {
     RcpBinade,
     CvtRzAsRn,
     SelpSwapped,
+    CvtRniAsRzi,
 }
 
-const NAMES: [(&str, Deviation); 9] = [
+const NAMES: [(&str, Deviation); 10] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -50,6 +53,7 @@ const NAMES: [(&str, Deviation); 9] = [
     ("rcp-binade", Deviation::RcpBinade),
     ("cvt-rz-as-rn", Deviation::CvtRzAsRn),
     ("selp-swapped", Deviation::SelpSwapped),
+    ("cvt-rni-as-rzi", Deviation::CvtRniAsRzi),
 ];
 
 fn main() {
@@ -181,6 +185,13 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
             primary(&Instr { precision: Precision::Rounded(Rounding::Rn), ..*i }, ops)
         }
         Deviation::SelpSwapped if i.op == Opcode::Selp => primary(i, &[ops[1], ops[0], ops[2]]),
+        Deviation::CvtRniAsRzi
+            if i.int_dest() == Some(IntType { signed: true, bits: 32 })
+                && ty == Type::F32
+                && i.precision == Precision::Rounded(Rounding::Rn) =>
+        {
+            primary(&Instr { precision: Precision::Rounded(Rounding::Rz), ..*i }, ops)
+        }
         Deviation::FmaSplit if matches!(i.op, Opcode::Fma | Opcode::Mad) && !i.is_approximate() => {
             let mul = Instr { op: Opcode::Mul, inputs: 2, clamp: Clamp::None, ..*i };
             let add = Instr { op: Opcode::Add, inputs: 2, ..*i };

@@ -33,6 +33,7 @@ pub struct Classified {
 /// | # | class | when |
 /// |---|-------|------|
 /// | 0 | comparison | a comparison's other outcome: any wrong `setp` predicate, a `set` lane 0 or 1.0 inverted, the operand `selp` did not select |
+/// | 0a | ftz, rounding, gross | an integer result (`cvt` to `.s32`, ...): `.ftz` toggled, then another integer rounding, accepts `got`; else gross |
 /// | 1 | ftz | `instr` with `.ftz` toggled (a legal form) accepts `got` |
 /// | 2 | sat | `instr` without its `.sat`/`.relu` accepts `got`, or `.sat` gave NaN or left [-0, 1] |
 /// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
@@ -47,6 +48,9 @@ pub struct Classified {
 pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation, got: u64) -> Classified {
     if let Some(lane) = instr.and_then(|i| other_outcome(i, operands, expected, got)) {
         return Classified { lane, class: MismatchClass::Comparison, ulps: None, excess: None };
+    }
+    if let Some(t) = expected.integer {
+        return integer_class(instr, operands, t, expected, got);
     }
     let Some(scalar) = expected.scalar else {
         return Classified { lane: 0, class: MismatchClass::Gross, ulps: None, excess: None };
@@ -131,6 +135,28 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     }
 }
 
+/// An integer result (a `cvt` to `.s32`, ...): `ftz` or `rounding` when the form with `.ftz`
+/// toggled or another integer rounding (`.rzi` for `.rni`, ...) gives `got`, else `gross`;
+/// `ulps` is the integer difference `got - expected`.
+fn integer_class(instr: Option<&Instr>, operands: &[u64], t: ptx::integer::IntType, expected: &Expectation, got: u64) -> Classified {
+    let ulps = i64::try_from(t.value(got) - t.value(expected.primary_bits())).ok();
+    let out = |class| Classified { lane: 0, class, ulps, excess: None };
+    if let Some(instr) = instr {
+        let toggled = Instr { ftz: if instr.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..*instr };
+        if accepts_as(&toggled, operands, got) {
+            return out(MismatchClass::Ftz);
+        }
+        let other_mode = Rounding::ALL
+            .into_iter()
+            .filter(|&m| instr.precision.rounding().is_some_and(|r| r != m))
+            .any(|m| accepts_as(&Instr { precision: Precision::Rounded(m), ..*instr }, operands, got));
+        if other_mode {
+            return out(MismatchClass::Rounding);
+        }
+    }
+    out(MismatchClass::Gross)
+}
+
 /// Rule 0: the first disagreeing lane when `got` is the other outcome of a comparison: any
 /// wrong `setp` predicate, a `set` lane holding 0 or 1.0 where the other is expected, the
 /// operand `selp` did not select (`c ? b : a`).
@@ -204,6 +230,18 @@ mod tests {
         let c = class_of("add.rz.f32", &[a, b], f(1.0 + 2f32.powi(-23)));
         assert_eq!(c.class, MismatchClass::Rounding);
         assert_eq!(c.ulps, Some(1));
+    }
+
+    #[test]
+    fn an_integer_off_by_another_rounding_is_rounding_else_gross() {
+        // 2.5 to s32: .rni gives 2 (ties to even); 3 is .rpi's answer, 7 nobody's.
+        let c = class_of("cvt.rni.s32.f32", &[f(2.5)], 3);
+        assert_eq!((c.class, c.ulps), (MismatchClass::Rounding, Some(1)));
+        let c = class_of("cvt.rni.s32.f32", &[f(2.5)], 0xffff_fff9);
+        assert_eq!((c.class, c.ulps), (MismatchClass::Gross, Some(-9)));
+        // An f32 subnormal: .rpi without .ftz gives 1, with it 0.
+        let c = class_of("cvt.rpi.s32.f32", &[1], 0);
+        assert_eq!(c.class, MismatchClass::Ftz);
     }
 
     #[test]

@@ -510,9 +510,10 @@ pub fn signature_of(
             operands
                 .iter()
                 .enumerate()
-                .map(|(k, &o)| match i.reads_predicate(k) {
-                    true => OperandClass::of_predicate(o),
-                    false => OperandClass::of(s, (o >> (lane * w)) & s.mask()),
+                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source()) {
+                    (true, _) => OperandClass::of_predicate(o),
+                    (false, Some(t)) => OperandClass::of_int(t, o),
+                    (false, None) => OperandClass::of(s, (o >> (lane * w)) & s.mask()),
                 })
                 .collect()
         }

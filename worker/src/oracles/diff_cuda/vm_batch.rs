@@ -10,8 +10,6 @@
 use ptx::vm::{slot_shift, Encoder};
 #[cfg(test)]
 use ptx::vm::Bytecode;
-use ptx::program::ValType;
-use ptx::isa::Type;
 
 use super::super::engine::{EngineFault, Job, Output};
 
@@ -42,8 +40,8 @@ struct Packed {
 }
 
 /// The slot shift of values of these types (the widest decides; predicates need 1 bit).
-fn shift_of(types: impl Iterator<Item = Option<Type>>) -> u32 {
-    types.map(|t| slot_shift(t.map_or(1, |t| t.bits()))).max().unwrap_or(1)
+fn shift_of(widths: impl Iterator<Item = u32>) -> u32 {
+    widths.map(slot_shift).max().unwrap_or(1)
 }
 
 /// Append `values` to `words` as slots of `1 << shift` bytes, little-endian, from a fresh word.
@@ -94,11 +92,9 @@ impl VmBatch {
                 }
             };
             let (n, m) = (job.n_cases(), p.outputs().len());
-            let in_shift = shift_of(p.inputs().iter().map(|&t| Some(t)));
-            let out_shift = shift_of(p.outputs().iter().map(|&r| match p.reg_type(r) {
-                ValType::Float(t) => Some(t),
-                ValType::Pred => None,
-            }));
+            let in_shift = shift_of(p.inputs().iter().map(|&t| t.bits()));
+            // A register's width: 1 for a predicate, an integer's register (16 for 8 bits).
+            let out_shift = shift_of(p.outputs().iter().map(|&r| p.reg_type(r).bits()));
             b.progs.extend([
                 b.code.len() as u64,
                 8 * b.inputs.len() as u64,

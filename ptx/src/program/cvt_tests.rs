@@ -1,0 +1,123 @@
+//! Programs with conversions and comparisons: chains across formats, integers and predicates.
+
+use super::*;
+
+#[test]
+fn a_chain_through_bf16_runs_with_each_conversion_rounded_as_its_form_says() {
+    // f32 -> bf16 (.rz) -> fma.rn.bf16 -> f32: what a compiler emits for bf16 arithmetic.
+    let p = Program::parse(
+        "// inputs: %f0:f32\ncvt.rz.bf16.f32 %h1, %f0;\nfma.rn.bf16 %h2, %h1, %h1, %h1;\ncvt.f32.bf16 %f3, %h2;\n// outputs: %f3, %h1\n",
+    )
+    .unwrap();
+    // 1.00390625 * (1 + 2^-7 + 2^-16): .rz drops the 2^-16, giving 1 + 2^-7 (0x3f81);
+    // (1+2^-7)^2 + (1+2^-7) = 2 + 3*2^-7 + 2^-14 rounds (ulp 2^-6) to 2 + 2^-5 = 0x4002.
+    let x = f32::from_bits(0x3f81_0000) * (1.0 + f32::powi(2.0, -16));
+    let got: Vec<u64> = p.run(&[x.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect();
+    assert_eq!(got, [0x4002_0000, 0x3f81]);
+    assert_eq!(p.requirement().0, 80);
+}
+
+#[test]
+fn a_conversion_reads_its_source_type_and_says_so_when_given_another() {
+    let e = Program::parse("// inputs: %f0:f32\ncvt.f64.f16 %fd1, %f0;\n// outputs: %fd1\n").unwrap_err();
+    assert!(e.to_string().contains("needs f16 (a .b16 register)"), "{e}");
+    let packed = Program::parse("// inputs: %f0:f32, %f1:f32\ncvt.rn.f16x2.f32 %r2, %f0, %f1;\n// outputs: %r2\n").unwrap();
+    // d[31:16] = cvt(a), d[15:0] = cvt(b) (9.7.9.21).
+    let got = packed.run(&[0x3f80_0000, 0x4000_0000]).unwrap()[0].primary_bits();
+    assert_eq!(got, 0x3c00_4000);
+}
+
+#[test]
+fn a_comparison_of_a_computed_nan_is_unordered() {
+    // inf - inf is NaN: every ordered comparison with it is false, every unordered one true.
+    let p = Program::parse(
+        "// inputs: %f0:f32
+sub.rn.f32 %f1, %f0, %f0;
+setp.lt.f32 %p2, %f1, %f0;
+setp.ltu.f32 %p3, %f1, %f0;
+// outputs: %p2, %p3
+",
+    )
+    .unwrap();
+    let got: Vec<u64> = p.run(&[0x7f80_0000]).unwrap().iter().map(|e| e.primary_bits()).collect();
+    assert_eq!(got, [0, 1]);
+    assert_eq!(p.reg_type(Reg(2)), ValType::Pred);
+}
+
+#[test]
+fn predicates_combine_and_select_computed_values() {
+    // A NaN-safe clamp as compilers write it: (x >= 0 or x is NaN) and x < 1 ? x : 1.0f,
+    // and the 1.0/0.0 mask of `set`.
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+setp.nan.f32 %p2, %f0, %f0;
+setp.ge.or.f32 %p3, %f0, %f1, %p2;
+setp.lt.and.f32 %p4, %f0, %f1, %p3;
+selp.f32 %f5, %f0, %f1, %p4;
+set.lt.f16.f32 %h6, %f0, %f1;
+// outputs: %f5, %h6, %p3
+",
+    )
+    .unwrap();
+    let run = |x: u64, y: u64| -> Vec<u64> { p.run(&[x, y]).unwrap().iter().map(|e| e.primary_bits()).collect() };
+    // 0 >= 0: p3; 0 < 0 false: p4 false, so 0 selects %f1 (0).
+    assert_eq!(run(0, 0), [0, 0, 1]);
+    // NaN: p2 and p3 true, p4 false (NaN < 1 is false): %f1, and set gives 0.0.
+    assert_eq!(run(0x7fc0_0000, 0x3f80_0000), [0x3f80_0000, 0, 1]);
+    // -1 with bound 1: p2 false, -1 >= 1 false, so p3 and p4 are false; set's -1 < 1 is 1.0.
+    assert_eq!(run(0xbf80_0000, 0x3f80_0000), [0x3f80_0000, 0x3c00, 0]);
+    assert_eq!(p.reg_type(Reg(6)), ValType::Float(Type::F16));
+    assert_eq!(p.to_string().lines().nth(3), Some("setp.lt.and.f32 %p4, %f0, %f1, %p3;"));
+}
+
+#[test]
+fn a_predicate_source_must_be_a_predicate_and_is_never_negated() {
+    let e = Program::parse("// inputs: %f0:f32\nselp.f32 %f1, %f0, %f0, %f0;\n// outputs: %f1\n").unwrap_err();
+    assert!(e.to_string().contains("needs pred (a .pred register)"), "{e}");
+    let e = Program::parse(
+        "// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.f32 %f2, %f0, %f0, !%p1;\n// outputs: %f2\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("setp.geu is !setp.lt"), "{e}");
+    let e = Program::parse("// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.f32 %f2, %p1, %f0, %p1;\n// outputs: %f2\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("is a pred register, but selp.f32 needs f32"), "{e}");
+}
+
+#[test]
+fn a_float_to_integer_to_float_chain_truncates_and_keeps_the_integer_in_its_register() {
+    // f32 -> s32 (.rzi) -> f32 and f32 -> s8 (.rni): an 8-bit integer lives in a .b16
+    // register, sign-extended ("Operand Size Exceeding Instruction-Type Size").
+    let p = Program::parse(
+        "// inputs: %f0:f32
+cvt.rzi.s32.f32 %r1, %f0;
+cvt.rn.f32.s32 %f2, %r1;
+cvt.rni.s8.f32 %h3, %f0;
+cvt.rni.u8.f32 %h4, %f0;
+// outputs: %f2, %r1, %h3, %h4
+",
+    )
+    .unwrap();
+    assert_eq!(p.reg_type(Reg(1)), ValType::Int(IntType { signed: true, bits: 32 }));
+    let run = |x: f32| -> Vec<u64> { p.run(&[x.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect() };
+    // -2.5: truncated to -2 (0xfffffffe), back to -2.0; .rni gives -2 (ties to even): 0xfffe
+    // in 16 bits; unsigned clamps to 0.
+    assert_eq!(run(-2.5), [(-2.0f32).to_bits() as u64, 0xffff_fffe, 0xfffe, 0]);
+    // 300.7: s8 saturates at 127, u8 rounds to 301 and saturates at 255, zero-extended.
+    assert_eq!(run(300.7), [300.0f32.to_bits() as u64, 300, 0x7f, 0xff]);
+    // NaN to a 32-bit integer from f32 is 0 (9.7.9.21 Integer Notes).
+    assert_eq!(run(f32::NAN)[1], 0);
+    assert_eq!(p.to_string().lines().nth(1), Some("cvt.rzi.s32.f32 %r1, %f0;"));
+}
+
+#[test]
+fn an_integer_is_never_an_input_but_any_register_of_its_width_can_be_read() {
+    let e = Program::parse("// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n").unwrap_err();
+    assert!(matches!(e, ProgramError::IntegerInput { .. }) && e.to_string().contains("f16x2 for 32"), "{e}");
+    // The bits of an f16x2 input are an s32 as PTX's .b32 registers allow (5.4.3).
+    let p = Program::parse("// inputs: %r0:f16x2\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n").unwrap();
+    assert_eq!(p.run(&[0xffff_ffff]).unwrap()[0].primary_bits(), (-1.0f32).to_bits() as u64);
+    // An f32 register is not a .b32 one: the message names the class the source needs.
+    let e = Program::parse("// inputs: %f0:f32\ncvt.rn.f32.s32 %f1, %f0;\n// outputs: %f1\n").unwrap_err();
+    assert!(e.to_string().contains("needs s32 (a .b32 register)"), "{e}");
+}
