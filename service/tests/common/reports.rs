@@ -207,6 +207,10 @@ fn bits_of_class((e, m): (u32, u32), class: OperandClass, seed: u64) -> u64 {
         // A predicate source: 0 or 1, no sign.
         OperandClass::False => return 0,
         OperandClass::True => return 1,
+        // An integer source (a `cvt` from `.s32`, ...): the 32-bit edges, or a small value.
+        OperandClass::IntMin => return 0x8000_0000,
+        OperandClass::IntMax => return 0x7fff_ffff,
+        OperandClass::Int => return 2 + seed % 1000,
     };
     sign | body
 }
