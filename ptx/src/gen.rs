@@ -278,9 +278,7 @@ impl Generator {
                 if let Some(t) = instr.int_source().filter(|t| !sc.ints.iter().any(|(i, _)| i == t)) {
                     // No integer of its type yet: a cvt to it defines one first (f32 -> s32
                     // -> f32, as compilers truncate), or is the instruction.
-                    let n = self.to_ints.iter().filter(|h| h.int_dest() == Some(t)).count();
-                    let k = u.choose_index(n)?;
-                    let h = *self.to_ints.iter().filter(|h| h.int_dest() == Some(t)).nth(k).expect("new() keeps int sources with a helper");
+                    let h = *pick(u, self.to_ints.iter().filter(|h| h.int_dest() == Some(t)))?;
                     if body.len() + 2 <= len {
                         let src = self.operands(u, &h, sc, &mut inputs)?;
                         sc.ints.push((t, body.len() as u16));
@@ -358,9 +356,7 @@ impl Generator {
             }
             if let Some(t) = instr.int_source() {
                 // An earlier integer of its type (the caller made sure there is one).
-                let n = sc.ints.iter().filter(|(i, _)| *i == t).count();
-                let k = u.choose_index(n)?;
-                *s = Reg(sc.ints.iter().filter(|(i, _)| *i == t).nth(k).expect("k < n").1);
+                *s = Reg(pick(u, sc.ints.iter().filter(|(i, _)| *i == t))?.1);
                 continue;
             }
             let res = &sc.results[class];
@@ -442,6 +438,13 @@ pub fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
             (x >> 32) as u8
         })
         .collect()
+}
+
+/// One of `items`, uniformly (the callers make sure there is one: `new` keeps an integer
+/// source only with a `cvt` to its type, and `program` puts one first).
+fn pick<T>(u: &mut Unstructured, items: impl Iterator<Item = T> + Clone) -> Result<T> {
+    let k = u.choose_index(items.clone().count())?;
+    Ok(items.into_iter().nth(k).expect("k is below the count"))
 }
 
 /// Every form a program may hold (for some target), computed once, sorted: the forms of

@@ -103,7 +103,7 @@ impl Kernel {
     }
 
     fn fits(&self, c: &[u64; 3]) -> bool {
-        let bits = self.instr.int_source().map_or_else(|| self.instr.src_type().bits(), |t| t.reg_bits());
+        let bits = self.instr.value_src_bits();
         c[..usize::from(self.instr.inputs)].iter().enumerate().all(|(k, v)| match self.instr.reads_predicate(k) {
             true => *v <= 1,
             false => bits == 64 || v >> bits == 0,

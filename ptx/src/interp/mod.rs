@@ -33,8 +33,7 @@ pub fn eval(instr: &Instr, operands: &[u64]) -> Result<Expectation, EvalError> {
     if operands.len() != expected {
         return Err(EvalError::Arity { form: instr.to_string(), expected, got: operands.len() });
     }
-    // An integer source lives in the register of its width (8 bits in a .b16 one).
-    let value_bits = instr.int_source().map_or_else(|| instr.src_type().bits(), |t| t.reg_bits());
+    let value_bits = instr.value_src_bits();
     for (index, &value) in operands.iter().enumerate() {
         // A predicate source (selp's and .BoolOp's `c`) is 0 or 1, as programs hold it.
         let bits = if instr.reads_predicate(index) { 1 } else { value_bits };

@@ -456,6 +456,12 @@ impl Instr {
         }
     }
 
+    /// The width of the register a value source reads: [`Instr::src_type`]'s, or for an
+    /// integer source the register that holds it (16 bits for an 8-bit integer).
+    pub fn value_src_bits(&self) -> u32 {
+        self.int_source().map_or_else(|| self.src_type().bits(), |t| t.reg_bits())
+    }
+
     /// The register type of the destination (`pred` for testp and setp).
     pub fn dest_is_predicate(&self) -> bool {
         matches!(self.op, Opcode::Testp | Opcode::Setp)

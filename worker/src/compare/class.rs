@@ -68,8 +68,7 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
 
     if let Some(instr) = instr {
         // 1, 2: counterfactual forms, judged on the whole register.
-        let toggled = Instr { ftz: if instr.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..*instr };
-        if accepts_as(&toggled, operands, got) {
+        if ftz_toggled_accepts(instr, operands, got) {
             return out(MismatchClass::Ftz, None);
         }
         if instr.clamp != Clamp::None {
@@ -120,14 +119,8 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
         let excess = if k < value_key(scalar, lo) { value_key(scalar, lo) - k } else { k - value_key(scalar, hi) };
         return out(MismatchClass::BoundExceeded, Some(excess.unsigned_abs()));
     }
-    if let Some(instr) = instr {
-        let other_mode = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp]
-            .into_iter()
-            .filter(|&m| instr.precision.rounding().is_some_and(|r| r != m))
-            .any(|m| accepts_as(&Instr { precision: Precision::Rounded(m), ..*instr }, operands, got));
-        if other_mode {
-            return out(MismatchClass::Rounding, None);
-        }
+    if instr.is_some_and(|i| other_rounding_accepts(i, operands, got)) {
+        return out(MismatchClass::Rounding, None);
     }
     match ulps {
         Some(n) if n.unsigned_abs() <= ROUNDING_MAX_ULPS => out(MismatchClass::Rounding, None),
@@ -141,20 +134,26 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
 fn integer_class(instr: Option<&Instr>, operands: &[u64], t: ptx::integer::IntType, expected: &Expectation, got: u64) -> Classified {
     let ulps = i64::try_from(t.value(got) - t.value(expected.primary_bits())).ok();
     let out = |class| Classified { lane: 0, class, ulps, excess: None };
-    if let Some(instr) = instr {
-        let toggled = Instr { ftz: if instr.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..*instr };
-        if accepts_as(&toggled, operands, got) {
-            return out(MismatchClass::Ftz);
-        }
-        let other_mode = Rounding::ALL
-            .into_iter()
-            .filter(|&m| instr.precision.rounding().is_some_and(|r| r != m))
-            .any(|m| accepts_as(&Instr { precision: Precision::Rounded(m), ..*instr }, operands, got));
-        if other_mode {
-            return out(MismatchClass::Rounding);
-        }
+    match instr {
+        Some(i) if ftz_toggled_accepts(i, operands, got) => out(MismatchClass::Ftz),
+        Some(i) if other_rounding_accepts(i, operands, got) => out(MismatchClass::Rounding),
+        _ => out(MismatchClass::Gross),
     }
-    out(MismatchClass::Gross)
+}
+
+/// Rule 1 (and 0a): the form with `.ftz` toggled, where that is a legal form, gives `got`.
+fn ftz_toggled_accepts(instr: &Instr, operands: &[u64], got: u64) -> bool {
+    let toggled = Instr { ftz: if instr.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..*instr };
+    accepts_as(&toggled, operands, got)
+}
+
+/// Rule 9 (and 0a): the form in another rounding mode gives `got` (for a `cvt` to an
+/// integer the mode is its integer rounding: `.rzi` for `.rni`).
+fn other_rounding_accepts(instr: &Instr, operands: &[u64], got: u64) -> bool {
+    Rounding::ALL
+        .into_iter()
+        .filter(|&m| instr.precision.rounding().is_some_and(|r| r != m))
+        .any(|m| accepts_as(&Instr { precision: Precision::Rounded(m), ..*instr }, operands, got))
 }
 
 /// Rule 0: the first disagreeing lane when `got` is the other outcome of a comparison: any
