@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, IntEnd, IntType, NanMode, Opcode, Precision, RoundTo, TestpOp, Type};
+use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, IntEnd, IntType, NanMode, Opcode, Precision, RoundTo, Tf32Rounding, TestpOp, Type};
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, ValType};
 use ptx::Rounding;
@@ -45,7 +45,10 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     let conv = if op == Opcode::Cvt || u.ratio(1u8, 8)? {
         Some(Conversion {
             from: *u.choose(&Type::ALL)?,
-            round_to: *u.choose(&[RoundTo::Format, RoundTo::Integer])?,
+            round_to: {
+                let tf32 = RoundTo::Tf32(*u.choose(&Tf32Rounding::ALL)?);
+                *u.choose(&[RoundTo::Format, RoundTo::Integer, tf32])?
+            },
             finite: *u.choose(&[Finite::Keep, Finite::Saturate])?,
             int: match u.int_in_range(0u8..=3)? {
                 0 => Some(IntEnd::Dest(*u.choose(&IntType::ALL)?)),
@@ -59,7 +62,8 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     // A comparison's own fields, on any opcode: only a `setp` or `set` may carry them.
     let cmp = if matches!(op, Opcode::Setp | Opcode::Set) || u.ratio(1u8, 8)? {
         let combine = if u.arbitrary()? { Some(*u.choose(&BoolOp::ALL)?) } else { None };
-        Some(Comparison { op: *u.choose(&CmpOp::ALL)?, combine, from: *u.choose(&Type::ALL)? })
+        let int = if u.ratio(1u8, 4)? { Some(*u.choose(&IntType::ALL)?) } else { None };
+        Some(Comparison { op: *u.choose(&CmpOp::ALL)?, combine, from: *u.choose(&Type::ALL)?, int })
     } else {
         None
     };

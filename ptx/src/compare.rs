@@ -5,7 +5,7 @@
 //! sections' syntax lines and notes, one row per rule, each with its source), the sm and PTX
 //! version each form needs, and the result ([`eval`]): every result is a single value. The
 //! float forms whose operands a program's registers hold (scalar `setp` with or without
-//! `.BoolOp`, `set` to a float type, `selp.f32`/`.f64`) are instructions of programs too
+//! `.BoolOp`, `set` to a float or integer type, `selp.f32`/`.f64`) are instructions of programs too
 //! (`crate::isa::comparison`).
 //!
 //! One reading is this module's: 9.7.7.1's Semantics pseudo-code writes `if (dtype == .f16x2 ||

@@ -81,6 +81,16 @@ fn holds(dst: Scalar, src: Scalar) -> bool {
 
 /// The legality rules, in the order they are checked: `(rule, the sentence it quotes)`, each
 /// a predicate that is true when the form breaks it.
+/// The first of `rules` (each true when a form breaks it, checked in order) that `form`
+/// breaks, as the error that quotes it: the legality tables of the float, integer and tf32
+/// families share it.
+fn first_broken_rule<T: fmt::Display>(form: &T, rules: &[(fn(&T) -> bool, &'static str)]) -> Result<(), CvtError> {
+    match rules.iter().find(|(breaks, _)| breaks(form)) {
+        Some(&(_, rule)) => Err(CvtError::Illegal { form: form.to_string(), rule }),
+        None => Ok(()),
+    }
+}
+
 type Rule = (fn(&Cvt) -> bool, &'static str);
 const RULES: &[Rule] = &[
     (|c| c.packed && c.src != Scalar::F32, "the packed .f16x2/.bf16x2 destinations take two .f32 sources (Syntax)"),
@@ -168,10 +178,7 @@ impl Cvt {
 
     /// The first documented rule the form breaks, if any.
     pub fn check(&self) -> Result<(), CvtError> {
-        match RULES.iter().find(|(breaks, _)| breaks(self)) {
-            Some(&(_, rule)) => Err(CvtError::Illegal { form: self.to_string(), rule }),
-            None => Ok(()),
-        }
+        first_broken_rule(self, RULES)
     }
 
     /// The sm and PTX ISA version the form needs (the section's PTX ISA and Target ISA Notes).

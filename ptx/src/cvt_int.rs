@@ -113,10 +113,7 @@ impl CvtInt {
 
     /// The first documented rule the form breaks, if any.
     pub fn check(&self) -> Result<(), CvtError> {
-        match RULES.iter().find(|(breaks, _)| breaks(self)) {
-            Some(&(_, rule)) => Err(CvtError::Illegal { form: self.to_string(), rule }),
-            None => Ok(()),
-        }
+        super::first_broken_rule(self, RULES)
     }
 
     /// The sm and PTX ISA version the form needs (the section's PTX ISA and Target ISA Notes).

@@ -27,7 +27,7 @@ use crate::format::Scalar;
 use crate::isa::target::{PtxVersion, Requirement, Target};
 
 /// The rounding of a tf32 `cvt`: `.rna` has its own syntax line, `.rn`/`.rz` are `.frnd2`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Tf32Rounding {
     /// Nearest, ties away from zero (Floating Point Notes: ".rna").
     Rna,
@@ -119,10 +119,13 @@ impl Tf32Cvt {
             });
         };
         let c = Tf32Cvt { rounding, relu, satfinite };
-        match RULES.iter().find(|(breaks, _)| breaks(&c)) {
-            Some(&(_, rule)) => Err(CvtError::Illegal { form: c.to_string(), rule }),
-            None => Ok(c),
-        }
+        c.check()?;
+        Ok(c)
+    }
+
+    /// The first rule of the syntax lines the form breaks, if any.
+    pub fn check(&self) -> Result<(), CvtError> {
+        super::first_broken_rule(self, RULES)
     }
 
     /// Every documented form: `.rna` with or without `.satfinite`, `.rn`/`.rz` with any of
@@ -132,7 +135,7 @@ impl Tf32Cvt {
         for rounding in Tf32Rounding::ALL {
             for (relu, satfinite) in [(false, false), (false, true), (true, false), (true, true)] {
                 let c = Tf32Cvt { rounding, relu, satfinite };
-                if RULES.iter().all(|(breaks, _)| !breaks(&c)) {
+                if c.check().is_ok() {
                     out.push(c);
                 }
             }
@@ -163,6 +166,11 @@ impl Tf32Cvt {
             return Err(CvtError::Operands { form: self.to_string(), want: 1, got: ops.len() });
         };
         Ok(Expectation::scalar(Scalar::F32, self.lane(a as u32)))
+    }
+
+    /// The primary result on `a` (what [`Tf32Cvt::eval`] gives first), for the batch loop.
+    pub fn primary(&self, a: u32) -> u64 {
+        Expectation::scalar(Scalar::F32, self.lane(a)).primary_bits()
     }
 
     /// One result: the special rows of the section, then the value rounded on the tf32 grid

@@ -171,7 +171,9 @@ impl Generator {
         let to_ints: Vec<Instr> = legal_forms()
             .iter()
             .copied()
-            .filter(|f| f.int_dest().is_some() && cfg.opcodes.contains(&f.op) && of_config(f))
+            // A helper reads values only: a `set` to an integer with a `.BoolOp` would need a
+            // predicate first.
+            .filter(|f| f.int_dest().is_some() && !f.reads_predicate(2) && cfg.opcodes.contains(&f.op) && of_config(f))
             .collect();
         let mut groups: BTreeMap<Opcode, BTreeMap<Instr, Group>> = BTreeMap::new();
         for &f in legal_forms() {
@@ -307,6 +309,10 @@ impl Generator {
                 }
                 match instr.int_dest() {
                     Some(t) => sc.ints.push((t, body.len() as u16)),
+                    // A tf32 (in a .b32 register) is offered to f32 sources, which read it as
+                    // CUDA's __float_to_tf32 does (`ValType::reads`), not to f16x2 or integer
+                    // ones.
+                    None if instr.writes_tf32() => sc.results[RegClass::F32.index()].push(body.len() as u16),
                     None => sc.results[ValType::of_result(&instr).class().index()].push(body.len() as u16),
                 }
                 body.push(Stmt::from_parts(instr, src));

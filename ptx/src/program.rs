@@ -91,13 +91,18 @@ impl RegClass {
     }
 }
 
-/// What a register holds: a floating-point value of an instruction type, a predicate, or the
-/// integer a float-integer `cvt` writes or reads (in the `.bN` register of its width).
+/// What a register holds: a floating-point value of an instruction type, a predicate, the
+/// integer a float-integer `cvt` writes or reads (in the `.bN` register of its width), or the
+/// tf32 a `cvt` to tf32 writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ValType {
     Pred,
     Float(Type),
     Int(IntType),
+    /// A tf32 in the f32 layout (`crate::cvt::tf32`'s reading), in the `.b32` register that
+    /// ptxas 13.5 wants for `cvt.rna.tf32.f32` (an `.f32` one is "Arguments mismatch"); f32
+    /// sources read it ([`ValType::reads`]).
+    Tf32,
 }
 
 impl ValType {
@@ -107,12 +112,15 @@ impl ValType {
             ValType::Pred => "pred",
             ValType::Float(t) => t.name(),
             ValType::Int(t) => t.name(),
+            ValType::Tf32 => "tf32",
         }
     }
 
     pub fn from_name(s: &str) -> Option<ValType> {
         if s == "pred" {
             Some(ValType::Pred)
+        } else if s == "tf32" {
+            Some(ValType::Tf32)
         } else {
             Type::from_name(s).map(ValType::Float).or_else(|| IntType::parse(s).map(ValType::Int))
         }
@@ -127,7 +135,16 @@ impl ValType {
                 32 => RegClass::B32,
                 _ => RegClass::B64,
             },
+            ValType::Tf32 => RegClass::B32,
         }
+    }
+
+    /// Whether a source of this type may read a register holding `have`: one of its register
+    /// class, or for an f32 source also a tf32 (PTX lets an instruction read a `.b32` register
+    /// as `.f32`, and ptxas 13.5 assembles `add.rn.f32 %f3, %r1, %f0` after a `cvt.rna.tf32.f32
+    /// %r1`: how CUDA's `__float_to_tf32` hands its result on as a float).
+    pub fn reads(self, have: ValType) -> bool {
+        have.class() == self.class() || (self == ValType::Float(Type::F32) && have == ValType::Tf32)
     }
 
     /// Width of the register in bits (1 for a predicate).
@@ -153,6 +170,8 @@ impl ValType {
             ValType::Pred
         } else if let Some(t) = instr.int_dest() {
             ValType::Int(t)
+        } else if instr.writes_tf32() {
+            ValType::Tf32
         } else {
             ValType::Float(instr.ty)
         }
@@ -244,12 +263,14 @@ pub enum ProgramError {
     },
     #[error("register {reg} is defined twice: programs are in SSA form, give each result its own register")]
     Redefinition { reg: String },
-    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred (or u8 .. s64 for a cvt's integer result)")]
+    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred (or u8 .. s64 for a cvt's or set's integer result, tf32 for a cvt to tf32)")]
     UnknownType { reg: String, name: String },
     #[error("input {reg} has no type: give it one in \"types\" (JSON) or as {reg}:f32 in the inputs line (text)")]
     MissingInputType { reg: String },
     #[error("input {reg} is declared {name}: inputs are floating-point registers (testp results cannot be read back)")]
     PredicateInput { reg: String, name: String },
+    #[error("input {reg} is declared tf32: a tf32 is what a cvt to tf32 writes; declare the input f32 (an f32 source reads either)")]
+    Tf32Input { reg: String },
     #[error("input {reg} is declared {name}: inputs are floating-point registers; an integer source reads the bits of any register of its width (declare the input f16 for 8 or 16 bits, f16x2 for 32, f32x2 for 64) or the result of a cvt to an integer")]
     IntegerInput { reg: String, name: String },
     #[error("\"types\" says {reg} is {declared}, but instruction {index} defines it as {defined}; fix the type or drop the entry")]
@@ -335,7 +356,7 @@ impl Program {
                     return Err(ProgramError::UseBeforeDefinition { index: j, reg: self.name(r).to_string() });
                 }
                 let have = self.reg_type(r);
-                if have.class() != need.class() {
+                if !need.reads(have) {
                     return Err(ProgramError::mismatch(j, &s.instr, self.name(r).to_string(), have, need));
                 }
             }

@@ -40,6 +40,33 @@ fn generated_kernels_assemble_for_sm_80_90_100() {
     assert!(fails.is_empty(), "{} of {} modules rejected by ptxas:\n{}", fails.len(), jobs.len(), fails.join("\n"));
 }
 
+/// A tf32 lives in a `.b32` register (ptxas refuses an `.f32` one for `cvt.rna.tf32.f32`) and
+/// f32 instructions read it there, as `ptx::program::ValType::reads` lets programs do; an
+/// integer `set` feeds a `cvt` from its integer type.
+#[test]
+fn a_tf32_read_as_f32_and_an_integer_set_assemble_in_program_kernels() {
+    let Some(ptxas) = ptxas_or_skip("a_tf32_read_as_f32_and_an_integer_set_assemble_in_program_kernels") else { return };
+    let p = Program::parse(
+        "// inputs: %f0:f32
+cvt.rna.tf32.f32 %r1, %f0;
+fma.rn.f32 %f2, %r1, %r1, %f0;
+setp.lt.f32 %p3, %r1, %f0;
+selp.f32 %f4, %r1, %f2, %p3;
+set.lt.s32.f32 %r5, %r1, %f4;
+cvt.rn.f32.s32 %f6, %r5;
+// outputs: %f6
+",
+    )
+    .unwrap();
+    for sm in [80u32, 90, 100] {
+        for mode in [Mode::Outputs, Mode::Trace] {
+            let ptx = kernel::module(std::slice::from_ref(&p), sm, mode).unwrap();
+            let tag = format!("tf32-set-sm{sm}-{mode:?}");
+            assemble(&ptxas, &ptx, sm, &tag).unwrap_or_else(|e| panic!("{tag}:\n{}", explain(&ptx, &e)));
+        }
+    }
+}
+
 /// A one-instruction program around `form` (a predicate source comes from a `testp.f32`,
 /// which every sm has: predicates are never inputs).
 fn single_form_program(form: &Instr) -> Program {

@@ -316,7 +316,8 @@ fn drop_instruction(ir: &Ir, reference: Option<&[u64]>) -> Vec<Ir> {
     for j in 0..ir.body.len() {
         let (instr, srcs) = &ir.body[j];
         // A predicate or an integer cannot be a program input: such a result is not replaced
-        // by a fresh input (a source of its class below may still replace it).
+        // by a fresh input (a source of its class below may still replace it). A tf32 result
+        // becomes an f32 input (`instr.ty`), which its f32 readers take.
         let input_able = !instr.dest_is_predicate() && instr.int_dest().is_none();
         if let Some(values) = reference.filter(|_| input_able) {
             let mut c = ir.clone();

@@ -301,9 +301,21 @@ fn exact_loop(instr: &Instr) -> Option<Loop> {
 }
 
 /// A float-to-float `cvt`: `crate::cvt::Primary`, its lane function chosen once per call; a
-/// float-integer one: `crate::cvt::int`, an integer result extended to its register.
+/// float-integer one: `crate::cvt::int`, an integer result extended to its register; one to
+/// tf32: `crate::cvt::tf32`'s primary.
 fn cvt_loop(instr: &Instr) -> Option<Loop> {
-    instr.as_cvt().map(|_| cvt_lanes as Loop).or_else(|| instr.as_cvt_int().map(|_| cvt_int_lanes as Loop))
+    instr
+        .as_cvt()
+        .map(|_| cvt_lanes as Loop)
+        .or_else(|| instr.as_cvt_int().map(|_| cvt_int_lanes as Loop))
+        .or_else(|| instr.as_tf32().map(|_| tf32_lanes as Loop))
+}
+
+fn tf32_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    let Some(c) = instr.as_tf32() else { return generic_loop(instr, ops, out) };
+    for (x, o) in ops.iter().zip(out.iter_mut()) {
+        *o = c.primary(x[0] as u32);
+    }
 }
 
 fn cvt_int_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {

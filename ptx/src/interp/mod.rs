@@ -90,9 +90,14 @@ fn arity(instr: &Instr) -> usize {
 }
 
 /// A `cvt`: the result set of `crate::cvt`, which holds the section's rules (float-integer:
-/// `crate::cvt::int`, one exact value; an integer result as its register holds it).
+/// `crate::cvt::int`, one exact value; an integer result as its register holds it; tf32:
+/// `crate::cvt::tf32`).
 #[inline(never)]
 fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
+    if let Some(c) = instr.as_tf32() {
+        // An f32-layout result (`crate::cvt::tf32`), judged as an f32.
+        return c.eval(ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) });
+    }
     if let Some(c) = instr.as_cvt_int() {
         let &[x] = ops else {
             return Err(EvalError::Malformed { form: instr.to_string(), reason: "wrong number of operands for this cvt" });
@@ -110,14 +115,18 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
     crate::cvt::eval(&c, ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) })
 }
 
-/// A comparison: the predicate or register `crate::compare` gives (every result one value).
+/// A comparison: the predicate or register `crate::compare` gives (every result one value; a
+/// `set` to an integer type is an integer result, all ones or zero).
 #[inline(never)]
 fn compare(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
     let malformed = |reason| EvalError::Malformed { form: instr.to_string(), reason };
     let c = instr.as_compare().ok_or(malformed("not a setp, set or selp a program holds"))?;
     match crate::compare::eval(&c, ops) {
         Ok(crate::compare::Compared::Predicates { p, .. }) => Ok(Expectation::predicate(p)),
-        Ok(crate::compare::Compared::Register { bits, .. }) => Ok(Expectation::exact_register(instr.ty, bits)),
+        Ok(crate::compare::Compared::Register { bits, .. }) => Ok(match instr.int_dest() {
+            Some(t) => Expectation::integer(t, bits),
+            None => Expectation::exact_register(instr.ty, bits),
+        }),
         Err(_) => Err(malformed("not a legal comparison (validate the form)")),
     }
 }

@@ -4,16 +4,20 @@
 //! (NaN from an overflowing chain, signed zeros, subnormals under `.ftz`), combine the outcome
 //! with an earlier predicate, and select on it, like any other form.
 //!
-//! A program holds the forms whose sources and destination are its registers: float values
-//! and predicates. That is `setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}`,
-//! `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` with a float `.dtype` (1.0 or 0.0; the
-//! `.f16x2`/`.bf16x2` pairs lane by lane) and `selp.{f32,f64} d, a, b, c`. Outside programs
-//! (`ptx::form` runs them alone: `ptxfuzz eval`, `capture --forms`): the packed `setp` (two
-//! predicates), the integer and bit types, `set`'s integer destinations, and `selp` on
-//! `.b16`/`.b32`/`.b64` (its type does not say which float format the halves hold). A negated
-//! source `!c` is an operand modifier, not a form; programs do not spell it.
+//! A program holds the forms whose sources are float values and predicates:
+//! `setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}`,
+//! `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` over a float `.stype` with a float
+//! `.dtype` (1.0 or 0.0; the `.f16x2`/`.bf16x2` pairs lane by lane) or an integer one (all ones
+//! or zero, [`Comparison::int`]: an integer register, as a `cvt` to an integer writes), and
+//! `selp.{f32,f64} d, a, b, c`. Outside programs (`ptx::form` runs them alone: `ptxfuzz eval`,
+//! `capture --forms`): the packed `setp` (two predicates), comparisons of integer and bit
+//! types, and `selp` on the integer and `.b16`/`.b32`/`.b64` types (its type does not say which
+//! float format the halves hold). A negated source `!c` is an operand modifier, not a form;
+//! programs do not spell it.
 
 use super::{AbsMode, Clamp, Comparison, Ftz, Instr, IsaError, NanMode, Opcode, Precision, Type};
+#[cfg(test)]
+use super::IntType;
 use crate::compare::{Compare, CompareError, Kind, Ty};
 
 /// The instruction type of a compare operand type a program register holds: a float scalar
@@ -40,10 +44,12 @@ impl Instr {
     /// hold (see the module docs).
     pub fn from_compare(c: &Compare) -> Option<Instr> {
         let from = float_type(c.ty)?;
-        let (op, ty) = match c.kind {
-            Kind::Setp if from.lanes() == 1 => (Opcode::Setp, from),
-            Kind::Set { dtype } => (Opcode::Set, float_type(dtype)?),
-            Kind::Selp if from.lanes() == 1 => (Opcode::Selp, from),
+        let (op, ty, int) = match c.kind {
+            Kind::Setp if from.lanes() == 1 => (Opcode::Setp, from, None),
+            // The float end is the form's type, as for a float-integer `cvt`.
+            Kind::Set { dtype: Ty::Int(t) } => (Opcode::Set, from, Some(t)),
+            Kind::Set { dtype } => (Opcode::Set, float_type(dtype)?, None),
+            Kind::Selp if from.lanes() == 1 => (Opcode::Selp, from, None),
             _ => return None,
         };
         Some(Instr {
@@ -57,7 +63,7 @@ impl Instr {
             ty,
             inputs: c.inputs() as u8,
             conv: None,
-            cmp: c.cmp.map(|op| Comparison { op, combine: c.bool_op, from }),
+            cmp: c.cmp.map(|op| Comparison { op, combine: c.bool_op, from, int }),
         })
     }
 
@@ -66,7 +72,7 @@ impl Instr {
     pub fn as_compare(&self) -> Option<Compare> {
         let (kind, ty, bool_op) = match (self.op, self.cmp) {
             (Opcode::Setp, Some(c)) => (Kind::Setp, c.from, c.combine),
-            (Opcode::Set, Some(c)) => (Kind::Set { dtype: compare_type(self.ty) }, c.from, c.combine),
+            (Opcode::Set, Some(c)) => (Kind::Set { dtype: c.int.map_or_else(|| compare_type(self.ty), Ty::Int) }, c.from, c.combine),
             (Opcode::Selp, None) => (Kind::Selp, self.ty, None),
             _ => return None,
         };
@@ -91,7 +97,8 @@ impl Instr {
 
 /// What a program's comparison is, for the messages that refuse the others.
 const HOLDS: &str = "a program holds setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}, \
-     set.CmpOp{.BoolOp}{.ftz}.{f32,f16,bf16,f16x2,bf16x2}.stype d, a, b{, c} over a float .stype, and selp.{f32,f64} d, a, b, c";
+     set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c} over a float .stype (.dtype f32, f16, bf16, f16x2, bf16x2, u16, s16, u32 or s32), \
+     and selp.{f32,f64} d, a, b, c";
 
 /// A comparison table error as an ISA error: a broken rule with its section.
 fn compare_error(e: CompareError) -> IsaError {
@@ -117,7 +124,7 @@ pub(super) fn parse_compare(text: &str) -> Result<Instr, IsaError> {
     Instr::from_compare(&c).ok_or_else(|| IsaError::Illegal {
         form: c.to_string(),
         rule: format!(
-            "{HOLDS} (two predicates, integer and bit types need registers programs do not have); \
+            "{HOLDS} (two predicates, integer and bit sources need registers programs do not have); \
              ptxfuzz eval and capture --forms run this form"
         ),
         section: "9.7.6",
@@ -164,11 +171,22 @@ mod tests {
         assert_eq!((set.ty, set.src_type()), (Type::F16, Type::F32));
         let and = Instr::parse("setp.lt.and.f32", 3).unwrap();
         assert_eq!(and.cmp.unwrap().combine, Some(BoolOp::And));
+        // An integer .dtype is the integer end; the form's type is its .stype, the float end.
+        let s32 = IntType { signed: true, bits: 32 };
+        for text in ["set.lt.s32.f32", "set.ltu.and.s32.f32", "set.gt.ftz.u16.f16", "set.eq.s32.bf16x2"] {
+            let i = forms.iter().find(|i| i.to_string() == text).unwrap_or_else(|| panic!("{text} is a program's form"));
+            assert_eq!(i.ty, i.src_type(), "{text}");
+            assert!(i.int_dest().is_some() && i.int_source().is_none(), "{text}");
+        }
+        assert_eq!(Instr::parse("set.lt.s32.f32", 2).unwrap().int_dest(), Some(s32));
+        // Every integer .dtype of 9.7.6.1 and 9.7.7.1 over every float .stype.
+        let int_sets = forms.iter().filter(|i| i.op == Opcode::Set && i.int_dest().is_some()).count();
+        assert!(int_sets > 100, "{int_sets}");
     }
 
     #[test]
     fn forms_programs_cannot_hold_are_refused_with_the_reason() {
-        for (text, n) in [("setp.lt.f16x2", 2), ("selp.b32", 3), ("setp.eq.u32", 2), ("set.lt.u32.f32", 2)] {
+        for (text, n) in [("setp.lt.f16x2", 2), ("selp.b32", 3), ("selp.s32", 3), ("setp.eq.u32", 2), ("set.lt.u32.u32", 2), ("set.eq.f32.b32", 2)] {
             let e = Instr::parse(text, n).unwrap_err().to_string();
             assert!(e.contains("a program holds") && e.contains("ptxfuzz eval"), "{text}: {e}");
         }
@@ -199,6 +217,14 @@ mod tests {
         // set writes 1.0 or 0.0 of its .dtype; a pair lane by lane.
         assert_eq!((p("set.lt.f32.f32", &[0, one]), p("set.lt.f16.f32", &[0, one])), (one, 0x3c00));
         assert_eq!(p("set.ge.f16x2.f16x2", &[0x3c00_0000, 0x0000_3c00]), 0x3c00_0000);
+        // An integer .dtype: all ones or zero, as the integer register holds it (9.7.7.1:
+        // "0xffffffff is written for destination types .u32/.s32"); 0xffff for .u16/.s16, and
+        // a pair's halves lane by lane.
+        assert_eq!((p("set.lt.u32.f32", &[0, one]), p("set.lt.s32.f32", &[one, 0])), (0xffff_ffff, 0));
+        assert_eq!((p("set.ltu.u16.f16", &[0x7e00, 0x3c00]), p("set.lt.s16.bf16", &[0x3f80, 0])), (0xffff, 0));
+        assert_eq!(p("set.ge.u32.f16x2", &[0x3c00_0000, 0x0000_3c00]), 0xffff_0000);
+        let e = crate::interp::eval(&Instr::parse("set.lt.s32.f32", 2).unwrap(), &[0, one]).unwrap();
+        assert_eq!(e.integer, Some(IntType { signed: true, bits: 32 }));
         // selp: c ? a : b.
         assert_eq!((p("selp.f32", &[one, two, 1]), p("selp.f32", &[one, two, 0])), (one, two));
     }

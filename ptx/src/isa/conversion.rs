@@ -6,11 +6,14 @@
 //! The float-integer family ([`CvtInt`]) is one too: the integer end is
 //! [`Conversion::int`], the float end the form's type, and an integer lives in the `.b16`,
 //! `.b32` or `.b64` register of its width (`f32 -> s32 -> f32` is how compilers truncate).
-//! The tf32, 8-bit and `.rs` families need register types programs do not have yet
-//! (`ptx::form` runs them alone).
+//! So is the tf32 family ([`Tf32Cvt`]): [`RoundTo::Tf32`] carries its rounding (`.rna`
+//! included), the result is an f32-layout value in a `.b32` register that f32 sources read
+//! (CUDA's `__float_to_tf32` hands it on as a float). The 8-bit and `.rs` families need
+//! register types programs do not have yet (`ptx::form` runs them alone).
 
 use super::{Clamp, Conversion, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, AbsMode, Opcode, Precision, RoundTo, Type};
 use crate::cvt::int::CvtInt;
+use crate::cvt::tf32::Tf32Cvt;
 use crate::format::Scalar;
 use crate::cvt::{AnyCvt, AnyCvtError, Cvt, CvtError, CvtRounding, SECTION};
 
@@ -68,6 +71,38 @@ impl Instr {
         }
     }
 
+    /// The instruction of a `cvt` to tf32: from f32, its rounding in [`RoundTo::Tf32`].
+    pub fn from_tf32(c: &Tf32Cvt) -> Instr {
+        Instr {
+            op: Opcode::Cvt,
+            testp: None,
+            precision: Precision::Default,
+            ftz: Ftz::Preserve,
+            clamp: if c.relu { Clamp::Relu } else { Clamp::None },
+            nan: NanMode::Number,
+            abs: AbsMode::None,
+            ty: Type::F32,
+            inputs: 1,
+            conv: Some(Conversion {
+                from: Type::F32,
+                round_to: RoundTo::Tf32(c.rounding),
+                finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
+                int: None,
+            }),
+            cmp: None,
+        }
+    }
+
+    /// The tf32 `cvt` form this instruction is (not whether it is legal: [`Tf32Cvt::check`]);
+    /// `None` for every other instruction.
+    pub fn as_tf32(&self) -> Option<Tf32Cvt> {
+        let conv = self.conv.filter(|_| self.op == Opcode::Cvt)?;
+        let RoundTo::Tf32(rounding) = conv.round_to else { return None };
+        let c = Tf32Cvt { rounding, relu: self.clamp == Clamp::Relu, satfinite: conv.finite == Finite::Saturate };
+        // Fields no tf32 `cvt` has (.ftz, .sat, another type or operand count) are none.
+        (Instr::from_tf32(&c) == *self).then_some(c)
+    }
+
     /// The float-integer `cvt` form this instruction is (not whether it is legal:
     /// [`CvtInt::check`]); `None` for every other instruction.
     pub fn as_cvt_int(&self) -> Option<CvtInt> {
@@ -114,6 +149,14 @@ impl Instr {
     /// The legality of a `cvt` instruction: the section's rule it breaks, or a field no `cvt`
     /// has (`.NaN`, `.abs`, a packed source, the wrong operand count).
     pub(super) fn validate_cvt(&self) -> Result<(), IsaError> {
+        if self.conv.is_some_and(|c| matches!(c.round_to, RoundTo::Tf32(_))) {
+            let c = self.as_tf32().ok_or_else(|| IsaError::Illegal {
+                form: self.to_string(),
+                rule: "a cvt to tf32 takes one .f32 source, .rna, .rn or .rz, .satfinite, and .relu (not with .rna), nothing else".into(),
+                section: "9.7.9.21",
+            })?;
+            return c.check().map_err(cvt_error);
+        }
         if self.conv.is_some_and(|c| c.int.is_some()) {
             let c = self.as_cvt_int().ok_or_else(|| IsaError::Illegal {
                 form: self.to_string(),
@@ -187,8 +230,9 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
     match AnyCvt::parse(text) {
         Ok(AnyCvt::Float(c)) => Ok(Instr::from_cvt(&c)),
         Ok(AnyCvt::Int(c)) => Ok(Instr::from_cvt_int(&c)),
+        Ok(AnyCvt::Tf32(c)) => Ok(Instr::from_tf32(&c)),
         Ok(other) => Err(IsaError::Syntax(format!(
-            "{}: the tf32, 8-bit and .rs conversions are not instructions of programs yet (their results need \
+            "{}: the 8-bit and .rs conversions are not instructions of programs yet (their results need \
              register types programs do not have); `ptxfuzz eval {}` and `ptxfuzz capture` run it alone ({SECTION})",
             other, other
         ))),
@@ -197,11 +241,12 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
     }
 }
 
-/// Every documented float-to-float and float-integer `cvt`, as instructions (for the
+/// Every documented float-to-float, float-integer and tf32 `cvt`, as instructions (for the
 /// generator and the VM).
 pub fn cvt_forms() -> Vec<Instr> {
     let ints = CvtInt::all().into_iter().map(|c| Instr::from_cvt_int(&c)).filter(|i| i.validate().is_ok());
-    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).collect();
+    let tf32 = Tf32Cvt::all().into_iter().map(|c| Instr::from_tf32(&c));
+    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).chain(tf32).collect();
     v.sort_unstable();
     v
 }
@@ -223,9 +268,10 @@ mod tests {
             assert_eq!(i.requirement(), c.requirement(), "{c}");
         }
         let forms = cvt_forms();
-        // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no).
+        // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no),
+        // and the 10 tf32 forms.
         let ints = CvtInt::all().len();
-        assert_eq!(forms.len(), all.len() + ints - 16, "{ints}");
+        assert_eq!(forms.len(), all.len() + ints - 16 + 10, "{ints}");
         assert!(forms.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -271,8 +317,32 @@ mod tests {
         let e = Instr::parse("cvt.rn.s32.f32", 1).unwrap_err().to_string();
         assert!(e.contains("Integer rounding is required"), "{e}");
         // Another family names where it runs.
-        let e = Instr::parse("cvt.rna.tf32.f32", 1).unwrap_err().to_string();
+        let e = Instr::parse("cvt.rn.satfinite.e4m3x2.f32", 2).unwrap_err().to_string();
         assert!(e.contains("not instructions of programs yet") && e.contains("ptxfuzz eval"), "{e}");
+    }
+
+    #[test]
+    fn every_tf32_cvt_maps_to_an_instruction_and_back_and_writes_a_b32_register() {
+        let all = Tf32Cvt::all();
+        assert_eq!(all.len(), 10);
+        for c in all {
+            let i = Instr::from_tf32(&c);
+            assert_eq!(i.as_tf32(), Some(c), "{c}");
+            assert_eq!((i.as_cvt(), i.as_cvt_int()), (None, None), "{c}");
+            assert_eq!(i.validate(), Ok(()), "{c}");
+            assert_eq!(i.to_string(), c.to_string());
+            assert_eq!(Instr::parse(&c.to_string(), 1), Ok(i), "{c}");
+            assert_eq!(i.requirement(), c.requirement(), "{c}");
+            assert!(i.writes_tf32() && i.int_dest().is_none(), "{c}");
+            assert_eq!(crate::program::ValType::of_result(&i), crate::program::ValType::Tf32);
+        }
+        // Fields no tf32 cvt has are illegal, with the section; .rna takes no .relu.
+        let i = Instr::parse("cvt.rn.tf32.f32", 1).unwrap();
+        let ftz = Instr { ftz: Ftz::Flush, ..i };
+        assert!(matches!(ftz.validate(), Err(IsaError::Illegal { section: "9.7.9.21", .. })), "{ftz}");
+        let rna_relu = Instr { conv: Some(Conversion { round_to: RoundTo::Tf32(crate::isa::Tf32Rounding::Rna), ..i.conv.unwrap() }), clamp: Clamp::Relu, ..i };
+        assert!(rna_relu.validate().unwrap_err().to_string().contains("no .relu"), "{rna_relu}");
+        assert_eq!(Instr::parse("cvt.rna.tf32.f32", 1).unwrap().requirement().sm, 80);
     }
 
     #[test]

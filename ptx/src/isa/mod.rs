@@ -27,6 +27,7 @@ pub use target::{PtxVersion, Requirement, Target};
 
 pub use crate::compare::{BoolOp, CmpOp};
 use crate::format::Scalar;
+pub use crate::cvt::tf32::Tf32Rounding;
 pub use crate::integer::IntType;
 use crate::rounding::Rounding;
 
@@ -143,6 +144,10 @@ pub enum RoundTo {
     #[default]
     Format,
     Integer,
+    /// To the tf32 grid (ten fraction bits, f32's range) with tf32's own rounding (`.rna`
+    /// has no [`Rounding`]; [`Instr::precision`] is then `Default`). The result keeps the f32
+    /// layout, its 13 low bits zero ([`crate::cvt::tf32`]'s reading), in a `.b32` register.
+    Tf32(Tf32Rounding),
 }
 
 /// `.satfinite` (9.7.9.21, `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}{x2}.f32`): an out-of-range
@@ -181,12 +186,16 @@ pub enum IntEnd {
 /// What a `setp` or `set` form compares, and how (9.7.6.1-2, 9.7.7.1-2): the operator, the
 /// `.BoolOp` that combines the outcome with a predicate source `c` (then the form has a third
 /// source), and the type of the sources `a` and `b`. A `setp`'s is its type (its destination
-/// is a predicate); a `set`'s is its `.stype`, [`Instr::ty`] being its `.dtype`.
+/// is a predicate); a `set`'s is its `.stype`, [`Instr::ty`] being its float `.dtype`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Comparison {
     pub op: CmpOp,
     pub combine: Option<BoolOp>,
     pub from: Type,
+    /// The integer `.dtype` of a `set` (`set.lt.u32.f32`: `u32`, all ones or zero, 9.7.6.1;
+    /// `.u16`/`.s16` over the half types, 9.7.7.1); [`Instr::ty`] is then the `.stype`, the
+    /// float end, as for a float-integer `cvt`. `None` for every other comparison.
+    pub int: Option<IntType>,
 }
 
 /// The instruction type suffix (PTX ISA 9.7.3, 9.7.4; `.f32x2` in 9.7.3.3-6).
@@ -418,7 +427,7 @@ impl Instr {
             conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep, int: None }),
             // A `setp` or `set` built here compares its own type for equality: set the
             // operator (and a `set`'s source type), then validate.
-            cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty }),
+            cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty, int: None }),
         }
     }
 
@@ -439,12 +448,20 @@ impl Instr {
         pos == 2 && (self.op == Opcode::Selp || self.cmp.is_some_and(|c| c.combine.is_some()))
     }
 
-    /// The integer a float-integer `cvt` writes (`cvt.rni.s32.f32`: `s32`).
+    /// The integer a float-integer `cvt` writes (`cvt.rni.s32.f32`: `s32`), or a `set`
+    /// with an integer `.dtype` (`set.lt.u32.f32`: `u32`).
     pub fn int_dest(&self) -> Option<IntType> {
-        match self.conv?.int? {
-            IntEnd::Dest(t) => Some(t),
-            IntEnd::Source(_) => None,
+        match self.conv.and_then(|c| c.int) {
+            Some(IntEnd::Dest(t)) => Some(t),
+            Some(IntEnd::Source(_)) => None,
+            None => self.cmp.and_then(|c| c.int),
         }
+    }
+
+    /// Whether this is a `cvt` to tf32 (`cvt.rna.tf32.f32`): an f32-layout value in a `.b32`
+    /// register ([`crate::program::ValType::Tf32`]).
+    pub fn writes_tf32(&self) -> bool {
+        self.op == Opcode::Cvt && self.conv.is_some_and(|c| matches!(c.round_to, RoundTo::Tf32(_)))
     }
 
     /// The integer a float-integer `cvt` reads (`cvt.rn.f32.s32`: `s32`); its

@@ -55,6 +55,9 @@ impl Instr {
         if let Some(c) = self.as_cvt_int() {
             return c.requirement();
         }
+        if let Some(c) = self.as_tf32() {
+            return c.requirement();
+        }
         if let Some(c) = self.as_compare() {
             return c.requirement();
         }

@@ -54,6 +54,9 @@ impl fmt::Display for Instr {
         if let Some(c) = self.as_cvt_int() {
             return fmt::Display::fmt(&c, f);
         }
+        if let Some(c) = self.as_tf32() {
+            return fmt::Display::fmt(&c, f);
+        }
         if let Some(c) = self.as_compare() {
             return fmt::Display::fmt(&c, f);
         }
@@ -93,6 +96,9 @@ impl fmt::Display for Instr {
                 Some(super::IntEnd::Source(t)) => write!(f, " (from .{})", t.name())?,
                 None => {}
             }
+            if let super::RoundTo::Tf32(r) = c.round_to {
+                write!(f, " (to .tf32, .{})", r.name())?;
+            }
         }
         if let Some(c) = self.cmp {
             write!(f, ".{}", c.op.name())?;
@@ -101,6 +107,9 @@ impl fmt::Display for Instr {
             }
             if c.from != self.ty {
                 write!(f, ".{}", c.from.name())?;
+            }
+            if let Some(t) = c.int {
+                write!(f, " (to .{})", t.name())?;
             }
         }
         Ok(())

@@ -121,3 +121,53 @@ fn an_integer_is_never_an_input_but_any_register_of_its_width_can_be_read() {
     let e = Program::parse("// inputs: %f0:f32\ncvt.rn.f32.s32 %f1, %f0;\n// outputs: %f1\n").unwrap_err();
     assert!(e.to_string().contains("needs s32 (a .b32 register)"), "{e}");
 }
+
+#[test]
+fn a_set_to_an_integer_writes_all_ones_which_a_conversion_reads_as_minus_one() {
+    // The mask idiom: set.lt.s32 gives -1 or 0, which cvt.rn.f32.s32 turns into -1.0 or 0.0.
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+set.lt.s32.f32 %r2, %f0, %f1;
+cvt.rn.f32.s32 %f3, %r2;
+set.ltu.u32.f32 %r4, %f0, %f1;
+// outputs: %f3, %r2, %r4
+",
+    )
+    .unwrap();
+    assert_eq!(p.reg_type(Reg(2)), ValType::Int(IntType { signed: true, bits: 32 }));
+    let run = |x: f32, y: f32| -> Vec<u64> {
+        p.run(&[x.to_bits() as u64, y.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect()
+    };
+    assert_eq!(run(1.0, 2.0), [(-1.0f32).to_bits() as u64, 0xffff_ffff, 0xffff_ffff]);
+    assert_eq!(run(2.0, 1.0), [0, 0, 0]);
+    // NaN: lt is false, ltu true.
+    assert_eq!(run(f32::NAN, 1.0), [0, 0, 0xffff_ffff]);
+    assert_eq!(p.to_string().lines().nth(1), Some("set.lt.s32.f32 %r2, %f0, %f1;"));
+}
+
+#[test]
+fn a_tf32_lives_in_a_b32_register_that_f32_instructions_read() {
+    // __float_to_tf32 then f32 arithmetic: 1 + 2^-11 + 2^-12 rounds (.rna, ten fraction bits)
+    // to 1 + 2^-10, whose square plus x is computed in f32.
+    let p = Program::parse(
+        "// inputs: %f0:f32
+cvt.rna.tf32.f32 %r1, %f0;
+fma.rn.f32 %f2, %r1, %r1, %f0;
+cvt.rz.tf32.f32 %r3, %f0;
+// outputs: %f2, %r1, %r3
+",
+    )
+    .unwrap();
+    assert_eq!((p.reg_type(Reg(1)), p.reg_type(Reg(1)).class()), (ValType::Tf32, RegClass::B32));
+    let x = 1.0 + f32::powi(2.0, -11) + f32::powi(2.0, -12);
+    let t = 1.0 + f32::powi(2.0, -10);
+    let got: Vec<u64> = p.run(&[x.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect();
+    assert_eq!(got, [t.mul_add(t, x).to_bits() as u64, t.to_bits() as u64, 1f32.to_bits() as u64]);
+    assert_eq!(p.to_string().lines().nth(1), Some("cvt.rna.tf32.f32 %r1, %f0;"));
+    // A tf32 is never an input, and only f32 sources (and the .b32 ones) read it.
+    let e = Program::parse("// inputs: %r0:tf32\nadd.rn.f32 %f1, %r0, %r0;\n// outputs: %f1\n").unwrap_err();
+    assert!(matches!(e, ProgramError::Tf32Input { .. }) && e.to_string().contains("declare the input f32"), "{e}");
+    let e = Program::parse("// inputs: %f0:f32\ncvt.rna.tf32.f32 %r1, %f0;\nadd.rn.f64 %fd2, %r1, %r1;\n// outputs: %fd2\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("is a tf32 register, but add.rn.f64 needs f64"), "{e}");
+}

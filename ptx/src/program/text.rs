@@ -225,6 +225,7 @@ impl Builder {
                 Some(ValType::Int(_)) => {
                     return Err(ProgramError::IntegerInput { reg: name.clone(), name: ty.to_string() })
                 }
+                Some(ValType::Tf32) => return Err(ProgramError::Tf32Input { reg: name.clone() }),
                 None => return Err(ProgramError::UnknownType { reg: name.clone(), name: ty.to_string() }),
             }
         }
@@ -247,7 +248,7 @@ impl Builder {
                     return Err(ProgramError::UseBeforeDefinition { index: j, reg: name.clone() });
                 }
                 let have = reg_type(r, &inputs, &self.stmts);
-                if have.class() != need.class() {
+                if !need.reads(have) {
                     return Err(ProgramError::mismatch(j, &s.instr, name.clone(), have, need));
                 }
                 *slot = r;

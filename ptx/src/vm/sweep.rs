@@ -34,7 +34,7 @@ use super::VmError;
 use crate::approx::prefilter::{Prefilter, PTX_REGS, PTX_REG_DECLS};
 use crate::isa::{Instr, Target};
 use crate::kernel::min_ptx_for_sm;
-use crate::program::RegClass;
+use crate::program::{RegClass, ValType};
 
 /// The name of the sweep module's `.entry`.
 pub const SWEEP_ENTRY: &str = "ptxfuzz_sweep";
@@ -51,9 +51,12 @@ pub enum Judging<'a> {
 /// Why `form` has no sweep module, or `None` if it has one: at most 32 bits of input (the
 /// fingerprint's numbering) and a result of at most 32 bits that is not a predicate.
 pub fn unsupported(form: &Instr) -> Option<&'static str> {
-    if form.src_type() != form.ty || form.reads_predicate(2) || form.conv.is_some_and(|c| c.int.is_some()) {
+    let float_result = ValType::of_result(form) == ValType::Float(form.ty);
+    if form.src_type() != form.ty || form.reads_predicate(2) || form.int_source().is_some() || !(float_result || form.dest_is_predicate()) {
         // `cvt`, `set` and `selp`: the module numbers inputs in lanes of the result's format
-        // (a float-integer `cvt` has one float type, but its other end is an integer).
+        // and keeps the result in a register of that format (a float-integer `cvt` and an
+        // integer `set` have one float type, but their other end is an integer; a tf32 needs a
+        // `.b32` register).
         Some("sources of another type than the result (a conversion, set or selp); sweep it as a form (ptx::form)")
     } else if form.ty.scalar().bits() * form.inputs as u32 > 32 {
         Some("more than 32 bits of input: the GPU sweep numbers inputs in 32 bits")
@@ -200,6 +203,10 @@ mod tests {
             ("rcp.rn.f64", 90, "32 bits of input"),
             ("testp.finite.f32", 90, "predicate"),
             ("add.rn.bf16", 80, "not legal"),
+            // One float type, but an integer or tf32 result (its own register class).
+            ("set.lt.s32.f32", 90, "sweep it as a form"),
+            ("cvt.rna.tf32.f32", 90, "sweep it as a form"),
+            ("cvt.rzi.s32.f32", 90, "sweep it as a form"),
         ] {
             let e = module(&f(form), sm, Judging::Dense).unwrap_err().to_string();
             assert!(e.contains(why), "{form}: {e}");

@@ -3,6 +3,7 @@
 //! interpreter's reference and the target's bits.
 
 use maud::{html, Markup};
+use ptx::isa::Type;
 use ptx::program::ValType;
 use ptx::value::{format_decimal, format_register_decimal, format_register_hex};
 use ptx::Scalar;
@@ -30,6 +31,8 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
             decimal: t.value(bits).to_string(),
             lanes: Vec::new(),
         },
+        // A tf32 keeps the f32 layout (ptx::cvt::tf32): it reads as that f32.
+        ValType::Tf32 => show(ValType::Float(Type::F32), bits),
         ValType::Float(t) => {
             let s = t.scalar();
             let lanes = if t.lanes() > 1 {
@@ -68,7 +71,12 @@ pub fn register_ulps(ty: ValType, reference: u64, actual: u64) -> String {
     if let ValType::Int(t) = ty {
         return (t.value(actual) - t.value(reference)).to_string();
     }
-    let ValType::Float(t) = ty else { return "n/a".into() };
+    let t = match ty {
+        ValType::Float(t) => t,
+        // On the f32 grid its layout is (a tf32 result is at most 2^13 f32 ulps per tf32 step).
+        ValType::Tf32 => Type::F32,
+        _ => return "n/a".into(),
+    };
     let s = t.scalar();
     (0..t.lanes())
         .map(|i| {
@@ -124,5 +132,8 @@ mod tests {
         assert_eq!(register_ulps(ValType::Pred, 1, 0), "n/a");
         let s32 = ptx::integer::IntType { signed: true, bits: 32 };
         assert_eq!(register_ulps(ValType::Int(s32), 2, 0xffff_ffff), "-3");
+        // A tf32 reads as the f32 its layout is.
+        assert_eq!(show(ValType::Tf32, 0x3f80_2000).decimal, show(ValType::Float(Type::F32), 0x3f80_2000).decimal);
+        assert_eq!(register_ulps(ValType::Tf32, 0x3f80_0000, 0x3f80_2000), "8192");
     }
 }

@@ -186,7 +186,8 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
         }
         Deviation::SelpSwapped if i.op == Opcode::Selp => primary(i, &[ops[1], ops[0], ops[2]]),
         Deviation::CvtRniAsRzi
-            if i.int_dest() == Some(IntType { signed: true, bits: 32 })
+            if i.op == Opcode::Cvt
+                && i.int_dest() == Some(IntType { signed: true, bits: 32 })
                 && ty == Type::F32
                 && i.precision == Precision::Rounded(Rounding::Rn) =>
         {

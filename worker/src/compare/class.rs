@@ -157,7 +157,8 @@ fn other_rounding_accepts(instr: &Instr, operands: &[u64], got: u64) -> bool {
 }
 
 /// Rule 0: the first disagreeing lane when `got` is the other outcome of a comparison: any
-/// wrong `setp` predicate, a `set` lane holding 0 or 1.0 where the other is expected, the
+/// wrong `setp` predicate, a `set` lane holding 0 or 1.0 (all ones for an integer `.dtype`)
+/// where the other is expected, the
 /// operand `selp` did not select (`c ? b : a`).
 fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u64) -> Option<usize> {
     match instr.op {
@@ -167,14 +168,22 @@ fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u
             (got == operands[usize::from(c)]).then_some(0)
         }
         Opcode::Set => {
-            let s = expected.scalar?;
-            // 1.0 in the lane's format, what `set` writes for true (9.7.6.1).
-            let one = ptx::compare::true_bits(ptx::compare::Ty::Float(s));
-            let w = s.bits();
-            let lanes = || (0..expected.lanes.len()).map(|l| (got >> (l as u32 * w)) & s.mask());
+            // What `set` writes for true (9.7.6.1, 9.7.7.1): 1.0 in a float lane's format; all
+            // ones in an integer destination, each half of it for a packed source.
+            let (w, one) = match (expected.scalar, instr.int_dest()) {
+                (Some(s), _) => (s.bits(), ptx::compare::true_bits(ptx::compare::Ty::Float(s))),
+                (None, Some(t)) => {
+                    let w = t.bits / instr.src_type().lanes();
+                    (w, (1u64 << w) - 1)
+                }
+                (None, None) => return None,
+            };
+            let n = expected.width() / w;
+            let mask = (1u64 << w) - 1;
+            let lane = |bits: u64, l: u32| (bits >> (l * w)) & mask;
             let outcome = |v: u64| v == 0 || v == one;
-            (got >> (w * expected.lanes.len() as u32) == 0 && lanes().all(outcome))
-                .then(|| (0..expected.lanes.len()).find(|&l| (expected.primary_bits() >> (l as u32 * w)) & s.mask() != (got >> (l as u32 * w)) & s.mask()))
+            (got >> expected.width() == 0 && (0..n).all(|l| outcome(lane(got, l))))
+                .then(|| (0..n).find(|&l| lane(expected.primary_bits(), l) != lane(got, l)).map(|l| l as usize))
                 .flatten()
         }
         _ => None,
@@ -350,6 +359,11 @@ mod tests {
         let c = class_of("set.lt.f16x2.f16x2", &[0x3c00_3c00, 0x4000_3c00], 0x0000_0000);
         assert_eq!((c.class, c.lane), (MismatchClass::Comparison, 1));
         assert_ne!(class_of("set.lt.f32.f32", &[one, two], f(0.5)).class, MismatchClass::Comparison);
+        // An integer .dtype: zero for all ones, each half of a packed source its own lane.
+        assert_eq!(class_of("set.lt.s32.f32", &[one, two], 0).class, MismatchClass::Comparison);
+        let c = class_of("set.lt.u32.f16x2", &[0x3c00_3c00, 0x4000_3c00], 0xffff_ffff);
+        assert_eq!((c.class, c.lane), (MismatchClass::Comparison, 0));
+        assert_eq!(class_of("set.lt.u32.f32", &[one, two], 1).class, MismatchClass::Gross);
         // testp's wrong predicate is not a comparison's.
         assert_eq!(class_of("testp.normal.f32", &[one], 0).class, MismatchClass::Gross);
     }
