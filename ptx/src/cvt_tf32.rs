@@ -26,28 +26,7 @@ use crate::expect::{Expectation, LaneExpectation, Outcome, Reading};
 use crate::format::Scalar;
 use crate::isa::target::{PtxVersion, Requirement, Target};
 
-/// The rounding of a tf32 `cvt`: `.rna` has its own syntax line, `.rn`/`.rz` are `.frnd2`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Tf32Rounding {
-    /// Nearest, ties away from zero (Floating Point Notes: ".rna").
-    Rna,
-    /// Nearest, ties to even.
-    Rn,
-    /// Toward zero.
-    Rz,
-}
-
-impl Tf32Rounding {
-    pub const ALL: [Tf32Rounding; 3] = [Tf32Rounding::Rna, Tf32Rounding::Rn, Tf32Rounding::Rz];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Tf32Rounding::Rna => "rna",
-            Tf32Rounding::Rn => "rn",
-            Tf32Rounding::Rz => "rz",
-        }
-    }
-}
+pub use crate::rounding::Tf32Rounding;
 
 /// One `cvt` form from f32 to tf32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

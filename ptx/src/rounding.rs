@@ -35,6 +35,31 @@ pub enum Rounding {
     Rp,
 }
 
+/// The rounding of a `cvt` to tf32 (`crate::cvt::tf32`; PTX ISA 9.7.9.21): `.rna` has its own
+/// syntax line, `.rn`/`.rz` are `.frnd2`. Here, below `cvt` and `isa`, because both name it
+/// (`crate::isa::RoundTo::Tf32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tf32Rounding {
+    /// Nearest, ties away from zero (Floating Point Notes: ".rna").
+    Rna,
+    /// Nearest, ties to even.
+    Rn,
+    /// Toward zero.
+    Rz,
+}
+
+impl Tf32Rounding {
+    pub const ALL: [Tf32Rounding; 3] = [Tf32Rounding::Rna, Tf32Rounding::Rn, Tf32Rounding::Rz];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tf32Rounding::Rna => "rna",
+            Tf32Rounding::Rn => "rn",
+            Tf32Rounding::Rz => "rz",
+        }
+    }
+}
+
 impl Rounding {
     pub const ALL: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
 

@@ -27,8 +27,8 @@ pub use target::{PtxVersion, Requirement, Target};
 
 pub use crate::compare::{BoolOp, CmpOp};
 use crate::format::Scalar;
-pub use crate::cvt::tf32::Tf32Rounding;
 pub use crate::integer::IntType;
+pub use crate::rounding::Tf32Rounding;
 use crate::rounding::Rounding;
 
 /// A floating-point opcode of PTX ISA 9.7.3 and 9.7.4, `cvt` between float formats (9.7.9.21),
