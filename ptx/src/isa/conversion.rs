@@ -149,7 +149,7 @@ impl Instr {
     /// The legality of a `cvt` instruction: the section's rule it breaks, or a field no `cvt`
     /// has (`.NaN`, `.abs`, a packed source, the wrong operand count).
     pub(super) fn validate_cvt(&self) -> Result<(), IsaError> {
-        if self.conv.is_some_and(|c| matches!(c.round_to, RoundTo::Tf32(_))) {
+        if self.writes_tf32() {
             let c = self.as_tf32().ok_or_else(|| IsaError::Illegal {
                 form: self.to_string(),
                 rule: "a cvt to tf32 takes one .f32 source, .rna, .rn or .rz, .satfinite, and .relu (not with .rna), nothing else".into(),

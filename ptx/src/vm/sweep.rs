@@ -51,8 +51,10 @@ pub enum Judging<'a> {
 /// Why `form` has no sweep module, or `None` if it has one: at most 32 bits of input (the
 /// fingerprint's numbering) and a result of at most 32 bits that is not a predicate.
 pub fn unsupported(form: &Instr) -> Option<&'static str> {
-    let float_result = ValType::of_result(form) == ValType::Float(form.ty);
-    if form.src_type() != form.ty || form.reads_predicate(2) || form.int_source().is_some() || !(float_result || form.dest_is_predicate()) {
+    let own = ValType::Float(form.ty);
+    let reads_own = (0..usize::from(form.inputs)).all(|k| ValType::of_operand(form, k) == own);
+    let writes_own = matches!(ValType::of_result(form), ValType::Pred) || ValType::of_result(form) == own;
+    if !(reads_own && writes_own) {
         // `cvt`, `set` and `selp`: the module numbers inputs in lanes of the result's format
         // and keeps the result in a register of that format (a float-integer `cvt` and an
         // integer `set` have one float type, but their other end is an integer; a tf32 needs a
