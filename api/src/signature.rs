@@ -144,8 +144,17 @@ impl OperandClass {
         }
     }
 
+    /// An element of an fp8 pair (`e4m3x2`, ...), by its format's class.
+    pub fn of_narrow(n: ptx::narrow_format::Narrow, bits: u64) -> OperandClass {
+        OperandClass::of_fp_class(ptx::narrow_format::classify(n, bits))
+    }
+
     pub fn of(scalar: Scalar, lane_bits: u64) -> OperandClass {
-        match scalar.classify(lane_bits) {
+        OperandClass::of_fp_class(scalar.classify(lane_bits))
+    }
+
+    fn of_fp_class(class: FpClass) -> OperandClass {
+        match class {
             FpClass::Zero => OperandClass::Zero,
             FpClass::Subnormal => OperandClass::Subnormal,
             FpClass::Normal => OperandClass::Normal,

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use arbitrary::{Result, Unstructured};
 use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, IntEnd, IntType, NanMode, Opcode, Precision, RoundTo, Tf32Rounding, TestpOp, Type};
+use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, IntEnd, IntType, NanMode, Narrow, NarrowEnd, Opcode, Precision, RoundTo, Tf32Rounding, TestpOp, Type};
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, ValType};
 use ptx::Rounding;
@@ -53,6 +53,11 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
             int: match u.int_in_range(0u8..=3)? {
                 0 => Some(IntEnd::Dest(*u.choose(&IntType::ALL)?)),
                 1 => Some(IntEnd::Source(*u.choose(&IntType::ALL)?)),
+                _ => None,
+            },
+            narrow: match u.int_in_range(0u8..=3)? {
+                0 => Some(NarrowEnd::Dest(*u.choose(&Narrow::ALL)?)),
+                1 => Some(NarrowEnd::Source(*u.choose(&Narrow::ALL)?)),
                 _ => None,
             },
         })

@@ -18,90 +18,14 @@ use std::fmt;
 use crate::isa::PtxVersion;
 use crate::rounding::Rounding;
 
+pub use crate::narrow_format::{decode, Layout, Narrow, LAYOUTS};
+
 #[path = "cvt_narrow_eval.rs"]
 mod eval;
-pub use eval::{decode, eval, Allowed, Narrowed};
+pub use eval::{eval, Allowed, Narrowed};
 
 /// The section every rule cites.
 pub const SECTION: &str = "PTX ISA 9.7.9.21 (cvt)";
-
-/// A narrow format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Narrow {
-    E4m3,
-    E5m2,
-    E2m3,
-    E3m2,
-    E2m1,
-    Ue8m0,
-}
-
-/// One format's encoding.
-#[derive(Clone, Copy, Debug)]
-pub struct Layout {
-    pub exp_bits: u32,
-    /// Stored mantissa bits (no hidden bit).
-    pub man_bits: u32,
-    pub bias: i32,
-    /// Has a sign bit (above the exponent).
-    pub signed: bool,
-    /// Magnitude encodings that are NaN (empty: the format has none); the first is the
-    /// canonical NaN (all ones but the sign, as `Format::CANONICAL_NAN`).
-    pub nans: &'static [u64],
-    /// Magnitude encoding of infinity, if the format has one.
-    pub inf: Option<u64>,
-    /// Magnitude encoding of the largest finite value (MAX_NORM).
-    pub max: u64,
-    /// Whether the format has subnormals (and a zero): all but `ue8m0`.
-    pub subnormals: bool,
-    pub source: &'static str,
-}
-
-impl Layout {
-    /// Width of one element in bits.
-    pub fn bits(&self) -> u32 {
-        self.exp_bits + self.man_bits + self.signed as u32
-    }
-}
-
-/// The formats, one row each with its source.
-pub const LAYOUTS: [(Narrow, &str, Layout); 6] = [
-    (Narrow::E4m3, "e4m3", Layout { exp_bits: 4, man_bits: 3, bias: 7, signed: true, nans: &[0x7f], inf: None, max: 0x7e, subnormals: true, source: "PTX ISA 5.2.3: \"The e4m3 encoding does not support infinity and NaN values are limited to 0x7f and 0xff\"; bias 7, MAX_NORM 448 (OCP 8-bit FP spec, E4M3)" }),
-    (Narrow::E5m2, "e5m2", Layout { exp_bits: 5, man_bits: 2, bias: 15, signed: true, nans: &[0x7f, 0x7d, 0x7e], inf: Some(0x7c), max: 0x7b, subnormals: true, source: "PTX ISA 5.2.3: 5 exponent, 2 mantissa bits; IEEE 754 conventions (OCP 8-bit FP spec, E5M2): infinity S.11111.00, NaN S.11111.{01,10,11}, MAX_NORM 57344" }),
-    (Narrow::E2m3, "e2m3", Layout { exp_bits: 2, man_bits: 3, bias: 1, signed: true, nans: &[], inf: None, max: 0x1f, subnormals: true, source: "PTX ISA 5.2.3: e2m3 has no infinity or NaN; bias 1, MAX_NORM 7.5 (OCP MX spec v1.0, FP6 E2M3)" }),
-    (Narrow::E3m2, "e3m2", Layout { exp_bits: 3, man_bits: 2, bias: 3, signed: true, nans: &[], inf: None, max: 0x1f, subnormals: true, source: "PTX ISA 5.2.3: e3m2 has no infinity or NaN; bias 3, MAX_NORM 28 (OCP MX spec v1.0, FP6 E3M2)" }),
-    (Narrow::E2m1, "e2m1", Layout { exp_bits: 2, man_bits: 1, bias: 1, signed: true, nans: &[], inf: None, max: 0x7, subnormals: true, source: "PTX ISA 5.2.3: e2m1 has no infinity or NaN; bias 1, MAX_NORM 6 (OCP MX spec v1.0, FP4 E2M1)" }),
-    (Narrow::Ue8m0, "ue8m0", Layout { exp_bits: 8, man_bits: 0, bias: 127, signed: false, nans: &[0xff], inf: None, max: 0xfe, subnormals: false, source: "PTX ISA 5.2.3: ue8m0 is an unsigned exponent, value 2^(e-127), 0xff NaN, no zero or infinity (OCP MX spec v1.0, E8M0)" }),
-];
-
-impl Narrow {
-    pub const ALL: [Narrow; 6] = [Narrow::E4m3, Narrow::E5m2, Narrow::E2m3, Narrow::E3m2, Narrow::E2m1, Narrow::Ue8m0];
-
-    fn row(self) -> &'static (Narrow, &'static str, Layout) {
-        LAYOUTS.iter().find(|r| r.0 == self).expect("every format has a row")
-    }
-    pub fn layout(self) -> &'static Layout {
-        &self.row().2
-    }
-    pub fn name(self) -> &'static str {
-        self.row().1
-    }
-    /// Width of the packed `x2` register: `e2m1x2` is a `.b8`, the others `.b16`.
-    pub fn packed_bits(self) -> u32 {
-        if self == Narrow::E2m1 {
-            8
-        } else {
-            16
-        }
-    }
-    /// Bits of each half of the packed register (6-bit values sit in 8 with zeros above).
-    pub fn slot_bits(self) -> u32 {
-        self.packed_bits() / 2
-    }
-    fn is_fp8(self) -> bool {
-        matches!(self, Narrow::E4m3 | Narrow::E5m2)
-    }
-}
 
 /// The wide side of the conversion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -305,6 +229,19 @@ impl NarrowCvt {
             Direction::Down { src: Wide::F32, .. } => n(100, Variant::A, 8, 6, "cvt.rn.satfinite{.relu}.{e2m1x2/e2m3x2/e3m2x2}.f32: PTX ISA 8.6, sm_100a"),
             Direction::Down { .. } => n(100, Variant::F, 9, 1, "cvt.rn.satfinite{.relu}{.e2m3x2/.e3m2x2/.e2m1x2}{.f16x2/.bf16x2}: PTX ISA 9.1, sm_100f"),
             Direction::Up { .. } => n(100, Variant::A, 8, 6, "cvt.rn{.relu}.f16x2.{e2m1x2/e2m3x2/e3m2x2}: PTX ISA 8.6, sm_100a"),
+        }
+    }
+
+    /// The PTX ISA version the form needs on `sm` (at or above [`NarrowCvt::needs`]'s): the
+    /// fp8 forms other than those from bf16x2 came to sm_90 in PTX 7.8 and to sm_89 only in
+    /// 8.1 (PTX ISA Notes of 9.7.9.21; ptxas 13.5 assembles them with 7.8 on sm_90 and
+    /// refuses 8.0 on sm_89: `ptx/tests/ptxas.rs`); every other form needs `needs().ptx`.
+    pub fn ptx_on(&self, sm: u32) -> PtxVersion {
+        let n = self.needs();
+        if n.variant == Variant::Plain && sm >= 90 {
+            PtxVersion::new(7, 8)
+        } else {
+            n.ptx
         }
     }
 

@@ -13,7 +13,7 @@
 //! | narrow NaN to f16x2/bf16x2 | any NaN (canonical with `.relu`) | the section names no NaN result for up-conversion |
 //! | 6-bit slot whose 2 MSBs are not 0 | unspecified (primary: the low 6 bits') | "Each 8-bit input value with 2 MSB bits 0" |
 
-use super::{Direction, Narrow, NarrowCvt, NarrowError, Wide};
+use super::{decode, Direction, Narrow, NarrowCvt, NarrowError, Wide};
 use crate::format::{Scalar, BF16, F16};
 use crate::rounding::{round_f64, Rounding};
 
@@ -70,30 +70,6 @@ impl Narrowed {
         let half = self.width / 2;
         let m = (1u64 << half) - 1;
         bits >> self.width == 0 && self.lanes.iter().enumerate().all(|(i, l)| l.allows(bits >> (half * i as u32) & m))
-    }
-}
-
-/// The value of a narrow element (NaN, infinity and zero included).
-pub fn decode(n: Narrow, bits: u64) -> f64 {
-    let l = n.layout();
-    let mag = bits & ((1u64 << (l.exp_bits + l.man_bits)) - 1);
-    let neg = l.signed && bits >> (l.exp_bits + l.man_bits) & 1 == 1;
-    let v = if l.nans.contains(&mag) {
-        f64::NAN
-    } else if l.inf == Some(mag) {
-        f64::INFINITY
-    } else {
-        let (e, m) = ((mag >> l.man_bits) as i32, mag & ((1 << l.man_bits) - 1));
-        let unit = l.man_bits as i32;
-        match (e, l.subnormals) {
-            (0, true) => m as f64 * 2f64.powi(1 - l.bias - unit),
-            _ => ((1u64 << l.man_bits) + m) as f64 * 2f64.powi(e - l.bias - unit),
-        }
-    };
-    if neg {
-        -v
-    } else {
-        v
     }
 }
 

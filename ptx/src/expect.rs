@@ -15,6 +15,7 @@ use std::fmt;
 use crate::format::{FpClass, Scalar};
 use crate::integer::IntType;
 use crate::isa::Ftz;
+use crate::narrow_format::{classify, decode, Narrow};
 
 /// One allowed result for a lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,6 +137,9 @@ pub struct Expectation {
     /// The integer type of an integer result (a `cvt` to `.s32`, ...): one exact lane as wide
     /// as the register that holds it ([`IntType::reg_bits`]).
     pub integer: Option<IntType>,
+    /// The format of a pair of 8-bit elements (a `cvt` to `.e4m3x2`, ...): two lanes of
+    /// [`Narrow::slot_bits`] each, element 0 in the low half.
+    pub narrow: Option<Narrow>,
     /// One entry per lane, lane 0 in the low bits.
     pub lanes: ArrayVec<LaneExpectation, 2>,
 }
@@ -144,27 +148,35 @@ impl Expectation {
     pub fn predicate(value: bool) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(LaneExpectation::exact(value as u64));
-        Expectation { scalar: None, integer: None, lanes }
+        Expectation { scalar: None, integer: None, narrow: None, lanes }
     }
 
     /// Exactly `bits`, a value of `t` as its register holds it (sign- or zero-extended).
     pub fn integer(t: IntType, bits: u64) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(LaneExpectation::exact(t.extend(bits, t.reg_bits())));
-        Expectation { scalar: None, integer: Some(t), lanes }
+        Expectation { scalar: None, integer: Some(t), narrow: None, lanes }
     }
 
     pub fn scalar(scalar: Scalar, lane: LaneExpectation) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(lane);
-        Expectation { scalar: Some(scalar), integer: None, lanes }
+        Expectation { scalar: Some(scalar), integer: None, narrow: None, lanes }
     }
 
     pub fn packed(scalar: Scalar, lo: LaneExpectation, hi: LaneExpectation) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(lo);
         lanes.push(hi);
-        Expectation { scalar: Some(scalar), integer: None, lanes }
+        Expectation { scalar: Some(scalar), integer: None, narrow: None, lanes }
+    }
+
+    /// A pair of `n` elements (a `cvt` to `.e4m3x2`, ...), `lo` the element in the low half.
+    pub fn narrow_pair(n: Narrow, lo: LaneExpectation, hi: LaneExpectation) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(lo);
+        lanes.push(hi);
+        Expectation { scalar: None, integer: None, narrow: Some(n), lanes }
     }
 
     /// Exactly the bits of a register of type `ty` (an input read back unchanged).
@@ -179,11 +191,23 @@ impl Expectation {
         }
     }
 
-    fn lane_bits(&self) -> u32 {
-        match (self.scalar, self.integer) {
-            (Some(s), _) => s.bits(),
-            (None, Some(t)) => t.reg_bits(),
-            (None, None) => 1,
+    /// Width of one lane in bits: the scalar's, an integer's register, an 8-bit element's
+    /// slot, 1 for a predicate.
+    pub fn lane_bits(&self) -> u32 {
+        match (self.scalar, self.integer, self.narrow) {
+            (Some(s), _, _) => s.bits(),
+            (None, Some(t), _) => t.reg_bits(),
+            (None, None, Some(n)) => n.slot_bits(),
+            (None, None, None) => 1,
+        }
+    }
+
+    /// Whether lane value `v` is a NaN of the lane's format (never for a predicate or integer).
+    pub fn lane_is_nan(&self, v: u64) -> bool {
+        match (self.scalar, self.narrow) {
+            (Some(s), _) => s.is_nan(v),
+            (None, Some(n)) => classify(n, v) == FpClass::Nan,
+            (None, None) => false,
         }
     }
 
@@ -199,10 +223,12 @@ impl Expectation {
         for (i, lane) in self.lanes.iter().enumerate() {
             let bits = match lane.primary {
                 Outcome::Bits(b) => b,
-                Outcome::AnyNan => {
-                    let s = self.scalar.expect("a predicate is never NaN");
-                    s.mask() >> 1
-                }
+                // The canonical NaN: all ones but the sign (an 8-bit format's first NaN row).
+                Outcome::AnyNan => match (self.scalar, self.narrow) {
+                    (Some(s), _) => s.mask() >> 1,
+                    (None, Some(n)) => n.layout().nans[0],
+                    (None, None) => unreachable!("a predicate or an integer is never NaN"),
+                },
                 Outcome::Range { reference, .. } | Outcome::Unbounded { reference, .. } => reference,
             };
             out |= bits << (i as u32 * self.lane_bits());
@@ -236,7 +262,7 @@ impl Expectation {
     fn lane_outcome_matches(&self, outcome: Outcome, v: u64) -> bool {
         match outcome {
             Outcome::Bits(b) => b == v,
-            Outcome::AnyNan => self.scalar.is_some_and(|s| s.is_nan(v)),
+            Outcome::AnyNan => self.lane_is_nan(v),
             Outcome::Range { lo, hi, ftz, .. } => self.scalar.is_some_and(|s| {
                 let class = s.classify(v);
                 let k = order_key(s, v);
@@ -292,6 +318,10 @@ impl Expectation {
             // An integer: its register's hex and its value ("0xfffe (-2)").
             Outcome::Bits(b) if self.integer.is_some() => {
                 write!(f, "0x{b:0w$x} ({})", self.integer.map_or(0, |t| t.value(b)))
+            }
+            // An 8-bit element: its hex and its value ("0x38 (1)").
+            Outcome::Bits(b) if self.narrow.is_some() => {
+                write!(f, "0x{b:0w$x} ({})", self.narrow.map_or(0.0, |n| decode(n, b)))
             }
             Outcome::Bits(b) if self.scalar.is_none() => write!(f, "{b}"),
             Outcome::Bits(b) => write!(f, "0x{b:0w$x}"),
@@ -386,6 +416,19 @@ pub enum EvalError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_fp8_pair_accepts_any_nan_of_its_format_where_the_lane_allows_any() {
+        use crate::narrow_format::Narrow;
+        let e = Expectation::narrow_pair(Narrow::E4m3, LaneExpectation::exact(0xc0), LaneExpectation::any_nan());
+        assert_eq!((e.width(), e.lane_bits(), e.primary_bits()), (16, 8, 0x7fc0));
+        // e4m3's NaNs are 0x7f and 0xff only (PTX ISA 5.2.3); 0x7e is its MAX_NORM.
+        assert!(e.accepts(0x7fc0) && e.accepts(0xffc0) && !e.accepts(0x7ec0) && !e.accepts(0x7f40));
+        assert!(e.is_primary(0xffc0) && !e.is_primary(0x7f00));
+        assert_eq!(e.to_string(), "lane0: 0xc0 (-2) ; lane1: nan");
+        let e5m2 = Expectation::narrow_pair(Narrow::E5m2, LaneExpectation::any_nan(), LaneExpectation::exact(0));
+        assert!(e5m2.accepts(0x7d) && e5m2.accepts(0xfe) && !e5m2.accepts(0x7c));
+    }
 
     #[test]
     fn an_integer_result_fills_its_register_and_prints_hex_and_value() {

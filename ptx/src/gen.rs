@@ -18,7 +18,6 @@ pub use config::GenConfig;
 pub use operand::{case, case_into, operand, operand_for, operand_with, Choices, Draw, Specials};
 
 use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
-use crate::integer::IntType;
 use crate::program::{Program, Reg, RegClass, Stmt, ValType};
 use operand::{chance, threshold};
 
@@ -102,21 +101,38 @@ struct Scratch {
     inputs: [Vec<u16>; 6],
     /// Whether each instruction's result is read by a later one.
     used: Vec<bool>,
-    /// The integer results of float-to-integer `cvt`s, with their type: an integer source
-    /// reads one of its own type (they are kept out of `results`, so that float forms do
-    /// not read integers as bits).
-    ints: Vec<(IntType, u16)>,
+    /// The [`tagged`] results (integers, fp8 pairs), with their type: such a source reads one
+    /// of its own type (they are kept out of `results`, so that float forms do not read
+    /// integers or fp8 pairs as bits).
+    tagged: Vec<(ValType, u16)>,
 }
 
 impl Scratch {
     fn clear(&mut self) {
         self.results.iter_mut().chain(&mut self.inputs).for_each(Vec::clear);
-        self.ints.clear();
+        self.tagged.clear();
     }
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Whether a value is handed on only to a source of exactly its type: an integer (whose width
+/// and signedness the reading `cvt` names) or an fp8 pair (whose format the reading `cvt`
+/// names). Float sources never read them, and they are never program inputs.
+fn tagged(t: ValType) -> bool {
+    matches!(t, ValType::Int(_) | ValType::Narrow(_))
+}
+
+/// The [`tagged`] type `instr`'s value sources read, if any (all of them read one type).
+fn tagged_source(instr: &Instr) -> Option<ValType> {
+    Some(ValType::of_operand(instr, 0)).filter(|&t| tagged(t))
+}
+
+/// The [`tagged`] type `instr` writes, if any.
+fn tagged_result(instr: &Instr) -> Option<ValType> {
+    Some(ValType::of_result(instr)).filter(|&t| tagged(t))
 }
 
 /// A generator for one config: the legal forms are enumerated once, up front.
@@ -132,9 +148,11 @@ pub struct Generator {
     /// opcodes: a form that reads a predicate (`selp`, a `.BoolOp`) when no instruction has
     /// defined one gets one of these first (predicates are never program inputs).
     setps: Vec<Instr>,
-    /// The config's float-to-integer `cvt`s: one defines the integer an integer-to-float
-    /// `cvt` reads when no earlier instruction wrote one of its type.
-    to_ints: Vec<Instr>,
+    /// The config's forms that write a [`tagged`] value from values alone (`cvt` to an
+    /// integer or to fp8, `set` to an integer): one defines the integer an integer-to-float
+    /// `cvt` reads, or the fp8 pair an fp8-to-f16x2 `cvt` reads, when no earlier instruction
+    /// wrote one of its type.
+    makers: Vec<Instr>,
 }
 
 impl Generator {
@@ -168,19 +186,25 @@ impl Generator {
         };
         let setps: Vec<Instr> =
             legal_forms().iter().copied().filter(|f| f.op == Opcode::Setp && !f.reads_predicate(2) && of_config(f)).collect();
-        let to_ints: Vec<Instr> = legal_forms()
+        let makers: Vec<Instr> = legal_forms()
             .iter()
             .copied()
             // A helper reads values only: a `set` to an integer with a `.BoolOp` would need a
-            // predicate first.
-            .filter(|f| f.int_dest().is_some() && !f.reads_predicate(2) && cfg.opcodes.contains(&f.op) && of_config(f))
+            // predicate first, an fp8-to-f16x2 `cvt` an fp8 pair.
+            .filter(|f| {
+                tagged_result(f).is_some()
+                    && tagged_source(f).is_none()
+                    && !f.reads_predicate(2)
+                    && cfg.opcodes.contains(&f.op)
+                    && of_config(f)
+            })
             .collect();
         let mut groups: BTreeMap<Opcode, BTreeMap<Instr, Group>> = BTreeMap::new();
         for &f in legal_forms() {
             let wanted = cfg.opcodes.contains(&f.op)
                 && of_config(&f)
                 && (!f.reads_predicate(2) || !setps.is_empty())
-                && f.int_source().is_none_or(|t| to_ints.iter().any(|h| h.int_dest() == Some(t)));
+                && tagged_source(&f).is_none_or(|t| makers.iter().any(|h| tagged_result(h) == Some(t)));
             if !wanted {
                 continue;
             }
@@ -215,7 +239,7 @@ impl Generator {
             relation: threshold(cfg.relation_share),
             pair: threshold(CONTRACTION_PAIR_SHARE),
         };
-        Ok(Generator { cfg, ops, odds, muls, setps, to_ints })
+        Ok(Generator { cfg, ops, odds, muls, setps, makers })
     }
 
     pub fn config(&self) -> &GenConfig {
@@ -251,7 +275,8 @@ impl Generator {
     /// A predicate source (`selp`, `.BoolOp`) reads an earlier `setp` or `testp` result; when
     /// there is none, a `setp` of the config's types defines one first. An integer source (a
     /// `cvt` from `.s32`, ...) likewise reads an earlier integer of its type, which a `cvt` to
-    /// it defines first when there is none: integers are never program inputs.
+    /// it defines first when there is none, and an fp8 source (`cvt.rn.f16x2.e4m3x2`) an
+    /// earlier fp8 pair: integers and fp8 pairs are never program inputs.
     pub fn program(&self, u: &mut Unstructured) -> Result<Program> {
         // Asked the other way round so that an exhausted stream gives a single instruction.
         let len = if chance(u, 65536 - self.odds.single)? {
@@ -277,13 +302,14 @@ impl Generator {
                         instr = setp;
                     }
                 }
-                if let Some(t) = instr.int_source().filter(|t| !sc.ints.iter().any(|(i, _)| i == t)) {
-                    // No integer of its type yet: a cvt to it defines one first (f32 -> s32
-                    // -> f32, as compilers truncate), or is the instruction.
-                    let h = *pick(u, self.to_ints.iter().filter(|h| h.int_dest() == Some(t)))?;
+                if let Some(t) = tagged_source(&instr).filter(|t| !sc.tagged.iter().any(|(i, _)| i == t)) {
+                    // No integer or fp8 pair of its type yet: a cvt to it defines one first
+                    // (f32 -> s32 -> f32, as compilers truncate; f32 -> e4m3x2 -> f16x2, as
+                    // FP8 kernels quantize), or is the instruction.
+                    let h = *pick(u, self.makers.iter().filter(|h| tagged_result(h) == Some(t)))?;
                     if body.len() + 2 <= len {
                         let src = self.operands(u, &h, sc, &mut inputs)?;
-                        sc.ints.push((t, body.len() as u16));
+                        sc.tagged.push((t, body.len() as u16));
                         body.push(Stmt::from_parts(h, src));
                     } else {
                         instr = h;
@@ -307,8 +333,8 @@ impl Generator {
                     src[u.int_in_range(0..=1)?] = Reg(m);
                     sc.results[RegClass::of(instr.ty).index()].push(m);
                 }
-                match instr.int_dest() {
-                    Some(t) => sc.ints.push((t, body.len() as u16)),
+                match tagged_result(&instr) {
+                    Some(t) => sc.tagged.push((t, body.len() as u16)),
                     // A tf32 (in a .b32 register) is offered to f32 sources, which read it as
                     // CUDA's __float_to_tf32 does (`ValType::reads`), not to f16x2 or integer
                     // ones.
@@ -360,9 +386,9 @@ impl Generator {
                 *s = Reg(preds[u.choose_index(preds.len())?]);
                 continue;
             }
-            if let Some(t) = instr.int_source() {
-                // An earlier integer of its type (the caller made sure there is one).
-                *s = Reg(pick(u, sc.ints.iter().filter(|(i, _)| *i == t))?.1);
+            if let Some(t) = tagged_source(instr) {
+                // An earlier integer or fp8 pair of its type (the caller made sure there is one).
+                *s = Reg(pick(u, sc.tagged.iter().filter(|(i, _)| *i == t))?.1);
                 continue;
             }
             let res = &sc.results[class];

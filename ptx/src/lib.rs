@@ -1,6 +1,7 @@
 //! ptx: the reference semantics of PTX floating-point instructions.
 //!
 //! - [`format`]: the binary formats (f16, bf16, f32, f64) behind one trait;
+//! - [`narrow_format`]: the 8-, 6- and 4-bit formats and ue8m0 (encodings, value, class);
 //! - [`rounding`]: rounding modes and the exact rounding core;
 //! - [`softfloat`]: correctly rounded add, sub, mul, fma, div, sqrt in every mode;
 //! - [`isa`]: the instruction model, its legality table and PTX text;
@@ -31,6 +32,7 @@ pub mod interp;
 pub mod isa;
 pub mod kernel;
 pub mod mixed;
+pub mod narrow_format;
 pub mod profile;
 pub mod program;
 pub mod rounding;

@@ -18,7 +18,7 @@ pub mod text;
 use std::fmt;
 
 use crate::integer::IntType;
-use crate::isa::{Instr, IsaError, Opcode, PtxVersion, Target, Type};
+use crate::isa::{Instr, IsaError, Narrow, Opcode, PtxVersion, Target, Type};
 
 pub use run::{Run, RunError};
 
@@ -92,8 +92,8 @@ impl RegClass {
 }
 
 /// What a register holds: a floating-point value of an instruction type, a predicate, the
-/// integer a float-integer `cvt` writes or reads (in the `.bN` register of its width), or the
-/// tf32 a `cvt` to tf32 writes.
+/// integer a float-integer `cvt` writes or reads (in the `.bN` register of its width), the
+/// tf32 a `cvt` to tf32 writes, or the pair of fp8 elements an fp8 `cvt` writes or reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ValType {
     Pred,
@@ -103,6 +103,9 @@ pub enum ValType {
     /// ptxas 13.5 wants for `cvt.rna.tf32.f32` (an `.f32` one is "Arguments mismatch"); f32
     /// sources read it ([`ValType::reads`]).
     Tf32,
+    /// Two 8-bit elements (`e4m3x2`, `e5m2x2`) in a `.b16` register: what an fp8 `cvt` writes
+    /// and reads (9.7.9.21: "d is .b16"; the up-conversion's "a is .b16").
+    Narrow(Narrow),
 }
 
 impl ValType {
@@ -113,6 +116,7 @@ impl ValType {
             ValType::Float(t) => t.name(),
             ValType::Int(t) => t.name(),
             ValType::Tf32 => "tf32",
+            ValType::Narrow(n) => n.pair_name(),
         }
     }
 
@@ -121,6 +125,8 @@ impl ValType {
             Some(ValType::Pred)
         } else if s == "tf32" {
             Some(ValType::Tf32)
+        } else if let Some(n) = Narrow::from_pair_name(s) {
+            Some(ValType::Narrow(n))
         } else {
             Type::from_name(s).map(ValType::Float).or_else(|| IntType::parse(s).map(ValType::Int))
         }
@@ -136,6 +142,8 @@ impl ValType {
                 _ => RegClass::B64,
             },
             ValType::Tf32 => RegClass::B32,
+            // `e2m1x2` is a `.b8` and needs sm_100a: no program holds it (`Instr::validate`).
+            ValType::Narrow(_) => RegClass::B16,
         }
     }
 
@@ -159,6 +167,8 @@ impl ValType {
             ValType::Pred
         } else if let Some(t) = instr.int_source() {
             ValType::Int(t)
+        } else if let Some(n) = instr.narrow_source() {
+            ValType::Narrow(n)
         } else {
             ValType::Float(instr.src_type())
         }
@@ -172,6 +182,8 @@ impl ValType {
             ValType::Int(t)
         } else if instr.writes_tf32() {
             ValType::Tf32
+        } else if let Some(n) = instr.narrow_dest() {
+            ValType::Narrow(n)
         } else {
             ValType::Float(instr.ty)
         }
@@ -263,7 +275,7 @@ pub enum ProgramError {
     },
     #[error("register {reg} is defined twice: programs are in SSA form, give each result its own register")]
     Redefinition { reg: String },
-    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred (or u8 .. s64 for a cvt's or set's integer result, tf32 for a cvt to tf32)")]
+    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred (or u8 .. s64 for a cvt's or set's integer result, tf32 for a cvt to tf32, e4m3x2 or e5m2x2 for an fp8 cvt's)")]
     UnknownType { reg: String, name: String },
     #[error("input {reg} has no type: give it one in \"types\" (JSON) or as {reg}:f32 in the inputs line (text)")]
     MissingInputType { reg: String },
@@ -271,6 +283,8 @@ pub enum ProgramError {
     PredicateInput { reg: String, name: String },
     #[error("input {reg} is declared tf32: a tf32 is what a cvt to tf32 writes; declare the input f32 (an f32 source reads either)")]
     Tf32Input { reg: String },
+    #[error("input {reg} is declared {name}: inputs are floating-point registers; an fp8 source (cvt.rn.f16x2.{name}) reads the bits of any .b16 register: declare the input f16")]
+    NarrowInput { reg: String, name: String },
     #[error("input {reg} is declared {name}: inputs are floating-point registers; an integer source reads the bits of any register of its width (declare the input f16 for 8 or 16 bits, f16x2 for 32, f32x2 for 64) or the result of a cvt to an integer")]
     IntegerInput { reg: String, name: String },
     #[error("\"types\" says {reg} is {declared}, but instruction {index} defines it as {defined}; fix the type or drop the entry")]

@@ -232,6 +232,21 @@ pub fn format_register_decimal(ty: Type, bits: u64) -> String {
         .join(",")
 }
 
+/// An element of an fp8 pair (`e4m3x2`, ...) in decimal: exact (every element is a short
+/// binary fraction), `nan`/`inf` with their sign.
+pub fn format_narrow_decimal(n: crate::narrow_format::Narrow, bits: u64) -> String {
+    let v = crate::narrow_format::decode(n, bits);
+    let negative = n.layout().signed && bits >> (n.layout().bits() - 1) & 1 == 1;
+    match (v.is_nan(), v.is_infinite(), negative) {
+        (true, _, true) => "-nan".into(),
+        (true, _, false) => "nan".into(),
+        (_, true, true) => "-inf".into(),
+        (_, true, false) => "inf".into(),
+        // -0.0 prints as "-0", as `format_decimal` prints a negative zero.
+        _ => format!("{v}"),
+    }
+}
+
 /// A register value in hex, zero-padded to the register width.
 pub fn format_register_hex(ty: Type, bits: u64) -> String {
     format!("0x{:0w$x}", bits, w = (ty.bits() / 4) as usize)
@@ -240,6 +255,16 @@ pub fn format_register_hex(ty: Type, bits: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fp8_elements_print_exactly_with_their_special_values() {
+        use crate::narrow_format::Narrow;
+        assert_eq!(format_narrow_decimal(Narrow::E4m3, 0x7e), "448");
+        assert_eq!(format_narrow_decimal(Narrow::E4m3, 0x01), "0.001953125");
+        assert_eq!((format_narrow_decimal(Narrow::E4m3, 0xff), format_narrow_decimal(Narrow::E4m3, 0x80)), ("-nan".into(), "-0".into()));
+        assert_eq!((format_narrow_decimal(Narrow::E5m2, 0x7c), format_narrow_decimal(Narrow::E5m2, 0xfc)), ("inf".into(), "-inf".into()));
+        assert_eq!(format_narrow_decimal(Narrow::E5m2, 0x7b), "57344");
+    }
 
     #[test]
     fn hex_operand_must_fit_register() {

@@ -21,7 +21,7 @@
 //! and instructions whose results reach no output are removed on the way.
 
 use ptx::isa::{Clamp, Comparison, Ftz, Instr, NanMode, Precision, Type};
-use ptx::program::{Program, Reg, RegClass, Stmt};
+use ptx::program::{Program, Reg, RegClass, Stmt, ValType};
 use ptx::{Rounding, Scalar};
 
 /// A program and one input vector (raw register bits, one per input).
@@ -317,11 +317,16 @@ fn drop_instruction(ir: &Ir, reference: Option<&[u64]>) -> Vec<Ir> {
         let (instr, srcs) = &ir.body[j];
         // A predicate or an integer cannot be a program input: such a result is not replaced
         // by a fresh input (a source of its class below may still replace it). A tf32 result
-        // becomes an f32 input (`instr.ty`), which its f32 readers take.
-        let input_able = !instr.dest_is_predicate() && instr.int_dest().is_none();
-        if let Some(values) = reference.filter(|_| input_able) {
+        // becomes an f32 input (`instr.ty`), which its f32 readers take; an fp8 pair an f16
+        // input with its bits (an fp8 source reads any .b16 register, 9.7.9.21).
+        let input_type = match ValType::of_result(instr) {
+            ValType::Pred | ValType::Int(_) => None,
+            ValType::Narrow(_) => Some(Type::F16),
+            ValType::Tf32 | ValType::Float(_) => Some(instr.ty),
+        };
+        if let (Some(values), Some(ty)) = (reference, input_type) {
             let mut c = ir.clone();
-            c.inputs.push((instr.ty, values[j]));
+            c.inputs.push((ty, values[j]));
             c.replace_uses(Src::Result(j), Src::Input(c.inputs.len() - 1));
             out.push(c);
         }

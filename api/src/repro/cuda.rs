@@ -171,6 +171,19 @@ fn key(w: u32, v: u64) -> i64 {
     }
 }
 
+/// A C condition that lane value `l`, an element of an fp8 pair, is one of its format's NaNs
+/// (its magnitude one of the table's NaN encodings, `ptx::narrow_format::LAYOUTS`).
+fn narrow_nan_c(n: ptx::narrow_format::Narrow) -> String {
+    let l = n.layout();
+    let mag = (1u64 << (l.exp_bits + l.man_bits)) - 1;
+    let any: Vec<String> = l.nans.iter().map(|m| format!("(l & 0x{mag:x}ULL) == 0x{m:x}ULL")).collect();
+    if any.is_empty() {
+        "false".into()
+    } else {
+        format!("({})", any.join(" || "))
+    }
+}
+
 /// A C condition on lane value `l` for one outcome.
 fn outcome_c(sc: Option<Scalar>, o: Outcome) -> String {
     let Some(sc) = sc else {
@@ -203,14 +216,17 @@ fn outcome_c(sc: Option<Scalar>, o: Outcome) -> String {
 fn accept_fn(s: &mut String, k: usize, e: &Expectation) {
     let _ = writeln!(s, "// Output {k}: {e}");
     let _ = writeln!(s, "static bool accepts_{k}(unsigned long long v) {{");
-    let lane_bits = e.scalar.map_or(1, |sc| sc.bits());
+    let lane_bits = e.lane_bits();
     for (i, lane) in e.lanes.iter().enumerate() {
         let shift = i as u32 * lane_bits;
         let mask = if lane_bits == 64 { u64::MAX } else { (1u64 << lane_bits) - 1 };
         let _ = writeln!(s, "\t{{\n\t\tunsigned long long l = (v >> {shift}) & 0x{mask:x}ULL;");
         let conds: Vec<String> = std::iter::once(lane.primary)
             .chain(lane.alternatives.iter().map(|(o, _)| *o))
-            .map(|o| outcome_c(e.scalar, o))
+            .map(|o| match (e.narrow, o) {
+                (Some(n), Outcome::AnyNan) => narrow_nan_c(n),
+                _ => outcome_c(e.scalar, o),
+            })
             .collect();
         let _ = writeln!(s, "\t\tif (!({})) return false;\n\t}}", conds.join(" || "));
     }
@@ -332,6 +348,8 @@ mod tests {
         assert!(r.contains(">= -1065353217LL") && r.contains("<= 1065353216LL"), "{r}");
         assert!(r.contains("lane_is_subnormal(l, 32, 0x800000ULL)"), "{r}");
         assert_eq!(outcome_c(None, Outcome::Bits(1)), "l == 1ULL");
+        assert_eq!(narrow_nan_c(ptx::narrow_format::Narrow::E4m3), "((l & 0x7fULL) == 0x7fULL)");
+        assert_eq!(narrow_nan_c(ptx::narrow_format::Narrow::E2m3), "false");
     }
 
     #[test]

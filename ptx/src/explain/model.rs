@@ -84,11 +84,9 @@ fn flush(s: Scalar, v: u64) -> u64 {
 
 /// One lane of an expectation as an expectation of its own, to ask it about one lane.
 pub(crate) fn lane_expectation(e: &Expectation, i: usize) -> Expectation {
+    // The same kind of lane (float, integer, fp8 element), only lane `i`.
     let lane: LaneExpectation = e.lanes[i].clone();
-    match e.scalar {
-        Some(s) => Expectation::scalar(s, lane),
-        None => e.clone(),
-    }
+    Expectation { lanes: std::iter::once(lane).collect(), ..e.clone() }
 }
 
 impl Model {

@@ -244,8 +244,10 @@ fn conversions_make_chains_across_formats() {
     let g = Generator::new(cfg).unwrap();
     let t = Target { sm: 90, ptx: PtxVersion::new(7, 8) };
     assert!(g.forms().any(|f| f.to_string() == "cvt.rn.bf16.f32") && g.forms().any(|f| f.to_string() == "cvt.f32.bf16"));
-    // 9.7.9.21: .satfinite needs PTX 8.1, so PTX 7.8 must not see it.
-    assert!(g.forms().all(|f| !f.to_string().contains("satfinite")));
+    // 9.7.9.21: .satfinite needs PTX 8.1, so PTX 7.8 must not see it, but on the fp8 forms,
+    // which always carry it and which sm_90 has from PTX 7.8.
+    assert!(g.forms().all(|f| !f.to_string().contains("satfinite") || f.narrow_dest().is_some()));
+    assert!(g.forms().any(|f| f.to_string() == "cvt.rn.satfinite.e4m3x2.f32"));
     let (mut cvts, mut fed) = (0, 0);
     for p in programs(&g, 16, 500) {
         assert_eq!(p.check_target(t), Ok(()), "{p}");
@@ -286,6 +288,33 @@ fn an_integer_source_reads_a_cvt_to_its_type_which_the_generator_inserts() {
         assert_eq!(out.len(), p.outputs().len());
     }
     assert!(reads > 100 && to_int > reads, "{reads} integer sources, {to_int} cvts to an integer");
+}
+
+#[test]
+fn an_fp8_source_reads_a_cvt_to_its_format_which_the_generator_inserts() {
+    // f32 -> e4m3x2 -> f16x2, as FP8 kernels quantize and read back: every fp8 pair a cvt
+    // reads is the result of an earlier cvt to that same format, never an input.
+    let cfg = GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32, Type::F16x2], min_len: 2, max_len: 6, ..target(90, 8, 6) };
+    let g = Generator::new(cfg).unwrap();
+    assert!(g.forms().any(|f| f.to_string() == "cvt.rn.satfinite.e5m2x2.f32") && g.forms().any(|f| f.to_string() == "cvt.rn.relu.f16x2.e4m3x2"));
+    let (mut reads, mut to_fp8) = (0, 0);
+    for p in programs(&g, 23, 1500) {
+        for s in p.body() {
+            to_fp8 += usize::from(s.instr.narrow_dest().is_some());
+            let Some(n) = s.instr.narrow_source() else { continue };
+            reads += 1;
+            let d = p.definition(s.srcs()[0]).unwrap_or_else(|| panic!("an fp8 input in {p}"));
+            assert_eq!(p.body()[d].instr.narrow_dest(), Some(n), "{p}");
+            assert_eq!(p.reg_type(s.srcs()[0]), ValType::Narrow(n), "{p}");
+        }
+        let out = p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap()).unwrap();
+        assert_eq!(out.len(), p.outputs().len());
+    }
+    // 12 of the config's ~300 conversions touch fp8: 17 readers per 400 programs at seed 23.
+    assert!(reads > 30 && to_fp8 > reads, "{reads} fp8 sources, {to_fp8} cvts to fp8");
+    // Below sm_89 there is none.
+    let old = Generator::new(GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32, Type::F16x2], ..target(80, 8, 6) }).unwrap();
+    assert!(old.forms().all(|f| f.narrow_dest().is_none() && f.narrow_source().is_none()));
 }
 
 #[test]

@@ -302,13 +302,24 @@ fn exact_loop(instr: &Instr) -> Option<Loop> {
 
 /// A float-to-float `cvt`: `crate::cvt::Primary`, its lane function chosen once per call; a
 /// float-integer one: `crate::cvt::int`, an integer result extended to its register; one to
-/// tf32: `crate::cvt::tf32`'s primary.
+/// tf32: `crate::cvt::tf32`'s primary; fp8: `crate::cvt::narrow`'s.
 fn cvt_loop(instr: &Instr) -> Option<Loop> {
     instr
         .as_cvt()
         .map(|_| cvt_lanes as Loop)
         .or_else(|| instr.as_cvt_int().map(|_| cvt_int_lanes as Loop))
         .or_else(|| instr.as_tf32().map(|_| tf32_lanes as Loop))
+        .or_else(|| instr.as_narrow().map(|_| narrow_lanes as Loop))
+}
+
+/// An fp8 `cvt`: `crate::cvt::narrow`'s primary register (two f32 sources, or one pair).
+fn narrow_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    let Some(c) = instr.as_narrow() else { return generic_loop(instr, ops, out) };
+    let n = c.inputs();
+    for (x, o) in ops.iter().zip(out.iter_mut()) {
+        // The operands fit (`Kernel::fits`), so the only error, a wrong count, cannot occur.
+        *o = crate::cvt::narrow::eval(&c, &x[..n]).map_or(0, |r| r.bits);
+    }
 }
 
 fn tf32_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {

@@ -111,7 +111,7 @@ fn every_form_on_special_operands_keeps_its_invariants() {
 
 /// Every `cvt` in programs (`isa::conversion::cvt_forms`): the batch kernel has
 /// a loop of its own and gives `eval`'s primary on every pair of specials (both lanes of the
-/// packed destinations).
+/// packed destinations and sources; every element of an fp8 source in both lanes).
 #[test]
 fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
     let mut checked = 0;
@@ -124,6 +124,13 @@ fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
                 .iter()
                 .map(|&v: &u64| if t.reg_bits() == 64 { v } else { v & ((1 << t.reg_bits()) - 1) })
                 .collect(),
+            // An fp8 pair: every element in each lane (the low one counting up, the high down).
+            None if instr.narrow_source().is_some() => (0..256u64).map(|i| i | (255 - i) << 8).collect(),
+            // A half pair: the specials in both lanes, the high one shifted along.
+            None if instr.src_type().lanes() == 2 => {
+                let sp = specials(instr.src_type().scalar());
+                sp.iter().enumerate().map(|(k, &a)| a | sp[(k + 1) % sp.len()] << 16).collect()
+            }
             None => specials(instr.src_type().scalar()),
         };
         let n = usize::from(instr.inputs);

@@ -98,6 +98,9 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
         // An f32-layout result (`crate::cvt::tf32`), judged as an f32.
         return c.eval(ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) });
     }
+    if let Some(c) = instr.as_narrow() {
+        return narrow_cvt(instr, &c, ops);
+    }
     if let Some(c) = instr.as_cvt_int() {
         let &[x] = ops else {
             return Err(EvalError::Malformed { form: instr.to_string(), reason: "wrong number of operands for this cvt" });
@@ -113,6 +116,28 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
         return Err(EvalError::Malformed { form: instr.to_string(), reason: "not a cvt between float formats" });
     };
     crate::cvt::eval(&c, ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) })
+}
+
+/// An fp8 `cvt`: each lane's allowed values from `crate::cvt::narrow` as an expectation, an
+/// 8-bit pair ([`Expectation::narrow_pair`]) or a half pair (up-conversions). The section's
+/// "either" rows are `relu-keeps-negative-zero`; a lane the section leaves open accepts
+/// anything with the module's reading recorded (no fp8 form of a program has one).
+fn narrow_cvt(instr: &Instr, c: &crate::cvt::narrow::NarrowCvt, ops: &[u64]) -> Result<Expectation, EvalError> {
+    use crate::cvt::narrow::{self, Allowed, Direction, Wide};
+    use crate::expect::{LaneExpectation, Outcome, Reading};
+    let n = narrow::eval(c, ops).map_err(|_| EvalError::Malformed { form: instr.to_string(), reason: "wrong operands for this cvt" })?;
+    let lane = |a: Allowed| match a {
+        Allowed::One(b) => LaneExpectation::exact(b),
+        Allowed::AnyNan { .. } => LaneExpectation::any_nan(),
+        Allowed::Either { primary, other, .. } => LaneExpectation::exact(primary).or(Outcome::Bits(other), Reading::ReluKeepsNegativeZero),
+        Allowed::Unspecified { primary, .. } => LaneExpectation::of(Outcome::unbounded(primary)),
+    };
+    let [lo, hi] = n.lanes.map(lane);
+    Ok(match c.dir {
+        Direction::Down { dst, .. } => Expectation::narrow_pair(dst, lo, hi),
+        Direction::Up { dst: Wide::Bf16x2, .. } => Expectation::packed(crate::format::Scalar::BF16, lo, hi),
+        Direction::Up { .. } => Expectation::packed(crate::format::Scalar::F16, lo, hi),
+    })
 }
 
 /// A comparison: the predicate or register `crate::compare` gives (every result one value; a

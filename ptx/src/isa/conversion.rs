@@ -8,10 +8,16 @@
 //! `.b32` or `.b64` register of its width (`f32 -> s32 -> f32` is how compilers truncate).
 //! So is the tf32 family ([`Tf32Cvt`]): [`RoundTo::Tf32`] carries its rounding (`.rna`
 //! included), the result is an f32-layout value in a `.b32` register that f32 sources read
-//! (CUDA's `__float_to_tf32` hands it on as a float). The 8-bit and `.rs` families need
-//! register types programs do not have yet (`ptx::form` runs them alone).
+//! (CUDA's `__float_to_tf32` hands it on as a float). So are the fp8 forms of the narrow
+//! family ([`NarrowCvt`]) that need no architecture-specific target (`sm_89`:
+//! `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}`, `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`):
+//! [`Conversion::narrow`] is the pair's end, held in a `.b16` register, the other end the
+//! form's type (`f32 -> e4m3x2 -> f16x2` is how FP8 kernels quantize and read back). The
+//! `sm_100a`/`sm_100f` narrow forms (a target programs do not name) and the `.rs` family
+//! (a random-bits operand) run alone (`ptx::form`).
 
-use super::{Clamp, Conversion, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, AbsMode, Opcode, Precision, RoundTo, Type};
+use super::{Clamp, Conversion, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
+use crate::cvt::narrow::{Direction, NarrowCvt, NarrowError, Variant, Wide};
 use crate::cvt::int::CvtInt;
 use crate::cvt::tf32::Tf32Cvt;
 use crate::format::Scalar;
@@ -42,6 +48,7 @@ impl Instr {
                 round_to,
                 finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
                 int: None,
+                narrow: None,
             }),
             cmp: None,
         }
@@ -66,6 +73,7 @@ impl Instr {
                 round_to,
                 finite: Finite::Keep,
                 int: Some(if c.to_int { IntEnd::Dest(c.int) } else { IntEnd::Source(c.int) }),
+                narrow: None,
             }),
             cmp: None,
         }
@@ -88,6 +96,7 @@ impl Instr {
                 round_to: RoundTo::Tf32(c.rounding),
                 finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
                 int: None,
+                narrow: None,
             }),
             cmp: None,
         }
@@ -101,6 +110,63 @@ impl Instr {
         let c = Tf32Cvt { rounding, relu: self.clamp == Clamp::Relu, satfinite: conv.finite == Finite::Saturate };
         // Fields no tf32 `cvt` has (.ftz, .sat, another type or operand count) are none.
         (Instr::from_tf32(&c) == *self).then_some(c)
+    }
+
+    /// The instruction of a narrow-format `cvt` form: its type is the wide end (`f32` for the
+    /// two-source form, else the packed half type), [`Conversion::narrow`] the 8-bit pair.
+    pub fn from_narrow(c: &NarrowCvt) -> Instr {
+        let wide = |w: Wide| match w {
+            Wide::F32 => Type::F32,
+            Wide::F16x2 => Type::F16x2,
+            Wide::Bf16x2 => Type::Bf16x2,
+        };
+        let (ty, end) = match c.dir {
+            Direction::Down { dst, src } => (wide(src), NarrowEnd::Dest(dst)),
+            Direction::Up { dst, src } => (wide(dst), NarrowEnd::Source(src)),
+        };
+        Instr {
+            op: Opcode::Cvt,
+            testp: None,
+            precision: c.rounding.map_or(Precision::Default, Precision::Rounded),
+            ftz: Ftz::Preserve,
+            clamp: if c.relu { Clamp::Relu } else { Clamp::None },
+            nan: NanMode::Number,
+            abs: AbsMode::None,
+            ty,
+            inputs: c.inputs() as u8,
+            conv: Some(Conversion {
+                from: ty,
+                round_to: RoundTo::Format,
+                finite: if c.satfinite { Finite::Saturate } else { Finite::Keep },
+                int: None,
+                narrow: Some(end),
+            }),
+            cmp: None,
+        }
+    }
+
+    /// The narrow-format `cvt` form this instruction is (not whether it is legal:
+    /// [`NarrowCvt::check`]); `None` for every other instruction.
+    pub fn as_narrow(&self) -> Option<NarrowCvt> {
+        let conv = self.conv.filter(|_| self.op == Opcode::Cvt)?;
+        let wide = match self.ty {
+            Type::F32 => Wide::F32,
+            Type::F16x2 => Wide::F16x2,
+            Type::Bf16x2 => Wide::Bf16x2,
+            _ => return None,
+        };
+        let dir = match conv.narrow? {
+            NarrowEnd::Dest(dst) => Direction::Down { dst, src: wide },
+            NarrowEnd::Source(src) => Direction::Up { dst: wide, src },
+        };
+        let rounding = match self.precision {
+            Precision::Default => None,
+            Precision::Rounded(r) => Some(r),
+            _ => return None,
+        };
+        let c = NarrowCvt { dir, rounding, relu: self.clamp == Clamp::Relu, satfinite: conv.finite == Finite::Saturate };
+        // Fields no narrow `cvt` has (.ftz, .sat, an integer end, ...) are none.
+        (Instr::from_narrow(&c) == *self).then_some(c)
     }
 
     /// The float-integer `cvt` form this instruction is (not whether it is legal:
@@ -157,6 +223,9 @@ impl Instr {
             })?;
             return c.check().map_err(cvt_error);
         }
+        if self.conv.is_some_and(|c| c.narrow.is_some()) {
+            return self.validate_narrow();
+        }
         if self.conv.is_some_and(|c| c.int.is_some()) {
             let c = self.as_cvt_int().ok_or_else(|| IsaError::Illegal {
                 form: self.to_string(),
@@ -191,6 +260,40 @@ impl Instr {
             section: "9.7.9.21",
         })?;
         c.check().map_err(cvt_error)
+    }
+}
+
+impl Instr {
+    /// The legality of a narrow-format `cvt` in a program: the section's rule it breaks, a field
+    /// no narrow `cvt` has, or a form whose target programs cannot name.
+    fn validate_narrow(&self) -> Result<(), IsaError> {
+        let c = self.as_narrow().ok_or_else(|| IsaError::Illegal {
+            form: self.to_string(),
+            rule: "an fp8 cvt writes an .e4m3x2/.e5m2x2 pair from two .f32 or one .f16x2 (.rn .satfinite, .relu), \
+                   or reads one into .f16x2 (.rn, .relu), nothing else"
+                .into(),
+            section: "9.7.9.21",
+        })?;
+        c.check().map_err(|e| match e {
+            NarrowError::Illegal { form, rule } => IsaError::Illegal { form, rule: rule.into(), section: "9.7.9.21" },
+            e => IsaError::Syntax(e.to_string()),
+        })?;
+        let needs = c.needs();
+        if needs.variant != Variant::Plain {
+            // A program's target is `sm_XX` and a PTX version (`Target`): it cannot ask for
+            // the architecture-specific `sm_100a`/`sm_100f` these need.
+            return Err(IsaError::Illegal {
+                form: c.to_string(),
+                rule: format!(
+                    "it needs {} ({}), an architecture-specific target programs do not name; \
+                     `ptxfuzz eval {c}` and `ptxfuzz capture --forms` run it alone",
+                    needs.target(),
+                    needs.section
+                ),
+                section: "9.7.9.21",
+            });
+        }
+        Ok(())
     }
 }
 
@@ -231,9 +334,10 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
         Ok(AnyCvt::Float(c)) => Ok(Instr::from_cvt(&c)),
         Ok(AnyCvt::Int(c)) => Ok(Instr::from_cvt_int(&c)),
         Ok(AnyCvt::Tf32(c)) => Ok(Instr::from_tf32(&c)),
+        Ok(AnyCvt::Narrow(c)) => Ok(Instr::from_narrow(&c)),
         Ok(other) => Err(IsaError::Syntax(format!(
-            "{}: the 8-bit and .rs conversions are not instructions of programs yet (their results need \
-             register types programs do not have); `ptxfuzz eval {}` and `ptxfuzz capture` run it alone ({SECTION})",
+            "{}: the .rs conversions are not instructions of programs yet (their random-bits operand needs an \
+             integer input programs do not have); `ptxfuzz eval {}` and `ptxfuzz capture` run it alone ({SECTION})",
             other, other
         ))),
         Err(AnyCvtError::Cvt(e)) => Err(cvt_error(e)),
@@ -241,12 +345,13 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
     }
 }
 
-/// Every documented float-to-float, float-integer and tf32 `cvt`, as instructions (for the
-/// generator and the VM).
+/// Every documented float-to-float, float-integer, tf32 and program-held fp8 `cvt`, as
+/// instructions (for the generator and the VM).
 pub fn cvt_forms() -> Vec<Instr> {
     let ints = CvtInt::all().into_iter().map(|c| Instr::from_cvt_int(&c)).filter(|i| i.validate().is_ok());
     let tf32 = Tf32Cvt::all().into_iter().map(|c| Instr::from_tf32(&c));
-    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).chain(tf32).collect();
+    let fp8 = NarrowCvt::all().into_iter().map(|c| Instr::from_narrow(&c)).filter(|i| i.validate().is_ok());
+    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).chain(tf32).chain(fp8).collect();
     v.sort_unstable();
     v
 }
@@ -269,9 +374,9 @@ mod tests {
         }
         let forms = cvt_forms();
         // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no),
-        // and the 10 tf32 forms.
+        // the 10 tf32 forms and the 12 sm_89 fp8 ones.
         let ints = CvtInt::all().len();
-        assert_eq!(forms.len(), all.len() + ints - 16 + 10, "{ints}");
+        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12, "{ints}");
         assert!(forms.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -317,8 +422,46 @@ mod tests {
         let e = Instr::parse("cvt.rn.s32.f32", 1).unwrap_err().to_string();
         assert!(e.contains("Integer rounding is required"), "{e}");
         // Another family names where it runs.
-        let e = Instr::parse("cvt.rn.satfinite.e4m3x2.f32", 2).unwrap_err().to_string();
+        let e = Instr::parse("cvt.rs.satfinite.f16x2.f32", 3).unwrap_err().to_string();
         assert!(e.contains("not instructions of programs yet") && e.contains("ptxfuzz eval"), "{e}");
+    }
+
+    #[test]
+    fn every_narrow_cvt_maps_to_an_instruction_and_programs_hold_the_sm_89_fp8_ones() {
+        let mut held = 0;
+        for c in NarrowCvt::all() {
+            let i = Instr::from_narrow(&c);
+            assert_eq!(i.as_narrow(), Some(c), "{c}");
+            assert_eq!((i.as_cvt(), i.as_cvt_int(), i.as_tf32()), (None, None, None), "{c}");
+            assert_eq!(i.to_string(), c.to_string());
+            match c.needs().variant {
+                Variant::Plain => {
+                    assert_eq!(i.validate(), Ok(()), "{c}");
+                    assert_eq!(Instr::parse(&c.to_string(), c.inputs()), Ok(i), "{c}");
+                    assert_eq!((i.requirement().sm, i.requirement().ptx), (89, crate::isa::PtxVersion::new(8, 1)), "{c}");
+                    let pair = crate::program::ValType::Narrow(i.narrow_dest().or(i.narrow_source()).unwrap());
+                    let (src, dst) = (crate::program::ValType::of_operand(&i, 0), crate::program::ValType::of_result(&i));
+                    assert!((src == pair) != (dst == pair) && pair.class() == crate::program::RegClass::B16, "{c}");
+                    held += 1;
+                }
+                // sm_100a / sm_100f: a target programs do not name, said with the form.
+                _ => {
+                    let e = i.validate().unwrap_err().to_string();
+                    assert!(e.contains("sm_100") && e.contains("programs do not name") && e.contains("ptxfuzz eval"), "{e}");
+                }
+            }
+        }
+        // .rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2} and .rn{.relu}.f16x2.{e4m3x2,e5m2x2}.
+        assert_eq!(held, 12);
+        let e4m3 = Instr::parse("cvt.rn.satfinite.e4m3x2.f32", 2).unwrap();
+        assert_eq!((e4m3.ty, e4m3.inputs, e4m3.narrow_dest(), e4m3.value_src_bits()), (Type::F32, 2, Some(crate::isa::Narrow::E4m3), 32));
+        let up = Instr::parse("cvt.rn.f16x2.e5m2x2", 1).unwrap();
+        assert_eq!((up.ty, up.narrow_source(), up.value_src_bits()), (Type::F16x2, Some(crate::isa::Narrow::E5m2), 16));
+        // The section's rules still speak: .satfinite is mandatory, .ftz no narrow cvt has.
+        let e = Instr::parse("cvt.rn.e4m3x2.f32", 2).unwrap_err().to_string();
+        assert!(e.contains("mandatory"), "{e}");
+        let ftz = Instr { ftz: Ftz::Flush, ..e4m3 };
+        assert!(matches!(ftz.validate(), Err(IsaError::Illegal { section: "9.7.9.21", .. })), "{ftz}");
     }
 
     #[test]
@@ -343,6 +486,21 @@ mod tests {
         let rna_relu = Instr { conv: Some(Conversion { round_to: RoundTo::Tf32(crate::isa::Tf32Rounding::Rna), ..i.conv.unwrap() }), clamp: Clamp::Relu, ..i };
         assert!(rna_relu.validate().unwrap_err().to_string().contains("no .relu"), "{rna_relu}");
         assert_eq!(Instr::parse("cvt.rna.tf32.f32", 1).unwrap().requirement().sm, 80);
+    }
+
+    #[test]
+    fn an_fp8_cvt_needs_ptx_8_1_on_sm_89_and_7_8_from_sm_90() {
+        // ptxas 13.5 on the two-cvt kernel: sm_89 with 8.0 "requires .target sm_90 or higher",
+        // 8.1 assembles; sm_90 with 7.7 "requires PTX ISA .version 7.8 or later", 7.8 assembles.
+        use crate::isa::{PtxVersion, Target};
+        let t = |sm, major, minor| Target::new(sm, PtxVersion::new(major, minor));
+        for text in ["cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.f16x2.e5m2x2"] {
+            let i = Instr::parse(text, if text.ends_with("f32") { 2 } else { 1 }).unwrap();
+            assert!(i.check_target(t(89, 8, 1)).is_ok() && i.check_target(t(89, 8, 0)).is_err(), "{text}");
+            assert!(i.check_target(t(90, 7, 8)).is_ok() && i.check_target(t(80, 9, 0)).is_err(), "{text}");
+            let e = i.check_target(t(90, 7, 7)).unwrap_err().to_string();
+            assert!(e.contains("7.8"), "{e}");
+        }
     }
 
     #[test]

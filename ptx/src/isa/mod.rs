@@ -28,6 +28,7 @@ pub use target::{PtxVersion, Requirement, Target};
 pub use crate::compare::{BoolOp, CmpOp};
 use crate::format::Scalar;
 pub use crate::integer::IntType;
+pub use crate::narrow_format::Narrow;
 pub use crate::rounding::Tf32Rounding;
 use crate::rounding::Rounding;
 
@@ -173,6 +174,18 @@ pub struct Conversion {
     pub finite: Finite,
     /// The integer end of a float-integer `cvt` (9.7.9.21; [`crate::cvt::int`]).
     pub int: Option<IntEnd>,
+    /// The packed 8-bit end of an fp8 `cvt` (9.7.9.21; [`crate::cvt::narrow`]):
+    /// `cvt.rn.satfinite.e4m3x2.f32` writes an `e4m3x2`, `cvt.rn.f16x2.e4m3x2` reads one. The
+    /// other end is the form's type ([`Instr::ty`]), as for a float-integer `cvt`.
+    pub narrow: Option<NarrowEnd>,
+}
+
+/// Which operand of an fp8 `cvt` is the packed pair of 8-bit elements (a `.b16` register):
+/// `Dest` for `cvt.rn.satfinite.e4m3x2.f32`, `Source` for `cvt.rn.f16x2.e4m3x2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NarrowEnd {
+    Dest(Narrow),
+    Source(Narrow),
 }
 
 /// Which operand of a float-integer `cvt` is the integer: `cvt.rni.s32.f32` writes one
@@ -424,7 +437,7 @@ impl Instr {
             ty,
             inputs,
             // A `cvt` built here converts from its own type: set the source, then validate.
-            conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep, int: None }),
+            conv: (op == Opcode::Cvt).then_some(Conversion { from: ty, round_to: RoundTo::Format, finite: Finite::Keep, int: None, narrow: None }),
             // A `setp` or `set` built here compares its own type for equality: set the
             // operator (and a `set`'s source type), then validate.
             cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty, int: None }),
@@ -464,6 +477,23 @@ impl Instr {
         self.op == Opcode::Cvt && self.conv.is_some_and(|c| matches!(c.round_to, RoundTo::Tf32(_)))
     }
 
+    /// The pair of 8-bit elements an fp8 `cvt` writes (`cvt.rn.satfinite.e4m3x2.f32`: `e4m3`).
+    pub fn narrow_dest(&self) -> Option<Narrow> {
+        match self.conv?.narrow? {
+            NarrowEnd::Dest(n) => Some(n),
+            NarrowEnd::Source(_) => None,
+        }
+    }
+
+    /// The pair of 8-bit elements an fp8 `cvt` reads (`cvt.rn.f16x2.e4m3x2`: `e4m3`); its
+    /// [`Instr::src_type`] is then the float end, which no operand has.
+    pub fn narrow_source(&self) -> Option<Narrow> {
+        match self.conv?.narrow? {
+            NarrowEnd::Source(n) => Some(n),
+            NarrowEnd::Dest(_) => None,
+        }
+    }
+
     /// The integer a float-integer `cvt` reads (`cvt.rn.f32.s32`: `s32`); its
     /// [`Instr::src_type`] is then the float end, which no operand has.
     pub fn int_source(&self) -> Option<IntType> {
@@ -474,9 +504,14 @@ impl Instr {
     }
 
     /// The width of the register a value source reads: [`Instr::src_type`]'s, or for an
-    /// integer source the register that holds it (16 bits for an 8-bit integer).
+    /// integer source the register that holds it (16 bits for an 8-bit integer), for an fp8
+    /// pair its `.b16`.
     pub fn value_src_bits(&self) -> u32 {
-        self.int_source().map_or_else(|| self.src_type().bits(), |t| t.reg_bits())
+        match (self.int_source(), self.narrow_source()) {
+            (Some(t), _) => t.reg_bits(),
+            (None, Some(n)) => n.packed_bits(),
+            (None, None) => self.src_type().bits(),
+        }
     }
 
     /// The register type of the destination (`pred` for testp and setp).

@@ -58,6 +58,10 @@ impl Instr {
         if let Some(c) = self.as_tf32() {
             return c.requirement();
         }
+        if let Some(c) = self.as_narrow() {
+            let n = c.needs();
+            return Requirement { sm: n.sm, ptx: n.ptx, section: n.section };
+        }
         if let Some(c) = self.as_compare() {
             return c.requirement();
         }
@@ -69,14 +73,16 @@ impl Instr {
     pub fn check_target(&self, target: Target) -> Result<(), IsaError> {
         self.validate()?;
         let need = self.requirement();
-        if target.sm >= need.sm && target.ptx >= need.ptx {
+        // A form may need less PTX on a later sm than on its first (the fp8 cvts).
+        let ptx = self.as_narrow().map_or(need.ptx, |c| c.ptx_on(target.sm));
+        if target.sm >= need.sm && target.ptx >= ptx {
             return Ok(());
         }
         Err(IsaError::Target {
             form: self.to_string(),
             need_sm: need.sm,
-            need_ptx_major: need.ptx.major,
-            need_ptx_minor: need.ptx.minor,
+            need_ptx_major: ptx.major,
+            need_ptx_minor: ptx.minor,
             sm: target.sm,
             ptx_major: target.ptx.major,
             ptx_minor: target.ptx.minor,

@@ -57,6 +57,9 @@ impl fmt::Display for Instr {
         if let Some(c) = self.as_tf32() {
             return fmt::Display::fmt(&c, f);
         }
+        if let Some(c) = self.as_narrow() {
+            return fmt::Display::fmt(&c, f);
+        }
         if let Some(c) = self.as_compare() {
             return fmt::Display::fmt(&c, f);
         }

@@ -171,3 +171,43 @@ cvt.rz.tf32.f32 %r3, %f0;
         .unwrap_err();
     assert!(e.to_string().contains("is a tf32 register, but add.rn.f64 needs f64"), "{e}");
 }
+
+#[test]
+fn an_fp8_pair_lives_in_a_b16_register_that_only_fp8_sources_and_b16_ones_read() {
+    // An FP8 kernel's quantize and read back: (1.0, -2.0) to e4m3x2 (a goes to the upper
+    // element, 9.7.9.21), then to f16x2; 500 saturates to e4m3's MAX_NORM 448 (.satfinite).
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+cvt.rn.satfinite.e4m3x2.f32 %h2, %f0, %f1;
+cvt.rn.f16x2.e4m3x2 %r3, %h2;
+cvt.rn.satfinite.relu.e5m2x2.f16x2 %h4, %r3;
+// outputs: %r3, %h2, %h4
+",
+    )
+    .unwrap();
+    let e4m3 = ValType::Narrow(crate::isa::Narrow::E4m3);
+    assert_eq!((p.reg_type(Reg(2)), p.reg_type(Reg(2)).class()), (e4m3, RegClass::B16));
+    assert_eq!(p.reg_type(Reg(4)).name(), "e5m2x2");
+    let run = |a: f32, b: f32| -> Vec<u64> {
+        p.run(&[a.to_bits() as u64, b.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect()
+    };
+    // e5m2 of (1.0, -2.0) with .relu: 1.0 is 0x3c, -2.0 clamps to +0.
+    assert_eq!(run(1.0, -2.0), [0x3c00_c000, 0x38c0, 0x3c00]);
+    // 448 is 0x7e in e4m3 and 0x5f00 in f16; in e5m2 it is 0x5f (exact).
+    assert_eq!(run(500.0, 0.0), [0x5f00_0000, 0x7e00, 0x5f00]);
+    // A NaN gives any e4m3 NaN (0x7f or 0xff), read back as any f16 NaN, and .relu's
+    // canonical e5m2 NaN.
+    let out = p.run(&[f32::NAN.to_bits() as u64, 0]).unwrap();
+    assert!(out[1].accepts(0xff00) && out[1].accepts(0x7f00) && !out[1].accepts(0x7e00), "{}", out[1]);
+    assert!(out[0].accepts(0x7e01_0000) && out[2].accepts(0x7f00) && !out[2].accepts(0x7d00), "{} / {}", out[0], out[2]);
+    assert_eq!(p.to_string().lines().nth(1), Some("cvt.rn.satfinite.e4m3x2.f32 %h2, %f0, %f1;"));
+    // An fp8 pair is never an input; an f16 input's bits may be read as one (.b16).
+    let e = Program::parse("// inputs: %h0:e4m3x2\ncvt.rn.f16x2.e4m3x2 %r1, %h0;\n// outputs: %r1\n").unwrap_err();
+    assert!(matches!(e, ProgramError::NarrowInput { .. }) && e.to_string().contains("declare the input f16"), "{e}");
+    let bits = Program::parse("// inputs: %h0:f16\ncvt.rn.f16x2.e4m3x2 %r1, %h0;\n// outputs: %r1\n").unwrap();
+    assert_eq!(bits.run(&[0x38c0]).unwrap()[0].primary_bits(), 0x3c00_c000);
+    // Float sources of another class do not read it.
+    let e = Program::parse("// inputs: %f0:f32\ncvt.rn.satfinite.e4m3x2.f32 %h1, %f0, %f0;\nadd.rn.f32 %f2, %h1, %f0;\n// outputs: %f2\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("is a e4m3x2 register, but add.rn.f32 needs f32"), "{e}");
+}

@@ -226,6 +226,9 @@ impl Builder {
                     return Err(ProgramError::IntegerInput { reg: name.clone(), name: ty.to_string() })
                 }
                 Some(ValType::Tf32) => return Err(ProgramError::Tf32Input { reg: name.clone() }),
+                Some(ValType::Narrow(_)) => {
+                    return Err(ProgramError::NarrowInput { reg: name.clone(), name: ty.to_string() })
+                }
                 None => return Err(ProgramError::UnknownType { reg: name.clone(), name: ty.to_string() }),
             }
         }

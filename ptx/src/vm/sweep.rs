@@ -58,7 +58,7 @@ pub fn unsupported(form: &Instr) -> Option<&'static str> {
         // `cvt`, `set` and `selp`: the module numbers inputs in lanes of the result's format
         // and keeps the result in a register of that format (a float-integer `cvt` and an
         // integer `set` have one float type, but their other end is an integer; a tf32 needs a
-        // `.b32` register).
+        // `.b32` register; an fp8 `cvt`'s other end is a pair of 8-bit elements).
         Some("sources of another type than the result (a conversion, set or selp); sweep it as a form (ptx::form)")
     } else if form.ty.scalar().bits() * form.inputs as u32 > 32 {
         Some("more than 32 bits of input: the GPU sweep numbers inputs in 32 bits")
@@ -209,6 +209,8 @@ mod tests {
             ("set.lt.s32.f32", 90, "sweep it as a form"),
             ("cvt.rna.tf32.f32", 90, "sweep it as a form"),
             ("cvt.rzi.s32.f32", 90, "sweep it as a form"),
+            // An fp8 pair at one end (a .b16 of two 8-bit elements).
+            ("cvt.rn.f16x2.e4m3x2", 90, "sweep it as a form"),
         ] {
             let e = module(&f(form), sm, Judging::Dense).unwrap_err().to_string();
             assert!(e.contains(why), "{form}: {e}");

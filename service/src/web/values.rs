@@ -5,7 +5,7 @@
 use maud::{html, Markup};
 use ptx::isa::Type;
 use ptx::program::ValType;
-use ptx::value::{format_decimal, format_register_decimal, format_register_hex};
+use ptx::value::{format_decimal, format_narrow_decimal, format_register_decimal, format_register_hex};
 use ptx::Scalar;
 
 /// One register value, ready to print.
@@ -31,6 +31,23 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
             decimal: t.value(bits).to_string(),
             lanes: Vec::new(),
         },
+        // An fp8 pair: each element's hex, exact decimal and class (PTX ISA 5.2.3's encodings).
+        ValType::Narrow(n) => {
+            let w = n.slot_bits();
+            let element = |i: u32| (bits >> (i * w)) & ((1 << w) - 1);
+            let lanes: Vec<(String, String)> = (0..2)
+                .map(|i| {
+                    let e = element(i);
+                    let class = fp_class_name(ptx::narrow_format::classify(n, e));
+                    (format!("0x{e:02x}"), format!("{} ({class})", format_narrow_decimal(n, e)))
+                })
+                .collect();
+            Shown {
+                hex: format!("0x{:04x}", bits & 0xffff),
+                decimal: (0..2).map(|i| format_narrow_decimal(n, element(i))).collect::<Vec<_>>().join(","),
+                lanes,
+            }
+        }
         // A tf32 keeps the f32 layout (ptx::cvt::tf32): it reads as that f32.
         ValType::Tf32 => show(ValType::Float(Type::F32), bits),
         ValType::Float(t) => {
@@ -47,6 +64,17 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
             };
             Shown { hex: format_register_hex(t, bits), decimal: format_register_decimal(t, bits), lanes }
         }
+    }
+}
+
+fn fp_class_name(c: ptx::format::FpClass) -> &'static str {
+    use ptx::format::FpClass;
+    match c {
+        FpClass::Zero => "zero",
+        FpClass::Subnormal => "subnormal",
+        FpClass::Normal => "normal",
+        FpClass::Infinite => "inf",
+        FpClass::Nan => "nan",
     }
 }
 
@@ -70,6 +98,19 @@ pub fn register_ulps(ty: ValType, reference: u64, actual: u64) -> String {
     // An integer's distance is its difference (actual - reference), with its sign.
     if let ValType::Int(t) = ty {
         return (t.value(actual) - t.value(reference)).to_string();
+    }
+    if let ValType::Narrow(n) = ty {
+        // Steps of the element's format, element by element (sign-magnitude read as an integer).
+        let w = n.slot_bits();
+        return (0..2)
+            .map(|i| {
+                let (x, y) = ((reference >> (i * w)) & 0xff, (actual >> (i * w)) & 0xff);
+                let nan = |v| ptx::narrow_format::classify(n, v) == ptx::format::FpClass::Nan;
+                let key = |v: u64| if v & 0x80 != 0 { -((v & 0x7f) as i64) } else { v as i64 };
+                if nan(x) || nan(y) { "n/a".to_string() } else { (key(y) - key(x)).unsigned_abs().to_string() }
+            })
+            .collect::<Vec<_>>()
+            .join(" ; ");
     }
     let t = match ty {
         ValType::Float(t) => t,
@@ -120,6 +161,19 @@ mod tests {
         let s8 = ptx::integer::IntType { signed: true, bits: 8 };
         let v = show(ValType::Int(s8), 0xfffe);
         assert_eq!((v.hex.as_str(), v.decimal.as_str()), ("0xfffe", "-2"));
+    }
+
+    #[test]
+    fn an_fp8_pair_shows_each_element_in_hex_decimal_and_class() {
+        let e4m3 = ValType::Narrow(ptx::narrow_format::Narrow::E4m3);
+        // 0x38c0 is cvt.rn.satfinite.e4m3x2.f32 of (1.0, -2.0): -2 in the low byte.
+        let v = show(e4m3, 0x38c0);
+        assert_eq!((v.hex.as_str(), v.decimal.as_str()), ("0x38c0", "-2,1"));
+        assert_eq!(v.lanes, [("0xc0".to_string(), "-2 (normal)".to_string()), ("0x38".to_string(), "1 (normal)".to_string())]);
+        assert_eq!(show(e4m3, 0x7f01).lanes[1].1, "nan (nan)");
+        assert_eq!(show(e4m3, 0x7f01).lanes[0].1, "0.001953125 (subnormal)");
+        // Steps of the format, both zeros one value; a NaN element has none.
+        assert_eq!(register_ulps(e4m3, 0x3880, 0x7f01), "1 ; n/a");
     }
 
     #[test]

@@ -4,7 +4,8 @@
 
 use ptx::format::{FpClass, Scalar};
 use ptx::interp::{self, Expectation, LaneExpectation, Outcome};
-use ptx::isa::{Clamp, Ftz, Instr, Opcode, Precision};
+use ptx::isa::{Clamp, Ftz, Instr, Narrow, Opcode, Precision};
+use ptx::narrow_format;
 use ptx::Rounding;
 
 pub use api::MismatchClass;
@@ -45,6 +46,9 @@ pub struct Classified {
 /// | 8 | bound-exceeded | `instr` approximate, `got` outside its range (`excess` ulps) |
 /// | 9 | rounding | another rounding mode accepts `got`, or it is within [`ROUNDING_MAX_ULPS`] |
 /// | 10 | gross | otherwise |
+///
+/// Rules 1 to 10 judge an element of an fp8 pair (`cvt.rn.satfinite.e4m3x2.f32`) as they judge
+/// a float lane, in the element's own format ([`LaneFmt`]).
 pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation, got: u64) -> Classified {
     if let Some(lane) = instr.and_then(|i| other_outcome(i, operands, expected, got)) {
         return Classified { lane, class: MismatchClass::Comparison, ulps: None, excess: None };
@@ -52,18 +56,18 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     if let Some(t) = expected.integer {
         return integer_class(instr, operands, t, expected, got);
     }
-    let Some(scalar) = expected.scalar else {
+    let Some(scalar) = LaneFmt::of(expected) else {
         return Classified { lane: 0, class: MismatchClass::Gross, ulps: None, excess: None };
     };
     let w = scalar.bits();
     let lane_of = |bits: u64, i: usize| (bits >> (i as u32 * w)) & scalar.mask();
     let lane = (0..expected.lanes.len())
-        .find(|&i| !lane_accepts(scalar, &expected.lanes[i], lane_of(got, i)))
+        .find(|&i| !lane_accepts(expected, &expected.lanes[i], lane_of(got, i)))
         .unwrap_or(0);
     let l = &expected.lanes[lane];
     let v = lane_of(got, lane);
     let primary = lane_of(expected.primary_bits(), lane);
-    let ulps = (!scalar.is_nan(v) && !scalar.is_nan(primary)).then(|| value_key(scalar, v) - value_key(scalar, primary));
+    let ulps = (!scalar.is_nan(v) && !scalar.is_nan(primary)).then(|| scalar.key(v) - scalar.key(primary));
     let out = |class, excess| Classified { lane, class, ulps, excess };
 
     if let Some(instr) = instr {
@@ -94,12 +98,12 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
         return out(MismatchClass::NanVsNumber, None);
     }
     let sign = 1u64 << (w - 1);
-    if got_class == FpClass::Zero && lane_accepts(scalar, l, v ^ sign) {
+    if got_class == FpClass::Zero && lane_accepts(expected, l, v ^ sign) {
         return out(MismatchClass::SignedZero, None);
     }
     // Only the sign bit differs from an allowed number (the H100's min.NaN.xorsign.abs.f16x2
     // finding: -1.0 where 1.0 is expected).
-    if lane_accepts(scalar, l, v ^ sign) {
+    if lane_accepts(expected, l, v ^ sign) {
         return out(MismatchClass::Sign, None);
     }
     let primary_class = scalar.classify(primary);
@@ -115,8 +119,8 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
         let Some((lo, hi)) = ranged else {
             return out(MismatchClass::SpecialCaseTable, None);
         };
-        let k = value_key(scalar, v);
-        let excess = if k < value_key(scalar, lo) { value_key(scalar, lo) - k } else { k - value_key(scalar, hi) };
+        let k = scalar.key(v);
+        let excess = if k < scalar.key(lo) { scalar.key(lo) - k } else { k - scalar.key(hi) };
         return out(MismatchClass::BoundExceeded, Some(excess.unsigned_abs()));
     }
     if instr.is_some_and(|i| other_rounding_accepts(i, operands, got)) {
@@ -195,18 +199,58 @@ fn accepts_as(instr: &Instr, operands: &[u64], got: u64) -> bool {
     instr.validate().is_ok() && interp::eval(instr, operands).is_ok_and(|e| e.accepts(got))
 }
 
-fn lane_accepts(scalar: Scalar, lane: &LaneExpectation, v: u64) -> bool {
-    Expectation::scalar(scalar, lane.clone()).accepts(v)
+/// Whether `lane` (one lane of `expected`) allows the lane value `v`.
+fn lane_accepts(expected: &Expectation, lane: &LaneExpectation, v: u64) -> bool {
+    Expectation { lanes: std::iter::once(lane.clone()).collect(), ..expected.clone() }.accepts(v)
 }
 
-/// Position on the value line in ulps, both zeros at 0 (infinity one past the largest finite).
-pub fn value_key(s: Scalar, bits: u64) -> i64 {
-    let sign = 1u64 << (s.bits() - 1);
-    let a = (bits & (sign - 1)) as i64;
-    if bits & sign != 0 {
-        -a
-    } else {
-        a
+/// The format of one lane of a float-valued result: an IEEE scalar, or an element of an fp8
+/// pair (`cvt.rn.satfinite.e4m3x2.f32`), which the rules judge alike: NaN, signed zero, sign,
+/// `.relu`, distance in steps of the format.
+#[derive(Clone, Copy, Debug)]
+enum LaneFmt {
+    Ieee(Scalar),
+    Narrow(Narrow),
+}
+
+impl LaneFmt {
+    fn of(e: &Expectation) -> Option<LaneFmt> {
+        e.scalar.map(LaneFmt::Ieee).or(e.narrow.map(LaneFmt::Narrow))
+    }
+    fn bits(self) -> u32 {
+        match self {
+            LaneFmt::Ieee(s) => s.bits(),
+            LaneFmt::Narrow(n) => n.slot_bits(),
+        }
+    }
+    fn mask(self) -> u64 {
+        u64::MAX >> (64 - self.bits())
+    }
+    fn classify(self, v: u64) -> FpClass {
+        match self {
+            LaneFmt::Ieee(s) => s.classify(v),
+            LaneFmt::Narrow(n) => narrow_format::classify(n, v),
+        }
+    }
+    fn is_nan(self, v: u64) -> bool {
+        self.classify(v) == FpClass::Nan
+    }
+    fn to_f64(self, v: u64) -> f64 {
+        match self {
+            LaneFmt::Ieee(s) => s.to_f64(v),
+            LaneFmt::Narrow(n) => narrow_format::decode(n, v),
+        }
+    }
+    /// Position on the value line in steps of the format, both zeros at 0: the sign-magnitude
+    /// encoding read as an integer (an fp8 element's sign is its top bit too).
+    fn key(self, bits: u64) -> i64 {
+        let sign = 1u64 << (self.bits() - 1);
+        let a = (bits & (sign - 1)) as i64;
+        if bits & sign != 0 {
+            -a
+        } else {
+            a
+        }
     }
 }
 
@@ -250,6 +294,28 @@ mod tests {
         // An f32 subnormal: .rpi without .ftz gives 1, with it 0.
         let c = class_of("cvt.rpi.s32.f32", &[1], 0);
         assert_eq!(c.class, MismatchClass::Ftz);
+    }
+
+    #[test]
+    fn an_fp8_element_is_judged_in_its_own_format() {
+        // cvt.rn.satfinite.e4m3x2.f32 of (1.0, -2.0) is 0x38c0: -2 in the low element.
+        let form = "cvt.rn.satfinite.e4m3x2.f32";
+        let ops = [f(1.0), f(-2.0)];
+        // +2 for -2: the sign alone, on lane 0.
+        let c = class_of(form, &ops, 0x3840);
+        assert_eq!((c.lane, c.class), (0, MismatchClass::Sign));
+        // One e4m3 step above 1.0 in the high element: rounding, 1 step.
+        let c = class_of(form, &ops, 0x39c0);
+        assert_eq!((c.lane, c.class, c.ulps), (1, MismatchClass::Rounding, Some(1)));
+        // A NaN for a number, and far off.
+        assert_eq!(class_of(form, &ops, 0x7fc0).class, MismatchClass::NanVsNumber);
+        assert_eq!(class_of(form, &ops, 0x50c0).class, MismatchClass::Gross);
+        // .satfinite ignored (e5m2 has infinity): 1e6 saturates to 0x7b, not 0x7c.
+        let c = class_of("cvt.rn.satfinite.e5m2x2.f32", &[f(1e6), 0], 0x7c00);
+        assert_eq!((c.lane, c.class, c.ulps), (1, MismatchClass::Rounding, Some(1)));
+        // .relu kept a negative value: sat.
+        let c = class_of("cvt.rn.satfinite.relu.e4m3x2.f32", &[f(1.0), f(-2.0)], 0x38c0);
+        assert_eq!(c.class, MismatchClass::Sat);
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub fn narrow(profile: &Profile, instr: &Instr, operands: &[u64], expected: Expe
     match profile.resolve(instr, operands, &expected) {
         Resolved::Set(e) => e,
         Resolved::One(bits) => {
-            let w = expected.scalar.map_or(1, |s| s.bits());
+            let w = expected.lane_bits();
             let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
             let lanes = (0..expected.lanes.len())
                 .map(|i| LaneExpectation::exact((bits >> (i as u32 * w)) & mask))
@@ -510,10 +510,12 @@ pub fn signature_of(
             operands
                 .iter()
                 .enumerate()
-                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source()) {
-                    (true, _) => OperandClass::of_predicate(o),
-                    (false, Some(t)) => OperandClass::of_int(t, o),
-                    (false, None) => OperandClass::of(s, (o >> (lane * w)) & s.mask()),
+                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source(), i.narrow_source()) {
+                    (true, _, _) => OperandClass::of_predicate(o),
+                    (false, Some(t), _) => OperandClass::of_int(t, o),
+                    // An fp8 pair: the element on the disagreeing lane (lane 0 the low byte).
+                    (false, None, Some(n)) => OperandClass::of_narrow(n, (o >> (c.lane as u32 * n.slot_bits())) & 0xff),
+                    (false, None, None) => OperandClass::of(s, (o >> (lane * w)) & s.mask()),
                 })
                 .collect()
         }
