@@ -72,7 +72,9 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     } else {
         None
     };
-    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv, cmp })
+    // An integer `selp`'s type, on any opcode: only a `selp` may carry it.
+    let selp_int = if (op == Opcode::Selp && u.arbitrary()?) || u.ratio(1u8, 16)? { Some(*u.choose(&IntType::ALL)?) } else { None };
+    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv, cmp, selp_int })
 }
 
 /// Printing and parsing agree with validation: a legal form prints as text that parses back to

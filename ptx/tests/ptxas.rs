@@ -42,10 +42,10 @@ fn generated_kernels_assemble_for_sm_80_90_100() {
 
 /// A tf32 lives in a `.b32` register (ptxas refuses an `.f32` one for `cvt.rna.tf32.f32`) and
 /// f32 instructions read it there, as `ptx::program::ValType::reads` lets programs do; an
-/// integer `set` feeds a `cvt` from its integer type.
+/// integer `set` and an integer `selp` feed a `cvt` from their integer type.
 #[test]
-fn a_tf32_read_as_f32_and_an_integer_set_assemble_in_program_kernels() {
-    let Some(ptxas) = ptxas_or_skip("a_tf32_read_as_f32_and_an_integer_set_assemble_in_program_kernels") else { return };
+fn a_tf32_read_as_f32_an_integer_set_and_an_integer_selp_assemble_in_program_kernels() {
+    let Some(ptxas) = ptxas_or_skip("a_tf32_read_as_f32_an_integer_set_and_an_integer_selp_assemble_in_program_kernels") else { return };
     let p = Program::parse(
         "// inputs: %f0:f32
 cvt.rna.tf32.f32 %r1, %f0;
@@ -54,7 +54,14 @@ setp.lt.f32 %p3, %r1, %f0;
 selp.f32 %f4, %r1, %f2, %p3;
 set.lt.s32.f32 %r5, %r1, %f4;
 cvt.rn.f32.s32 %f6, %r5;
-// outputs: %f6
+cvt.rzi.s32.f32 %r7, %f2;
+selp.s32 %r8, %r5, %r7, %p3;
+cvt.rni.u16.f32 %h9, %f6;
+selp.u16 %h10, %h9, %h9, %p3;
+cvt.rn.f32.s32 %f11, %r8;
+cvt.rn.f32.u16 %f12, %h10;
+add.rn.f32 %f13, %f11, %f12;
+// outputs: %f13
 ",
     )
     .unwrap();

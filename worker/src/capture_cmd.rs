@@ -28,7 +28,7 @@ operands span at most --cases-per-form values (an 8- or 16-bit source) is record
 input. A FILE ending in .gz is \
 written gzip-compressed. capture-info.json beside FILE says what recorded it. The file is \
 written under FILE.partial and renamed at the end, so an interrupted capture leaves no \
-half file.\n\n\
+half file, and one that records nothing (exit 1) leaves no file at all.\n\n\
 Examples:\n  ptxfuzz capture --out sm_80.cases.txt.gz                       # the first GPU\n  \
 ptxfuzz capture --target interp --families add,testp --out /tmp/c.txt\n  \
 ptxfuzz capture --forms cvt,setp,set,selp --out sm_90.cvt.txt.gz        # conversions and comparisons\n  \
@@ -130,6 +130,18 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     skipped += s;
     // Flush through the gzip encoder and the file before the rename makes it visible.
     drop(out);
+    if recorded == 0 {
+        // Nothing to keep: no empty capture at --out for a later `replay:` to read as a
+        // record of nothing (and no partial one either).
+        let _ = std::fs::remove_file(&partial);
+        for f in &faults {
+            println!("  fault: {f}");
+        }
+        if faults.is_empty() {
+            bail!("nothing was recorded, so {} was not written: {} runs none of the selected forms (interp runs every form; cvt/setp/set/selp forms need interp, replay: or cuda)", args.out.display(), target.info().name);
+        }
+        bail!("the target faulted on every form, so {} was not written (the faults are above)", args.out.display());
+    }
     File::open(&partial)?.sync_all()?;
     std::fs::rename(&partial, &args.out).with_context(|| format!("cannot rename {} to {}", partial.display(), args.out.display()))?;
     write_info(&args.out, target.info(), sm)?;
@@ -144,12 +156,6 @@ pub fn run(args: CaptureArgs) -> Result<()> {
 
     for f in &faults {
         println!("  fault: {f}");
-    }
-    if !faults.is_empty() && recorded == 0 {
-        bail!("the target faulted on every form");
-    }
-    if recorded == 0 {
-        bail!("nothing was recorded: {} runs none of the selected forms (interp runs every form; cvt/setp/set/selp forms need interp, replay: or cuda)", target.info().name);
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ pub struct GenArgs {
     /// PTX ISA version of the module, e.g. 8.7 (default: the config's).
     #[arg(long)]
     pub ptx: Option<String>,
-    /// Opcodes to draw from, comma-separated (e.g. add,fma,min; cvt: the float-to-float conversions; setp, set, selp: float comparisons and selection, a setp defining the predicate selp and .and/.or/.xor read); default all.
+    /// Opcodes to draw from, comma-separated (e.g. add,fma,min; cvt: the conversions (float-float, float-integer, tf32, fp8); setp, set, selp: float comparisons and selection (selp also between integers a cvt or set wrote), a setp defining the predicate selp and .and/.or/.xor read); default all.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
     /// Instruction types to draw from, comma-separated (e.g. f32,f16x2); default all.

@@ -3,6 +3,8 @@
 //! integration tests (worker/tests) use both.
 
 pub mod compare;
+// SIGINT/SIGTERM as a stop flag for campaigns and sweeps.
+pub mod interrupt;
 pub mod oracles;
 // The smoke check of engines (`ptxfuzz engines --check`): engines judged by `compare`.
 pub mod smoke;

@@ -10,7 +10,6 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -579,11 +578,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let space = 1u128 << bits;
     let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(space, |l| l as u128) };
     let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
+    let stop = crate::interrupt::stop_flag()?;
     if let Some(path) = &args.dump {
         if client.is_some() {
             bail!("--dump writes a file and posts nothing: drop --server");

@@ -115,10 +115,13 @@ fn capture_refuses_a_form_prefix_that_names_nothing_and_a_target_that_runs_none(
     let (code, _, err) = ptxfuzz(&["capture", "--target", "interp", "--forms", "cvt.frobnicate", "--out", "/tmp/never.txt"]);
     assert_eq!(code, 1);
     assert!(err.contains("no documented form starts with 'cvt.frobnicate'"), "{err}");
-    // A target that runs none of the forms records nothing, and says so.
+    // A target that runs none of the forms records nothing, says so, and leaves no file
+    // (neither an empty capture nor its .partial) for a later replay: to mistake for one.
     let out = std::env::temp_dir().join(format!("ptxfuzz-capture-host-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&out);
     let (code, _, err) = ptxfuzz(&["capture", "--target", "host", "--forms", "cvt.rn.bf16", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(err.contains("nothing was recorded: host runs none of the selected forms"), "{err}");
-    let _ = std::fs::remove_file(out);
+    assert!(err.contains("nothing was recorded, so") && err.contains("host runs none of the selected forms"), "{err}");
+    assert!(!out.exists(), "{} was written", out.display());
+    assert!(!std::path::Path::new(&format!("{}.partial", out.display())).exists());
 }

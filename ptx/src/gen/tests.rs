@@ -291,6 +291,31 @@ fn an_integer_source_reads_a_cvt_to_its_type_which_the_generator_inserts() {
 }
 
 #[test]
+fn an_integer_selp_chooses_between_earlier_integers_of_its_type_on_an_earlier_predicate() {
+    // f32 -> s32 on two arms, a setp, selp.s32, back to f32: both value sources are integers
+    // a cvt (or an integer set) wrote, the third a predicate.
+    let cfg = GenConfig { opcodes: vec![Opcode::Cvt, Opcode::Selp], types: vec![Type::F32], min_len: 2, max_len: 8, ..target(90, 8, 6) };
+    let g = Generator::new(cfg).unwrap();
+    assert!(g.forms().any(|f| f.to_string() == "selp.s32") && g.forms().any(|f| f.to_string() == "selp.f32"));
+    // Only the 32-bit integers: --types f32 admits the integer types of its width.
+    assert!(g.forms().filter(|f| f.selp_int.is_some()).all(|f| f.selp_int.unwrap().bits == 32));
+    let mut selps = 0;
+    for p in programs(&g, 31, 400) {
+        for s in p.body().iter().filter(|s| s.instr.selp_int.is_some()) {
+            selps += 1;
+            let t = s.instr.selp_int.unwrap();
+            for &r in &s.srcs()[..2] {
+                let d = p.definition(r).unwrap_or_else(|| panic!("an integer input in {p}"));
+                assert_eq!(p.body()[d].instr.int_dest(), Some(t), "{p}");
+            }
+            assert_eq!(p.reg_type(s.srcs()[2]), ValType::Pred, "{p}");
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(6, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(selps > 50, "{selps} integer selps");
+}
+
+#[test]
 fn an_fp8_source_reads_a_cvt_to_its_format_which_the_generator_inserts() {
     // f32 -> e4m3x2 -> f16x2, as FP8 kernels quantize and read back: every fp8 pair a cvt
     // reads is the result of an earlier cvt to that same format, never an input.

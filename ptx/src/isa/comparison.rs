@@ -9,15 +9,15 @@
 //! `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` over a float `.stype` with a float
 //! `.dtype` (1.0 or 0.0; the `.f16x2`/`.bf16x2` pairs lane by lane) or an integer one (all ones
 //! or zero, [`Comparison::int`]: an integer register, as a `cvt` to an integer writes), and
-//! `selp.{f32,f64} d, a, b, c`. Outside programs (`ptx::form` runs them alone: `ptxfuzz eval`,
-//! `capture --forms`): the packed `setp` (two predicates), comparisons of integer and bit
-//! types, and `selp` on the integer and `.b16`/`.b32`/`.b64` types (its type does not say which
-//! float format the halves hold). A negated source `!c` is an operand modifier, not a form;
+//! `selp.{f32,f64,u16,s16,u32,s32,u64,s64} d, a, b, c` (an integer `selp` chooses between
+//! integers a `cvt` or `set` wrote, [`Instr::selp_int`]: `cvt.rzi.s32.f32` on both arms of a
+//! branch a compiler made select-free, then `cvt.rn.f32.s32`). Outside programs (`ptx::form`
+//! runs them alone: `ptxfuzz eval`, `capture --forms`): the packed `setp` (two predicates),
+//! comparisons of integer and bit types, and `selp` on the `.b16`/`.b32`/`.b64` types (its
+//! type does not say which format the register holds). A negated source `!c` is an operand modifier, not a form;
 //! programs do not spell it.
 
-use super::{AbsMode, Clamp, Comparison, Ftz, Instr, IsaError, NanMode, Opcode, Precision, Type};
-#[cfg(test)]
-use super::IntType;
+use super::{AbsMode, Clamp, Comparison, Ftz, Instr, IntType, IsaError, NanMode, Opcode, Precision, Type};
 use crate::compare::{Compare, CompareError, Kind, Ty};
 
 /// The instruction type of a compare operand type a program register holds: a float scalar
@@ -27,6 +27,17 @@ fn float_type(t: Ty) -> Option<Type> {
         Ty::Float(s) => Some(Type::of(s, false)),
         Ty::Packed(s) => Some(Type::of(s, true)),
         Ty::Bits(_) | Ty::Int(_) => None,
+    }
+}
+
+/// The float type of an integer's width, an integer `selp`'s [`Instr::ty`]: `f16` for 16
+/// bits, `f32` for 32, `f64` for 64 (`selp` has no 8-bit type, 9.7.6.3).
+fn same_width_float(t: IntType) -> Option<Type> {
+    match t.bits {
+        16 => Some(Type::F16),
+        32 => Some(Type::F32),
+        64 => Some(Type::F64),
+        _ => None,
     }
 }
 
@@ -43,6 +54,10 @@ impl Instr {
     /// The instruction of a `setp`, `set` or `selp` form, or `None` for a form programs cannot
     /// hold (see the module docs).
     pub fn from_compare(c: &Compare) -> Option<Instr> {
+        if let (Kind::Selp, Ty::Int(t)) = (c.kind, c.ty) {
+            let ty = same_width_float(t)?;
+            return Some(Instr { selp_int: Some(t), ..Instr::new(Opcode::Selp, ty) });
+        }
         let from = float_type(c.ty)?;
         let (op, ty, int) = match c.kind {
             Kind::Setp if from.lanes() == 1 => (Opcode::Setp, from, None),
@@ -64,6 +79,7 @@ impl Instr {
             inputs: c.inputs() as u8,
             conv: None,
             cmp: c.cmp.map(|op| Comparison { op, combine: c.bool_op, from, int }),
+            selp_int: None,
         })
     }
 
@@ -76,7 +92,8 @@ impl Instr {
             (Opcode::Selp, None) => (Kind::Selp, self.ty, None),
             _ => return None,
         };
-        let c = Compare { kind, cmp: self.cmp.map(|c| c.op), bool_op, ftz: self.ftz == Ftz::Flush, ty: compare_type(ty) };
+        let ty = self.selp_int.map_or_else(|| compare_type(ty), Ty::Int);
+        let c = Compare { kind, cmp: self.cmp.map(|c| c.op), bool_op, ftz: self.ftz == Ftz::Flush, ty };
         // Fields the map does not give back (a modifier no comparison has, another operand
         // count) make it none.
         (Instr::from_compare(&c) == Some(*self)).then_some(c)
@@ -98,7 +115,7 @@ impl Instr {
 /// What a program's comparison is, for the messages that refuse the others.
 const HOLDS: &str = "a program holds setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}, \
      set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c} over a float .stype (.dtype f32, f16, bf16, f16x2, bf16x2, u16, s16, u32 or s32), \
-     and selp.{f32,f64} d, a, b, c";
+     and selp.{f32,f64,u16,s16,u32,s32,u64,s64} d, a, b, c";
 
 /// A comparison table error as an ISA error: a broken rule with its section.
 fn compare_error(e: CompareError) -> IsaError {
@@ -153,8 +170,8 @@ mod tests {
         // setp: 14 float operators on f16, bf16, f32, f64, .ftz on f16 and f32 (14 x 6), each
         // alone and with .and/.or/.xor.
         assert_eq!((count(Opcode::Setp, false), count(Opcode::Setp, true)), (84, 3 * 84));
-        // selp.f32 and selp.f64.
-        assert_eq!(count(Opcode::Selp, false), 2);
+        // selp.f32 and selp.f64, and on the six integer types (9.7.6.3 has no 8-bit one).
+        assert_eq!(count(Opcode::Selp, false), 2 + 6);
         assert!(count(Opcode::Set, false) > 100 && count(Opcode::Set, true) == 3 * count(Opcode::Set, false));
         for i in &forms {
             let c = i.as_compare().unwrap();
@@ -185,8 +202,32 @@ mod tests {
     }
 
     #[test]
+    fn an_integer_selp_reads_and_writes_its_integer_and_keeps_a_float_type_of_its_width() {
+        for (text, ty) in [("selp.u16", Type::F16), ("selp.s16", Type::F16), ("selp.s32", Type::F32), ("selp.u64", Type::F64)] {
+            let i = Instr::parse(text, 3).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let t = IntType::parse(&text[5..]).unwrap();
+            assert_eq!((i.op, i.ty, i.selp_int, i.int_dest(), i.int_source()), (Opcode::Selp, ty, Some(t), Some(t), Some(t)), "{text}");
+            assert_eq!(i.value_src_bits(), t.bits, "{text}");
+            assert!(i.reads_predicate(2) && !i.reads_predicate(0) && !i.dest_is_predicate(), "{text}");
+            assert_eq!(i.to_string(), text);
+        }
+        // The field belongs to selp alone: on another opcode, or with a comparison, no form.
+        let add = Instr { selp_int: Some(IntType { signed: true, bits: 32 }), ..Instr::parse("add.rn.f32", 2).unwrap() };
+        assert!(add.validate().is_err() && add.as_compare().is_none());
+        let setp = Instr { selp_int: Some(IntType { signed: true, bits: 32 }), ..Instr::parse("setp.lt.f32", 2).unwrap() };
+        assert!(setp.validate().is_err());
+        // selp.s32 picks the register bits as they are: c ? a : b.
+        let i = Instr::parse("selp.s32", 3).unwrap();
+        let e = crate::interp::eval(&i, &[0xffff_fffe, 7, 1]).unwrap();
+        assert_eq!((e.primary_bits(), e.integer), (0xffff_fffe, Some(IntType { signed: true, bits: 32 })));
+        assert_eq!(crate::interp::eval(&i, &[0xffff_fffe, 7, 0]).unwrap().primary_bits(), 7);
+        // A value wider than the type is an operand error, not a silent truncation.
+        assert!(crate::interp::eval(&i, &[1 << 32, 7, 0]).is_err());
+    }
+
+    #[test]
     fn forms_programs_cannot_hold_are_refused_with_the_reason() {
-        for (text, n) in [("setp.lt.f16x2", 2), ("selp.b32", 3), ("selp.s32", 3), ("setp.eq.u32", 2), ("set.lt.u32.u32", 2), ("set.eq.f32.b32", 2)] {
+        for (text, n) in [("setp.lt.f16x2", 2), ("selp.b32", 3), ("selp.b16", 3), ("setp.eq.u32", 2), ("set.lt.u32.u32", 2), ("set.eq.f32.b32", 2)] {
             let e = Instr::parse(text, n).unwrap_err().to_string();
             assert!(e.contains("a program holds") && e.contains("ptxfuzz eval"), "{text}: {e}");
         }

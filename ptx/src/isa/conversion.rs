@@ -51,6 +51,7 @@ impl Instr {
                 narrow: None,
             }),
             cmp: None,
+            selp_int: None,
         }
     }
 
@@ -76,6 +77,7 @@ impl Instr {
                 narrow: None,
             }),
             cmp: None,
+            selp_int: None,
         }
     }
 
@@ -99,6 +101,7 @@ impl Instr {
                 narrow: None,
             }),
             cmp: None,
+            selp_int: None,
         }
     }
 
@@ -142,6 +145,7 @@ impl Instr {
                 narrow: Some(end),
             }),
             cmp: None,
+            selp_int: None,
         }
     }
 

@@ -405,6 +405,11 @@ pub struct Instr {
     pub conv: Option<Conversion>,
     /// Only for `setp` and `set`: the comparison (`.lt`, `.equ`, `.num`, ..., `.and`).
     pub cmp: Option<Comparison>,
+    /// Only for `selp` on an integer type (`selp.s32 d, a, b, c`, 9.7.6.3): the type `a`, `b`
+    /// and `d` hold. [`Instr::ty`] is then the float type of the same width (`f32` for `.s32`,
+    /// `f16` for `.u16`), no operand's type: it only says which `--types` admit the form, as
+    /// the float end of a float-integer `cvt` does.
+    pub selp_int: Option<IntType>,
 }
 
 impl Instr {
@@ -441,6 +446,7 @@ impl Instr {
             // A `setp` or `set` built here compares its own type for equality: set the
             // operator (and a `set`'s source type), then validate.
             cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty, int: None }),
+            selp_int: None,
         }
     }
 
@@ -461,13 +467,13 @@ impl Instr {
         pos == 2 && (self.op == Opcode::Selp || self.cmp.is_some_and(|c| c.combine.is_some()))
     }
 
-    /// The integer a float-integer `cvt` writes (`cvt.rni.s32.f32`: `s32`), or a `set`
-    /// with an integer `.dtype` (`set.lt.u32.f32`: `u32`).
+    /// The integer a float-integer `cvt` writes (`cvt.rni.s32.f32`: `s32`), a `set` with an
+    /// integer `.dtype` (`set.lt.u32.f32`: `u32`), or an integer `selp` (`selp.s32`: `s32`).
     pub fn int_dest(&self) -> Option<IntType> {
         match self.conv.and_then(|c| c.int) {
             Some(IntEnd::Dest(t)) => Some(t),
             Some(IntEnd::Source(_)) => None,
-            None => self.cmp.and_then(|c| c.int),
+            None => self.cmp.and_then(|c| c.int).or(self.selp_int),
         }
     }
 
@@ -494,12 +500,15 @@ impl Instr {
         }
     }
 
-    /// The integer a float-integer `cvt` reads (`cvt.rn.f32.s32`: `s32`); its
-    /// [`Instr::src_type`] is then the float end, which no operand has.
+    /// The integer a float-integer `cvt` reads (`cvt.rn.f32.s32`: `s32`), or an integer
+    /// `selp` its `a` and `b` (`selp.s32`: `s32`; its `c` is a predicate,
+    /// [`Instr::reads_predicate`]); the [`Instr::src_type`] is then a float type no operand
+    /// has.
     pub fn int_source(&self) -> Option<IntType> {
-        match self.conv?.int? {
-            IntEnd::Source(t) => Some(t),
-            IntEnd::Dest(_) => None,
+        match self.conv.and_then(|c| c.int) {
+            Some(IntEnd::Source(t)) => Some(t),
+            Some(IntEnd::Dest(_)) => None,
+            None => self.selp_int,
         }
     }
 

@@ -145,7 +145,7 @@ impl FormRule {
     }
 
     pub fn admits(&self, i: &Instr) -> bool {
-        i.conv.is_none() && i.cmp.is_none() && self.covers(i.op, i.ty) && Slot::ALL.iter().all(|&s| self.admits_slot(s, i))
+        i.conv.is_none() && i.cmp.is_none() && i.selp_int.is_none() && self.covers(i.op, i.ty) && Slot::ALL.iter().all(|&s| self.admits_slot(s, i))
     }
 
     /// Every form of this row for one opcode and type.
@@ -177,6 +177,7 @@ impl FormRule {
                                     inputs: self.inputs,
                                     conv: None,
                                     cmp: None,
+                                    selp_int: None,
                                 });
                             }
                         }

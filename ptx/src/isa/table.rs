@@ -36,7 +36,7 @@ impl Instr {
         if self.op == Opcode::Cvt || self.conv.is_some() {
             return self.validate_cvt().map(|_| ());
         }
-        if self.op.is_comparison() || self.cmp.is_some() {
+        if self.op.is_comparison() || self.cmp.is_some() || self.selp_int.is_some() {
             return self.validate_compare().map(|_| ());
         }
         if FORM_RULES.iter().any(|r| r.admits(self)) {

@@ -146,6 +146,41 @@ set.ltu.u32.f32 %r4, %f0, %f1;
 }
 
 #[test]
+fn an_integer_selp_chooses_between_integers_bit_for_bit_and_a_conversion_reads_its_choice() {
+    // A branch made select-free on integers: (x < y) ? trunc(x) : round(y), then back to f32.
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+cvt.rzi.s32.f32 %r2, %f0;
+cvt.rni.s32.f32 %r3, %f1;
+setp.lt.f32 %p4, %f0, %f1;
+selp.s32 %r5, %r2, %r3, %p4;
+cvt.rn.f32.s32 %f6, %r5;
+cvt.rzi.u16.f32 %h7, %f1;
+cvt.rzi.u16.f32 %h8, %f0;
+selp.u16 %h9, %h7, %h8, %p4;
+// outputs: %f6, %r5, %h9
+",
+    )
+    .unwrap();
+    let s32 = IntType { signed: true, bits: 32 };
+    assert_eq!((p.reg_type(Reg(5)), p.reg_type(Reg(9))), (ValType::Int(s32), ValType::Int(IntType { signed: false, bits: 16 })));
+    let run = |x: f32, y: f32| -> Vec<u64> {
+        p.run(&[x.to_bits() as u64, y.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect()
+    };
+    // -2.7 < 3.5: trunc(-2.7) = -2 (0xfffffffe, all 32 bits kept), back to -2.0; the u16
+    // selp picks trunc(3.5) = 3 over -2.7 saturated to 0.
+    assert_eq!(run(-2.7, 3.5), [(-2.0f32).to_bits() as u64, 0xffff_fffe, 3]);
+    // 5.5 > 2.5: round(2.5) = 2 (ties to even); the u16 selp picks trunc(5.5) = 5.
+    assert_eq!(run(5.5, 2.5), [2.0f32.to_bits() as u64, 2, 5]);
+    // A NaN compares false, so selp takes b: the NaN y converts to 0 (9.7.9.21 Integer Notes).
+    assert_eq!(run(1.0, f32::NAN), [0, 0, 1]);
+    assert_eq!(p.to_string().lines().nth(4), Some("selp.s32 %r5, %r2, %r3, %p4;"));
+    // Its a and b are integers of its type: an f32 register is refused, naming the class.
+    let e = Program::parse("// inputs: %f0:f32\nsetp.lt.f32 %p1, %f0, %f0;\nselp.s32 %r2, %f0, %f0, %p1;\n// outputs: %r2\n").unwrap_err();
+    assert!(e.to_string().contains("needs s32 (a .b32 register)"), "{e}");
+}
+
+#[test]
 fn a_tf32_lives_in_a_b32_register_that_f32_instructions_read() {
     // __float_to_tf32 then f32 arithmetic: 1 + 2^-11 + 2^-12 rounds (.rna, ten fraction bits)
     // to 1 + 2^-10, whose square plus x is computed in f32.

@@ -192,6 +192,7 @@ fn fused_fma(add: &Instr) -> Instr {
         inputs: 3,
         conv: None,
         cmp: None,
+        selp_int: None,
     }
 }
 

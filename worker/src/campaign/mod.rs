@@ -24,7 +24,7 @@ mod tests;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -225,12 +225,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     };
     let cfg = gen_config(&args, &spec, target.info())?;
     let gen = Generator::new(cfg.clone())?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // The second SIGINT/SIGTERM exits at once (the flag is already set by then).
-        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
+    let stop = crate::interrupt::stop_flag()?;
     let copts = CompareOptions { sm: target.info().sm, profile: profile.clone(), ..CompareOptions::default() };
     let mut findings =
         Findings::open(&args.out, Limits { max_probes: args.max_probes }, copts.clone(), args.trace, cfg.sm)?;

@@ -420,6 +420,9 @@ mod tests {
         assert_eq!(class_of("selp.f32", &[one, two, 1], two).class, MismatchClass::Comparison);
         assert_eq!(class_of("selp.f32", &[one, two, 0], one).class, MismatchClass::Comparison);
         assert_eq!(class_of("selp.f32", &[one, two, 1], f(8.0)).class, MismatchClass::Gross);
+        // An integer selp the same way: its operands are the register's bits.
+        assert_eq!(class_of("selp.s32", &[0xffff_fffe, 7, 1], 7).class, MismatchClass::Comparison);
+        assert_ne!(class_of("selp.u16", &[3, 7, 0], 8).class, MismatchClass::Comparison);
         // set: 0.0 for 1.0, lane by lane (lane 1 of the pair inverted here).
         assert_eq!(class_of("set.lt.f16.f32", &[one, two], 0).class, MismatchClass::Comparison);
         let c = class_of("set.lt.f16x2.f16x2", &[0x3c00_3c00, 0x4000_3c00], 0x0000_0000);

@@ -13,7 +13,6 @@
 //! input and result widths total at most 64 bits.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -190,11 +189,7 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(1u128 << bits, |l| l as u128) };
     let batch = args.batch.unwrap_or(1 << 20).max(1);
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
+    let stop = crate::interrupt::stop_flag()?;
     if !args.json {
         eprintln!("sweeping {form}: {} input(s) on {}", plan.count, engine.info());
     }
