@@ -54,11 +54,11 @@ impl Instr {
     /// The instruction of a `setp`, `set` or `selp` form, or `None` for a form programs cannot
     /// hold (see the module docs).
     pub fn from_compare(c: &Compare) -> Option<Instr> {
-        if let (Kind::Selp, Ty::Int(t)) = (c.kind, c.ty) {
-            let ty = same_width_float(t)?;
-            return Some(Instr { selp_int: Some(t), ..Instr::new(Opcode::Selp, ty) });
-        }
-        let from = float_type(c.ty)?;
+        // An integer `selp` takes the float type of its width as its `ty` ([`Instr::selp_int`]).
+        let (from, selp_int) = match (c.kind, c.ty) {
+            (Kind::Selp, Ty::Int(t)) => (same_width_float(t)?, Some(t)),
+            (_, t) => (float_type(t)?, None),
+        };
         let (op, ty, int) = match c.kind {
             Kind::Setp if from.lanes() == 1 => (Opcode::Setp, from, None),
             // The float end is the form's type, as for a float-integer `cvt`.
@@ -79,7 +79,7 @@ impl Instr {
             inputs: c.inputs() as u8,
             conv: None,
             cmp: c.cmp.map(|op| Comparison { op, combine: c.bool_op, from, int }),
-            selp_int: None,
+            selp_int,
         })
     }
 
