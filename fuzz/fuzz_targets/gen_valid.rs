@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use ptx::gen::{GenConfig, Generator};
-use ptx::isa::{Opcode, Target, Type};
-use ptx::kernel::min_ptx_for_sm;
+use ptx::isa::{Arch, Opcode, Type, Variant};
+use ptx::kernel::min_ptx_for_arch;
 
 /// The sms the kernel emitter knows (ptx::kernel::min_ptx_for_sm's table).
 const SMS: [u32; 12] = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
@@ -32,12 +32,15 @@ fn share(u: &mut Unstructured) -> Result<f64> {
 
 fn config(u: &mut Unstructured) -> Result<GenConfig> {
     let sm = *u.choose(&SMS)?;
-    let floor = min_ptx_for_sm(sm).expect("known sm");
-    // The target's own PTX ISA floor or something newer (up to 9.0).
-    let ptx = if u.arbitrary()? { floor } else { ptx::isa::PtxVersion::new(9, 0).max(floor) };
+    // Plain mostly; sm_XXa/f (the architecture-specific cvts where the sm has them).
+    let variant = *u.choose(&[Variant::Plain, Variant::Plain, Variant::A, Variant::F])?;
+    let floor = min_ptx_for_arch(Arch { sm, variant }).expect("known sm");
+    // The target's own PTX ISA floor or something newer (up to 9.1, which the sm_100f forms need).
+    let ptx = if u.arbitrary()? { floor } else { ptx::isa::PtxVersion::new(9, 1).max(floor) };
     let max_len = u.int_in_range(1usize..=24)?;
     Ok(GenConfig {
         sm,
+        variant,
         ptx,
         opcodes: subset(u.arbitrary()?, &Opcode::ALL),
         types: subset(u.arbitrary::<u8>()?.into(), &Type::ALL),
@@ -73,12 +76,12 @@ fn generator(cfg: &GenConfig) -> Option<Generator> {
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(cfg) = config(&mut u) else { return };
-    let target = Target { sm: cfg.sm, ptx: cfg.ptx };
+    let target = cfg.target();
     // A subset with no form on this target is a config error, reported as such.
     let Some(g) = generator(&cfg) else { return };
     let forms: Vec<_> = g.forms().collect();
     let p = g.program(&mut u).expect("generation is total");
-    assert_eq!(p.check_target(target), Ok(()), "illegal for sm_{} PTX {}:\n{p}", cfg.sm, cfg.ptx);
+    assert_eq!(p.check_target(target), Ok(()), "illegal for {} PTX {}:\n{p}", cfg.arch(), cfg.ptx);
     assert!(p.body().len() <= cfg.max_len && (p.body().len() == 1 || p.body().len() >= cfg.min_len), "length:\n{p}");
     for s in p.body() {
         assert!(forms.contains(&s.instr), "form {} is not among the config's forms:\n{p}", s.instr);
@@ -99,5 +102,5 @@ fuzz_target!(|data: &[u8]| {
         assert!(t.bits() == 64 || v >> t.bits() == 0, "input {v:#x} wider than {}:\n{p}", t.name());
     }
     ptx_fuzz::check_program_forms(&p);
-    ptx_fuzz::check_kernel(&p, cfg.sm);
+    ptx_fuzz::check_kernel(&p, cfg.arch());
 });

@@ -258,11 +258,12 @@ fn json_str(s: &str) -> String {
 /// The kernel for `sm` (which must run `p`): the right `.version`, a `.reg` declaration covering
 /// every program register with its PTX type, and instruction lines that parse back, with the
 /// program's inputs and outputs, to `p` itself.
-pub fn check_kernel(p: &Program, sm: u32) {
-    let m = kernel::module(&[p], sm, Mode::Trace).unwrap_or_else(|e| panic!("no kernel for sm_{sm} ({e}):\n{p}"));
-    let floor = kernel::min_ptx_for_sm(sm).expect("sm is a known target");
+pub fn check_kernel(p: &Program, arch: impl Into<ptx::isa::Arch>) {
+    let arch = arch.into();
+    let m = kernel::module(&[p], arch, Mode::Trace).unwrap_or_else(|e| panic!("no kernel for {arch} ({e}):\n{p}"));
+    let floor = kernel::min_ptx_for_arch(arch).expect("sm is a known target");
     let version = floor.max(p.requirement().1);
-    assert!(m.starts_with(&format!(".version {version}\n.target sm_{sm}\n")), "kernel header:\n{m}");
+    assert!(m.starts_with(&format!(".version {version}\n.target {arch}\n")), "kernel header:\n{m}");
     for i in 0..p.reg_count() {
         let class = p.reg_type(Reg(i as u16)).class();
         let decl = format!("\t.reg {} {}<{}>;\n", class.ptx_type(), class.prefix(), p.reg_count());

@@ -347,7 +347,7 @@ impl Compare {
 
     /// The sm and PTX ISA version the form needs (the sections' PTX ISA and Target ISA Notes).
     pub fn requirement(&self) -> Requirement {
-        let req = |sm, major, minor, section| Requirement { sm, ptx: PtxVersion::new(major, minor), section };
+        let req = |sm, major, minor, section| Requirement::plain(sm, PtxVersion::new(major, minor), section);
         let bf16 = |t: Ty| t.half() == Some(Scalar::BF16);
         let dtype = match self.kind {
             Kind::Set { dtype } => Some(dtype),

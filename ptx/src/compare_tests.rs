@@ -186,7 +186,7 @@ fn half_forms_need_sm_53_and_bf16_ones_sm_90() {
     assert_eq!(form("set.lt.u32.f16x2").requirement().ptx, PtxVersion::new(6, 5));
     assert_eq!(form("set.lt.bf16.f32").requirement().sm, 90);
     assert_eq!(form("setp.lt.bf16x2").requirement().sm, 90);
-    let t = Target { sm: 80, ptx: PtxVersion::new(8, 0) };
+    let t = Target::new(80, PtxVersion::new(8, 0));
     assert!(form("setp.lt.bf16").check_target(t).is_err());
     assert!(form("setp.lt.f16").check_target(t).is_ok());
 }

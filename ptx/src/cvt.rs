@@ -183,7 +183,7 @@ impl Cvt {
 
     /// The sm and PTX ISA version the form needs (the section's PTX ISA and Target ISA Notes).
     pub fn requirement(&self) -> Requirement {
-        let req = |sm, major, minor, section| Requirement { sm, ptx: PtxVersion::new(major, minor), section };
+        let req = |sm, major, minor, section| Requirement::plain(sm, PtxVersion::new(major, minor), section);
         let bf16 = self.dst == Scalar::BF16 || self.src == Scalar::BF16;
         let other = if self.dst == Scalar::BF16 { self.src } else { self.dst };
         if self.satfinite {

@@ -118,7 +118,7 @@ impl CvtInt {
 
     /// The sm and PTX ISA version the form needs (the section's PTX ISA and Target ISA Notes).
     pub fn requirement(&self) -> Requirement {
-        let req = |sm, major, minor, section| Requirement { sm, ptx: PtxVersion::new(major, minor), section };
+        let req = |sm, major, minor, section| Requirement::plain(sm, PtxVersion::new(major, minor), section);
         match self.float {
             Scalar::BF16 => req(90, 7, 8, "cvt.bf16.{u8/s8/u16/s16/u32/s32/u64/s64} and cvt.{u8/s8/u16/s16/u32/s32/u64/s64}.bf16: PTX ISA 7.8, sm_90"),
             _ => req(20, 1, 0, "cvt: PTX ISA 1.0 (f64: sm_13)"),

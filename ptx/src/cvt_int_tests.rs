@@ -246,7 +246,7 @@ fn bf16_forms_need_sm_90_and_the_others_any_sm() {
     assert_eq!(cvt("cvt.rni.s32.bf16").requirement().sm, 90);
     assert_eq!(cvt("cvt.rz.bf16.u64").requirement().ptx, PtxVersion::new(7, 8));
     assert_eq!(cvt("cvt.rni.s32.f16").requirement().sm, 20);
-    let t = Target { sm: 80, ptx: PtxVersion::new(8, 0) };
+    let t = Target::new(80, PtxVersion::new(8, 0));
     assert!(cvt("cvt.rni.s32.bf16").check_target(t).is_err());
     assert!(cvt("cvt.rn.f64.s64").check_target(t).is_ok());
     assert!(matches!(cvt("cvt.rn.f32.s32").eval(&[1, 2]), Err(CvtError::Operands { want: 1, got: 2, .. })));

@@ -4,8 +4,8 @@
 //! table ([`LAYOUTS`]), the spellings' legality another ([`RULES`]), and the result of each
 //! lane comes from one small evaluator (`cvt_narrow_eval.rs`).
 //!
-//! Not yet: the `.rs` (stochastic) forms and their `x4` destinations, `.s2f6x2` with its scale
-//! factors, and these conversions in programs (the generator, the VM, kernels).
+//! Not here: the `.rs` (stochastic) forms (`cvt_stochastic.rs`), `.s2f6x2` with its scale
+//! factors. Programs hold every form but the `.b8` `e2m1x2` ones (`crate::isa::conversion`).
 //!
 //! Targets: the section gives the f6/f4/ue8m0 forms to `sm_100a` (and `sm_100f` from PTX 8.8)
 //! and the bf16x2/f16x2-sourced f6/f4 and bf16x2-sourced f8 ones to `sm_100f` only; ptxas 13.5
@@ -64,35 +64,10 @@ pub struct NarrowCvt {
     pub satfinite: bool,
 }
 
-/// Architecture-specific targets: the section gives some forms to `sm_100a` (this sm only) or
-/// `sm_100f` (its family) rather than to every later sm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Plain,
-    A,
-    F,
-}
-
-/// The target a form needs: `sm_{sm}{a|f}` and a PTX ISA version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Needs {
-    pub sm: u32,
-    pub variant: Variant,
-    pub ptx: PtxVersion,
-    pub section: &'static str,
-}
-
-impl Needs {
-    /// The `.target` spelling, e.g. `sm_100a`.
-    pub fn target(&self) -> String {
-        let v = match self.variant {
-            Variant::Plain => "",
-            Variant::A => "a",
-            Variant::F => "f",
-        };
-        format!("sm_{}{v}", self.sm)
-    }
-}
+/// Architecture-specific targets (the section gives some forms to `sm_100a`, this sm only, or
+/// to `sm_100f`, its family) and what a form needs: the instruction table's types
+/// (`crate::isa::target`), under the names this module's callers know.
+pub use crate::isa::target::{Requirement as Needs, Variant};
 
 /// Why a spelling is not a documented narrow `cvt`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

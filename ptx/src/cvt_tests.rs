@@ -199,7 +199,7 @@ fn requirements_follow_the_ptx_isa_and_target_notes() {
     assert_eq!(req("cvt.rn.bf16.f32"), (80, PtxVersion::new(7, 0)));
     assert_eq!(req("cvt.rz.satfinite.f16x2.f32"), (80, PtxVersion::new(8, 1)));
     assert_eq!(req("cvt.rn.f16.f32").0, 20);
-    let e = cvt("cvt.rn.bf16.f64").check_target(Target { sm: 80, ptx: PtxVersion::new(8, 0) }).unwrap_err();
+    let e = cvt("cvt.rn.bf16.f64").check_target(Target::new(80, PtxVersion::new(8, 0))).unwrap_err();
     assert!(e.to_string().contains("needs sm_90"), "{e}");
 }
 

@@ -124,7 +124,7 @@ impl Tf32Cvt {
 
     /// The sm and PTX ISA version (the section's PTX ISA and Target ISA Notes).
     pub fn requirement(&self) -> Requirement {
-        let req = |sm, major, minor, section| Requirement { sm, ptx: PtxVersion::new(major, minor), section };
+        let req = |sm, major, minor, section| Requirement::plain(sm, PtxVersion::new(major, minor), section);
         match (self.rounding, self.satfinite) {
             (Tf32Rounding::Rna, false) => req(80, 7, 0, "{.f16x2, .bf16, .bf16x2, .tf32} destination formats: PTX ISA 7.0, sm_80"),
             (Tf32Rounding::Rna, true) => req(80, 8, 1, "cvt.satfinite.{f16, bf16, f16x2, bf16x2, tf32}.f32: PTX ISA 8.1"),

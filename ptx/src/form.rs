@@ -237,15 +237,14 @@ impl Form {
 
     /// The target the form needs (each family's table: sm, the `a`/`f` variant, PTX version).
     pub fn needs(&self) -> Needs {
-        let plain = |r: crate::isa::Requirement| Needs { sm: r.sm, variant: Variant::Plain, ptx: r.ptx, section: r.section };
         match self {
-            Form::Cvt(AnyCvt::Float(c)) => plain(c.requirement()),
-            Form::Cvt(AnyCvt::Int(c)) => plain(c.requirement()),
-            Form::Cvt(AnyCvt::Tf32(c)) => plain(c.requirement()),
+            Form::Cvt(AnyCvt::Float(c)) => c.requirement(),
+            Form::Cvt(AnyCvt::Int(c)) => c.requirement(),
+            Form::Cvt(AnyCvt::Tf32(c)) => c.requirement(),
             Form::Cvt(AnyCvt::Narrow(c)) => c.needs(),
             Form::Cvt(AnyCvt::Stochastic(c)) => c.needs(),
-            Form::Compare(c) => plain(c.requirement()),
-            Form::Mixed(m) => plain(m.requirement()),
+            Form::Compare(c) => c.requirement(),
+            Form::Mixed(m) => m.requirement(),
         }
     }
 

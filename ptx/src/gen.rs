@@ -24,8 +24,8 @@ use operand::{chance, threshold};
 /// Why a config cannot generate programs.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GenError {
-    #[error("no instruction form is available for sm_{sm} with PTX ISA {ptx} among opcodes [{opcodes}] and types [{types}]{extra}: widen the lists, raise sm/ptx, or enable approximate forms")]
-    NoForms { sm: u32, ptx: String, opcodes: String, types: String, extra: &'static str },
+    #[error("no instruction form is available for {arch} with PTX ISA {ptx} among opcodes [{opcodes}] and types [{types}]{extra}: widen the lists, raise sm/ptx, or enable approximate forms")]
+    NoForms { arch: crate::isa::Arch, ptx: String, opcodes: String, types: String, extra: &'static str },
     #[error("min_len {min} is above max_len {max}: set min_len <= max_len")]
     Lengths { min: usize, max: usize },
     #[error("max_len {0} is outside 1..={MAX_LEN}")]
@@ -215,7 +215,7 @@ impl Generator {
         if groups.is_empty() {
             let list = |v: Vec<&str>| v.join(", ");
             return Err(GenError::NoForms {
-                sm: cfg.sm,
+                arch: cfg.arch(),
                 ptx: cfg.ptx.to_string(),
                 opcodes: list(cfg.opcodes.iter().map(|o| o.name()).collect()),
                 types: list(cfg.types.iter().map(|t| t.name()).collect()),

@@ -20,7 +20,7 @@
 use std::borrow::Borrow;
 use std::fmt::Write;
 
-use crate::isa::{PtxVersion, Target};
+use crate::isa::{Arch, PtxVersion, Target, Variant};
 use crate::program::{Program, ProgramError, Reg, RegClass};
 
 /// What a kernel stores per case.
@@ -54,6 +54,16 @@ pub fn min_ptx_for_sm(sm: u32) -> Option<PtxVersion> {
     SM_TABLE.iter().find(|r| r.0 == sm).map(|&(_, major, minor)| PtxVersion::new(major, minor))
 }
 
+/// The lowest target that runs every instruction of `p`: a plain `sm_XX` where one does,
+/// else an `sm_XXa`/`sm_XXf` (the architecture-specific `cvt`s of 9.7.9.21); `None` when no
+/// known target has them all.
+pub fn lowest_arch(p: &Program) -> Option<Arch> {
+    [Variant::Plain, Variant::A, Variant::F]
+        .into_iter()
+        .flat_map(|variant| known_sms().map(move |sm| Arch { sm, variant }))
+        .find(|&arch| module_version(&[p], arch).is_ok_and(|ptx| p.check_target(Target::of(arch, ptx)).is_ok()))
+}
+
 /// Every target the emitter knows, in ascending order.
 pub fn known_sms() -> impl Iterator<Item = u32> {
     SM_TABLE.iter().map(|r| r.0)
@@ -82,22 +92,35 @@ pub enum KernelError {
         "sm_{0} is not a target this emitter knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
     )]
     UnknownSm(u32),
-    #[error("program {index} cannot run on sm_{sm}: {source}")]
-    Target { index: usize, sm: u32, source: ProgramError },
+    #[error("program {index} cannot run on {arch}: {source}")]
+    Target { index: usize, arch: Arch, source: ProgramError },
     #[error("no programs to emit")]
     Empty,
 }
 
-/// The `.version` of a module for `sm` holding `programs`.
-pub fn module_version<P: Borrow<Program>>(programs: &[P], sm: u32) -> Result<PtxVersion, KernelError> {
-    let base = min_ptx_for_sm(sm).ok_or(KernelError::UnknownSm(sm))?;
+/// The `.version` of a module for `arch` (`sm_XX`, or `sm_XXa`/`f`) holding `programs`.
+pub fn module_version<P: Borrow<Program>>(programs: &[P], arch: impl Into<Arch>) -> Result<PtxVersion, KernelError> {
+    let base = min_ptx_for_arch(arch.into())?;
     Ok(programs.iter().fold(base, |v, p| v.max(p.borrow().requirement().1)))
 }
 
-/// A module with entry `pN` for `programs[N]`, for `sm_XX`.
-pub fn module<P: Borrow<Program>>(programs: &[P], sm: u32, mode: Mode) -> Result<String, KernelError> {
+/// The lowest PTX ISA version that knows a target with its suffix: the sm's, and at least 8.0
+/// for an `a` target and 8.8 for an `f` one (ptxas 13.5 refuses `sm_90a` with 7.8 and
+/// `sm_100f` with 8.7).
+pub fn min_ptx_for_arch(arch: Arch) -> Result<PtxVersion, KernelError> {
+    let plain = min_ptx_for_sm(arch.sm).ok_or(KernelError::UnknownSm(arch.sm))?;
+    Ok(match arch.variant {
+        Variant::Plain => plain,
+        Variant::A => plain.max(PtxVersion::new(8, 0)),
+        Variant::F => plain.max(PtxVersion::new(8, 8)),
+    })
+}
+
+/// A module with entry `pN` for `programs[N]`, for `sm_XX` (a `u32`) or an [`Arch`] such as
+/// `sm_100a`.
+pub fn module<P: Borrow<Program>>(programs: &[P], arch: impl Into<Arch>, mode: Mode) -> Result<String, KernelError> {
     let mut out = String::with_capacity(1200 * programs.len() + 64);
-    write_module(&mut out, programs, sm, mode)?;
+    write_module(&mut out, programs, arch, mode)?;
     Ok(out)
 }
 
@@ -105,18 +128,19 @@ pub fn module<P: Borrow<Program>>(programs: &[P], sm: u32, mode: Mode) -> Result
 pub fn write_module<P: Borrow<Program>>(
     out: &mut String,
     programs: &[P],
-    sm: u32,
+    arch: impl Into<Arch>,
     mode: Mode,
 ) -> Result<(), KernelError> {
     if programs.is_empty() {
         return Err(KernelError::Empty);
     }
-    let ptx = module_version(programs, sm)?;
-    let target = Target { sm, ptx };
+    let arch = arch.into();
+    let ptx = module_version(programs, arch)?;
+    let target = Target::of(arch, ptx);
     for (index, p) in programs.iter().enumerate() {
-        p.borrow().check_target(target).map_err(|source| KernelError::Target { index, sm, source })?;
+        p.borrow().check_target(target).map_err(|source| KernelError::Target { index, arch, source })?;
     }
-    let _ = writeln!(out, ".version {ptx}\n.target sm_{sm}\n.address_size 64");
+    let _ = writeln!(out, ".version {ptx}\n.target {arch}\n.address_size 64");
     for (index, p) in programs.iter().enumerate() {
         out.push('\n');
         write_entry(out, &format!("p{index}"), p.borrow(), mode);
@@ -212,10 +236,28 @@ mod tests {
     fn form_the_target_lacks_is_an_error() {
         let p = prog("// inputs: %rd0:f32x2\nadd.rn.f32x2 %rd1, %rd0, %rd0;\n// outputs: %rd1\n");
         let e = module(&[&p], 90, Mode::Outputs).unwrap_err();
-        assert!(matches!(e, KernelError::Target { index: 0, sm: 90, .. }), "{e}");
+        assert!(matches!(e, KernelError::Target { index: 0, arch: Arch { sm: 90, .. }, .. }), "{e}");
         assert!(module(&[&p], 100, Mode::Outputs).is_ok());
         assert_eq!(module(&[&p], 91, Mode::Outputs).unwrap_err(), KernelError::UnknownSm(91));
         assert_eq!(module::<Program>(&[], 90, Mode::Outputs).unwrap_err(), KernelError::Empty);
+    }
+
+    #[test]
+    fn an_arch_specific_target_names_its_suffix_and_its_floor() {
+        let p = prog("// inputs: %f0:f32, %f1:f32\ncvt.rn.satfinite.e2m3x2.f32 %h2, %f0, %f1;\n// outputs: %h2\n");
+        let a = Arch { sm: 100, variant: Variant::A };
+        let m = module(&[&p], a, Mode::Outputs).unwrap();
+        assert!(m.starts_with(".version 8.6\n.target sm_100a\n"), "{m}");
+        // The plain sm lacks the form; an f target starts at PTX 8.8 whatever it holds.
+        let e = module(&[&p], 100, Mode::Outputs).unwrap_err();
+        assert!(e.to_string().contains("sm_100a") && e.to_string().contains("cannot run on sm_100:"), "{e}");
+        let add = prog("// inputs: %f0:f32\nadd.rn.f32 %f1, %f0, %f0;\n// outputs: %f1\n");
+        let f = module(&[&add], Arch { sm: 100, variant: Variant::F }, Mode::Outputs).unwrap();
+        assert!(f.starts_with(".version 8.8\n.target sm_100f\n"), "{f}");
+        assert_eq!(min_ptx_for_arch(Arch { sm: 90, variant: Variant::A }), Ok(PtxVersion::new(8, 0)));
+        // The lowest target of each: sm_100a for the f32-sourced e2m3 form, plain for add.
+        assert_eq!(lowest_arch(&p), Some(a));
+        assert_eq!(lowest_arch(&add), Some(Arch::from(75)));
     }
 
     #[test]

@@ -140,7 +140,7 @@ impl Mixed {
 
     /// "requires sm_100 or higher", "introduced in PTX ISA version 8.6" (each section).
     pub fn requirement(&self) -> Requirement {
-        Requirement { sm: 100, ptx: PtxVersion::new(8, 6), section: self.op.section() }
+        Requirement::plain(100, PtxVersion::new(8, 6), self.op.section())
     }
 
     pub fn inputs(&self) -> usize {

@@ -9,7 +9,7 @@ mod common;
 use common::ptxas::{assemble, explain, parallel, ptxas_or_skip};
 use arbitrary::Unstructured;
 use ptx::gen::{seeded_bytes as bytes, GenConfig, Generator};
-use ptx::isa::{Instr, PtxVersion, Target};
+use ptx::isa::{Arch, Instr, PtxVersion, Target, Variant};
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 
@@ -18,24 +18,36 @@ const PROGRAMS_PER_SM: usize = 1200;
 /// Programs per module: large modules amortise ptxas start-up.
 const PER_MODULE: usize = 100;
 
+/// Also on `sm_100a` with PTX 9.1, where the generator adds the f6, ue8m0 and bf16x2-sourced
+/// fp8 `cvt`s (9.7.9.21) to everything sm_100 has.
 #[test]
-fn generated_kernels_assemble_for_sm_80_90_100() {
-    let Some(ptxas) = ptxas_or_skip("generated_kernels_assemble_for_sm_80_90_100") else { return };
+fn generated_kernels_assemble_for_sm_80_90_100_and_100a() {
+    let Some(ptxas) = ptxas_or_skip("generated_kernels_assemble_for_sm_80_90_100_and_100a") else { return };
     let mut jobs = Vec::new();
-    for sm in [80u32, 90, 100] {
+    for (arch, ptx) in [("80", (9, 0)), ("90", (9, 0)), ("100", (9, 0)), ("100a", (9, 1))] {
+        let arch = Arch::parse(arch).unwrap();
         // Every form ptxas 13.5 knows: approximate ones too, and unrounded add/sub/mul.
-        let cfg =
-            GenConfig { approximate: true, contraction: true, ..GenConfig::for_target(sm, PtxVersion::new(9, 0)) };
+        let cfg = GenConfig {
+            approximate: true,
+            contraction: true,
+            variant: arch.variant,
+            ..GenConfig::for_target(arch.sm, PtxVersion::new(ptx.0, ptx.1))
+        };
         let g = Generator::new(cfg).unwrap();
-        let data = bytes(sm as u64, 256 * PROGRAMS_PER_SM);
+        let data = bytes(arch.sm as u64 + arch.variant as u64, 256 * PROGRAMS_PER_SM);
         let programs: Vec<Program> = data.chunks(256).map(|c| g.program(&mut Unstructured::new(c)).unwrap()).collect();
+        let name = arch.to_string();
+        let sm = name.trim_start_matches("sm_").to_string();
+        let specific = programs.iter().filter(|p| p.body().iter().any(|s| s.instr.requirement().variant != Variant::Plain)).count();
+        assert_eq!(specific > 0, arch.variant != Variant::Plain, "{name}: {specific} programs with an sm_100a/f form");
+        eprintln!("{name}: {specific} of {} programs hold an sm_100a/f form", programs.len());
         for (m, chunk) in programs.chunks(PER_MODULE).enumerate() {
             let mode = if m % 2 == 0 { Mode::Outputs } else { Mode::Trace };
-            jobs.push((sm, format!("gen-sm{sm}-{m}"), kernel::module(chunk, sm, mode).unwrap()));
+            jobs.push((sm.clone(), format!("gen-{name}-{m}"), kernel::module(chunk, arch, mode).unwrap()));
         }
     }
     let fails = parallel(&jobs, |(sm, tag, ptx)| {
-        assemble(&ptxas, ptx, *sm, tag).err().map(|e| format!("{tag}:\n{}", explain(ptx, &e)))
+        assemble(&ptxas, ptx, sm, tag).err().map(|e| format!("{tag}:\n{}", explain(ptx, &e)))
     });
     assert!(fails.is_empty(), "{} of {} modules rejected by ptxas:\n{}", fails.len(), jobs.len(), fails.join("\n"));
 }
@@ -100,6 +112,36 @@ fma.rn.f16x2 %r6, %r5, %r3, %r5;
     assert!(e.contains("sm_89"), "{e}");
 }
 
+/// The MX formats of 9.7.9.21 (e2m3/e3m2 elements, ue8m0 scales) quantized and read back, as a
+/// program kernel for `sm_100a`.
+#[test]
+fn an_mx_quantize_and_read_back_chain_assembles_for_sm_100a() {
+    let Some(ptxas) = ptxas_or_skip("an_mx_quantize_and_read_back_chain_assembles_for_sm_100a") else { return };
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+cvt.rn.satfinite.e2m3x2.f32 %h2, %f0, %f1;
+cvt.rn.f16x2.e2m3x2 %r3, %h2;
+cvt.rn.satfinite.relu.e3m2x2.f16x2 %h4, %r3;
+cvt.rn.relu.f16x2.e3m2x2 %r5, %h4;
+cvt.rp.satfinite.ue8m0x2.f32 %h6, %f0, %f1;
+cvt.rn.bf16x2.ue8m0x2 %r7, %h6;
+cvt.rn.satfinite.e4m3x2.bf16x2 %h8, %r7;
+// outputs: %r5, %r7, %h8
+",
+    )
+    .unwrap();
+    let arch = Arch { sm: 100, variant: Variant::A };
+    for mode in [Mode::Outputs, Mode::Trace] {
+        let ptx = kernel::module(std::slice::from_ref(&p), arch, mode).unwrap();
+        assert!(ptx.contains(".target sm_100a\n"), "{ptx}");
+        let tag = format!("mx-sm100a-{mode:?}");
+        assemble(&ptxas, &ptx, "100a", &tag).unwrap_or_else(|e| panic!("{tag}:\n{}", explain(&ptx, &e)));
+    }
+    // Plain sm_100 lacks these forms: the emitter refuses the program, naming the suffix.
+    let e = kernel::module(std::slice::from_ref(&p), 100, Mode::Outputs).unwrap_err().to_string();
+    assert!(e.contains("needs sm_100a"), "{e}");
+}
+
 /// A one-instruction program around `form` (a predicate source comes from a `testp.f32`,
 /// which every sm has: predicates are never inputs).
 fn single_form_program(form: &Instr) -> Program {
@@ -161,7 +203,7 @@ fn ptxas_agrees_with_the_table_on_target_boundaries() {
     }
     let fails = parallel(&jobs, |(form, text, sm)| {
         let (ptx, v) = single_form_module(form, *sm);
-        let table = form.check_target(Target { sm: *sm, ptx: v }).is_ok();
+        let table = form.check_target(Target::new(*sm, v)).is_ok();
         let asm = assemble(&ptxas, &ptx, *sm, &format!("{text}-{sm}"));
         (table != asm.is_ok()).then(|| {
             format!(
@@ -179,7 +221,7 @@ fn ptxas_agrees_with_the_table_on_target_boundaries() {
     // The samples really straddle a boundary in the table: illegal below, legal at it.
     for &(text, inputs, below, at) in samples {
         let form = Instr::parse(text, inputs).unwrap();
-        let ok = |sm: u32| form.check_target(Target { sm, ptx: PtxVersion::new(9, 0) }).is_ok();
+        let ok = |sm: u32| form.check_target(Target::new(sm, PtxVersion::new(9, 0))).is_ok();
         assert!(!ok(below) && ok(at), "{text}: table boundary is not between sm_{below} and sm_{at}");
     }
 }
@@ -226,7 +268,7 @@ fn every_form_agrees_with_ptxas_on_sm_80_90_100() {
         let legal: Vec<Instr> = forms
             .iter()
             .copied()
-            .filter(|f| f.check_target(Target { sm, ptx: floor.max(f.requirement().ptx) }).is_ok())
+            .filter(|f| f.check_target(Target::new(sm, floor.max(f.requirement().ptx))).is_ok())
             .collect();
         let programs: Vec<Program> = legal.iter().map(single_form_program).collect();
         let module = kernel::module(&programs, sm, Mode::Outputs).unwrap();
@@ -247,7 +289,7 @@ fn every_form_agrees_with_ptxas_on_sm_80_90_100() {
             // sm than on its first: the fp8 cvts, PTX 8.1 on sm_89 and 7.8 on sm_90), and the
             // one below it, which ptxas must refuse.
             let versions = || VERSIONS.iter().map(|&(a, b)| PtxVersion::new(a, b));
-            let need = versions().find(|&v| v >= floor && f.check_target(Target { sm, ptx: v }).is_ok()).unwrap();
+            let need = versions().find(|&v| v >= floor && f.check_target(Target::new(sm, v)).is_ok()).unwrap();
             if need > floor {
                 let prev = versions().rev().find(|v| *v < need).unwrap();
                 if prev >= floor {

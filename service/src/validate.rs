@@ -124,13 +124,18 @@ fn clip(s: &str) -> String {
     }
 }
 
-/// The lowest known sm whose PTX has every instruction of `p`.
+/// The lowest known sm whose PTX has every instruction of `p` (`sm_100a`'s 100 for the
+/// architecture-specific `cvt`s: `kernel::lowest_arch`).
 pub fn lowest_sm(p: &Program) -> Result<u32, Invalid> {
+    if let Some(arch) = kernel::lowest_arch(p) {
+        return Ok(arch.sm);
+    }
+    // No target: the plain targets' refusal says why.
     let need = p.requirement().0;
     let mut last = None;
     for sm in kernel::known_sms().filter(|&sm| sm >= need) {
         let Ok(ptx) = kernel::module_version(&[p], sm) else { continue };
-        match p.check_target(Target { sm, ptx }) {
+        match p.check_target(Target::new(sm, ptx)) {
             Ok(()) => return Ok(sm),
             Err(e) => last = Some(e),
         }
@@ -252,6 +257,10 @@ mod tests {
         assert_eq!(c.inputs, ["0x3f800000", "0x40000000"]);
         assert_eq!(c.expected, ["0x40400000"]);
         assert!(kernel::known_sms().any(|sm| sm == c.sm));
+        // An f6 cvt exists on sm_100a only: a regression of it is sm 100, not refused.
+        let f6 = "// inputs: %f0:f32, %f1:f32\ncvt.rn.satfinite.e2m3x2.f32 %h2, %f0, %f1;\n// outputs: %h2\n";
+        let c = check_raw(f6, &s(&["0x3f800000", "0x40400000"]), Some(&s(&["0x0814"]))).unwrap();
+        assert_eq!((c.sm, c.expected.clone()), (100, vec!["lane0: 0x14 (3) ; lane1: 0x08 (1)".to_string()]));
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub async fn insert_finding(
             target: target.to_string(),
             device: "test".into(),
             sm: 90,
+            variant: Default::default(),
             program: serde_json::from_str(&p.to_json()).unwrap(),
             program_text: p.to_string(),
             inputs: inputs.iter().map(|s| s.to_string()).collect(),

@@ -35,7 +35,7 @@ pub struct GenCmd {
 
 pub fn gen(args: GenCmd) -> Result<()> {
     let cfg = args.gen.to_config()?;
-    let sm = cfg.sm;
+    let arch = cfg.arch();
     let generator = Generator::new(cfg).context("generator config")?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let mode = if args.trace { Mode::Trace } else { Mode::Outputs };
@@ -45,11 +45,11 @@ pub fn gen(args: GenCmd) -> Result<()> {
         bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
         let program = generator.program(&mut Unstructured::new(&bytes)).context("generating a program")?;
         let name = format!("s{}_{i:06}", args.seed);
-        let module = kernel::module(&[&program], sm, mode)?;
+        let module = kernel::module(&[&program], arch, mode)?;
         std::fs::write(args.out.join(format!("{name}.ptx")), module)?;
         std::fs::write(args.out.join(format!("{name}.json")), program.to_json() + "\n")?;
     }
-    eprintln!("wrote {} programs (sm_{sm}) to {}", args.count, args.out.display());
+    eprintln!("wrote {} programs ({arch}) to {}", args.count, args.out.display());
     Ok(())
 }
 
@@ -58,9 +58,9 @@ pub fn gen(args: GenCmd) -> Result<()> {
 pub struct SassCmd {
     /// The PTX file.
     file: PathBuf,
-    /// Target architecture: 90 for sm_90.
-    #[arg(long, default_value_t = 90)]
-    sm: u32,
+    /// Target architecture: 90 for sm_90, 100a for sm_100a (the file's `.target` must allow it).
+    #[arg(long, default_value = "90")]
+    sm: ptx::isa::Arch,
 }
 
 pub fn sass(args: SassCmd) -> Result<()> {
@@ -68,7 +68,7 @@ pub fn sass(args: SassCmd) -> Result<()> {
     let dir = tempdir()?;
     let cubin = dir.join("module.cubin");
     let out = Command::new(&ptxas)
-        .arg(format!("-arch=sm_{}", args.sm))
+        .arg(format!("-arch={}", args.sm))
         .arg(&args.file)
         .arg("-o")
         .arg(&cubin)

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::GenConfig;
-use ptx::isa::{Opcode, PtxVersion, Type};
+use ptx::isa::{Arch, Opcode, PtxVersion, Type};
 
 /// Generator options; each default is `GenConfig::default()`'s (documented there).
 #[derive(Args, Debug, Clone, Default)]
@@ -12,9 +12,11 @@ pub struct GenArgs {
     /// below override its fields.
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
-    /// Target architecture: 90 for sm_90 (75 to 121).
+    /// Target architecture: 90 for sm_90 (75 to 121); 100a or 100f for the architecture-specific
+    /// sm_100a/sm_100f, which add the f6/ue8m0 conversions (kernels then load on that GPU
+    /// (family) only).
     #[arg(long)]
-    pub sm: Option<u32>,
+    pub sm: Option<Arch>,
     /// PTX ISA version of the module, e.g. 8.7 (default: the config's).
     #[arg(long)]
     pub ptx: Option<String>,
@@ -62,13 +64,12 @@ impl GenArgs {
             }
             None => GenConfig::default(),
         };
-        if let Some(sm) = self.sm {
-            cfg.sm = sm;
+        if let Some(arch) = self.sm {
+            (cfg.sm, cfg.variant) = (arch.sm, arch.variant);
             // A module must be at least the PTX version that knows the target.
-            if let Some(v) = ptx::kernel::min_ptx_for_sm(sm) {
-                cfg.ptx = cfg.ptx.max(v);
-            } else {
-                bail!("sm_{sm} is not a target ptxas 13.5 knows; use one of 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121");
+            match ptx::kernel::min_ptx_for_arch(arch) {
+                Ok(v) => cfg.ptx = cfg.ptx.max(v),
+                Err(_) => bail!("{arch} is not a target ptxas 13.5 knows; use one of 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121 (with a or f: 100a)"),
             }
         }
         if let Some(v) = &self.ptx {

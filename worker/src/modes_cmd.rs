@@ -64,7 +64,10 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.gen.sm };
+    if let Some(arch) = args.gen.sm.filter(|a| a.variant != ptx::isa::Variant::Plain) {
+        bail!("modes-check compares the instruction VM, a plain sm_XX module, with whole-program kernels: {arch} has no VM; give --sm {}", arch.sm);
+    }
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.gen.sm.map(|a| a.sm) };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     if let Some(path) = &args.reclassify {
         return reclassify(target.as_mut(), path, t0);
@@ -73,6 +76,7 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
     // Approximate forms too: the VM and a kernel must agree on them as on the rest.
     cfg.approximate = true;
     if let (None, Some(sm)) = (args.gen.sm, target.info().sm) {
+        // The GPU's own sm, plain.
         cfg.sm = sm;
         cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| format!("sm_{sm} is not a target ptxfuzz knows"))?);
     }

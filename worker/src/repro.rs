@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use ptx::interp::Expectation;
+use ptx::isa::Arch;
 use ptx::kernel::{self, Mode};
 use ptx::profile::Profile;
 use ptx::program::Program;
@@ -77,13 +78,15 @@ impl ReproducerExt for Reproducer {
         let hex_inputs = |c: &Case| {
             c.program.inputs().iter().zip(&c.inputs).map(|(&t, &v)| format_register_hex(t, v)).collect()
         };
+        let arch = ptx_arch(p, meta.sm);
         Ok(Reproducer {
             ptxfuzz_repro: FORMAT,
             signature: meta.signature,
             class: meta.class,
             target: meta.target,
             device: meta.device,
-            sm: ptx_sm(p, meta.sm),
+            sm: arch.sm,
+            variant: arch.variant,
             program: serde_json::from_str(&p.to_json()).expect("program JSON is JSON"),
             program_text: p.to_string(),
             inputs: hex_inputs(case),
@@ -136,14 +139,13 @@ fn output_hex(e: &Expectation, v: u64) -> String {
     format!("0x{v:0digits$x}")
 }
 
-/// The sm to write PTX for: `preferred` when the program runs there, else the lowest known
-/// target that has every instruction.
-pub fn ptx_sm(p: &Program, preferred: u32) -> u32 {
-    let works = |sm: u32| kernel::module(&[p], sm, Mode::Outputs).is_ok();
-    if works(preferred) {
-        return preferred;
+/// The target to write PTX for: plain sm_`preferred` when the program runs there, else the
+/// lowest known target that has every instruction (`sm_100a` for the f6/ue8m0 `cvt`s).
+pub fn ptx_arch(p: &Program, preferred: u32) -> Arch {
+    if kernel::module(&[p], preferred, Mode::Outputs).is_ok() {
+        return Arch::from(preferred);
     }
-    kernel::known_sms().find(|&sm| works(sm)).unwrap_or(preferred)
+    kernel::lowest_arch(p).unwrap_or(Arch::from(preferred))
 }
 
 /// Write a finding folder `dir` with `repro.json`, `repro.ptx` and `repro.cu`, atomically:
@@ -256,8 +258,26 @@ mod tests {
     #[test]
     fn sm_is_raised_to_what_the_program_needs() {
         let p = Program::parse("// inputs: %rd0:f32x2\nadd.rn.f32x2 %rd1, %rd0, %rd0;\n// outputs: %rd1\n").unwrap();
-        assert_eq!(ptx_sm(&p, 90), 100);
-        assert_eq!(ptx_sm(&p, 120), 120);
+        assert_eq!(ptx_arch(&p, 90), Arch::from(100));
+        assert_eq!(ptx_arch(&p, 120), Arch::from(120));
+    }
+
+    #[test]
+    fn an_f6_cvt_gets_an_sm_100a_reproducer_whose_files_name_it() {
+        let program = Program::parse("// inputs: %f0:f32, %f1:f32\ncvt.rn.satfinite.e2m3x2.f32 %h2, %f0, %f1;\n// outputs: %h2\n").unwrap();
+        assert_eq!(ptx_arch(&program, 90).to_string(), "sm_100a");
+        let case = Case { program, inputs: vec![0x3f80_0000, 0x4040_0000] };
+        // The e2m3 pair of (1.0, 3.0) is 0x0814; a target that gave 0x0815 is a finding.
+        let meta = Provenance { signature: "s".into(), sm: 90, ..Provenance::default() };
+        let r = Reproducer::new(&case, &[0x0815], meta).unwrap();
+        assert_eq!((r.sm, r.variant, r.failing_outputs.clone()), (100, ptx::isa::Variant::A, vec![0]));
+        assert!(r.ptx_file().unwrap().contains(".target sm_100a\n"));
+        let cu = api::repro::cuda::source(&r).unwrap();
+        assert!(cu.contains("nvcc -gencode arch=compute_100a,code=sm_100a -o repro") && cu.contains("sm_100a code runs there only"), "{cu}");
+        // The suffix survives the JSON; a plain reproducer's JSON has no "variant".
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<Reproducer>(&json).unwrap(), r);
+        assert!(json.contains(r#""variant":"a""#) && !serde_json::to_string(&sample()).unwrap().contains("variant"));
     }
 
     #[test]

@@ -148,3 +148,19 @@ fn undocumented_forms_are_off_by_default_and_labelled_when_turned_on() {
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&out2);
 }
+
+#[test]
+fn an_arch_specific_sm_is_refused_on_cuda_before_a_gpu_is_opened_and_runs_on_interp() {
+    let out = scratch("sm100a");
+    let o = Command::new(PTXFUZZ).args(["campaign", "--target", "cuda", "--sm", "100a", "--seconds", "1", "--out"]).arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("sm_100a") && err.contains("plain sm_XX only") && err.contains("--target interp"), "{err}");
+    let text = run(&["--target", "interp", "--sm", "100a", "--families", "cvt", "--cases", "20000", "--quiet"], &out);
+    let s = summary(&out);
+    assert_eq!(s["config"]["variant"], "a", "{text}");
+    assert_eq!(s["totals"]["mismatches"], 0, "{text}");
+    let bad = Command::new(PTXFUZZ).args(["campaign", "--sm", "100x"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("'100x' is not an sm"), "{}", String::from_utf8_lossy(&bad.stderr));
+    let _ = std::fs::remove_dir_all(&out);
+}

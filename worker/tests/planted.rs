@@ -152,6 +152,21 @@ const PLANTED_BUGS: &[Planted] = &[
         within: 100_000,
         explained_by: "other-rounding",
     },
+    Planted {
+        deviation: "ue8m0-rz-as-rp",
+        // The form exists on sm_100a only: the campaign, its reproducer and the files made
+        // from it name that target.
+        args: &["--sm", "100a", "--families", "cvt", "--types", "f32,bf16x2", "--cases", "100000"],
+        instr_prefixes: &[
+            "cvt.rz.ue8m0x2.f32~",
+            "cvt.rz.ue8m0x2.bf16x2~",
+            "cvt.rz.satfinite.ue8m0x2.f32~",
+            "cvt.rz.satfinite.ue8m0x2.bf16x2~",
+        ],
+        class: "rounding",
+        within: 100_000,
+        explained_by: "other-rounding",
+    },
 ];
 
 #[test]
@@ -233,7 +248,10 @@ fn check_reproducer(out: &Path, r: &Value, deviation: &str) {
     assert!(text.contains("execution mode: isa"), "{text}");
     let interp = run(Some("interp"));
     assert_eq!(interp.status.code(), Some(3), "{deviation}: the interpreter agrees with itself");
-    compile(&folder, r["sm"].as_u64().unwrap());
+    let arch = format!("sm_{}{}", r["sm"].as_u64().unwrap(), r["variant"].as_str().unwrap_or(""));
+    let ptx = std::fs::read_to_string(folder.join("repro.ptx")).unwrap();
+    assert!(ptx.contains(&format!(".target {arch}\n")), "{deviation}: {arch}\n{ptx}");
+    compile(&folder, &arch, r["variant"].is_string());
 }
 
 fn nvidia_tool(env: &str, name: &str) -> Option<PathBuf> {
@@ -260,7 +278,9 @@ fn nvidia_tool(env: &str, name: &str) -> Option<PathBuf> {
 
 /// nvcc builds repro.cu (device code through ptxas, host code through the C++ compiler) with
 /// every warning an error; ptxas assembles repro.ptx.
-fn compile(folder: &Path, sm: u64) {
+/// A suffixed `arch` (`sm_100a`) is given to nvcc as `-gencode`, as repro.cu says: its
+/// `-arch=sm_100a` also embeds plain `compute_100` PTX, which ptxas refuses for such forms.
+fn compile(folder: &Path, arch: &str, suffixed: bool) {
     let Some(nvcc) = nvidia_tool("NVCC", "nvcc") else {
         if std::env::var("PTXFUZZ_SKIP_NVCC").as_deref() == Ok("1") {
             eprintln!("SKIPPED: nvcc not found and PTXFUZZ_SKIP_NVCC=1");
@@ -269,8 +289,14 @@ fn compile(folder: &Path, sm: u64) {
         panic!("nvcc not found: install it with `pip install nvidia-cuda-nvcc` (or set NVCC=/path/to/nvcc); set PTXFUZZ_SKIP_NVCC=1 to skip");
     };
     let exe = folder.join("repro-bin");
+    let target: Vec<String> = match suffixed {
+        false => vec![format!("-arch={arch}")],
+        true => vec!["-gencode".into(), format!("arch={},code={arch}", arch.replace("sm_", "compute_"))],
+    };
+    let cu = std::fs::read_to_string(folder.join("repro.cu")).unwrap();
+    assert!(cu.contains(&format!("nvcc {} -o repro", target.join(" "))), "{cu}");
     let o = Command::new(&nvcc)
-        .arg(format!("-arch=sm_{sm}"))
+        .args(&target)
         .args(["-Werror", "all-warnings", "-o"])
         .arg(&exe)
         .arg(folder.join("repro.cu"))
@@ -280,7 +306,7 @@ fn compile(folder: &Path, sm: u64) {
     assert!(exe.is_file());
     let ptxas = nvcc.with_file_name("ptxas");
     let o = Command::new(&ptxas)
-        .arg(format!("-arch=sm_{sm}"))
+        .arg(format!("-arch={arch}"))
         .arg(folder.join("repro.ptx"))
         .args(["-o", "/dev/null"])
         .output()

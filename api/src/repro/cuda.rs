@@ -39,14 +39,20 @@ pub fn source(r: &Reproducer) -> Result<String, ReproError> {
     let _ = write!(
         s,
         "// ptxfuzz reproducer: {sig}\n// target {target} ({device})\n//\n\
-         // Build and run on a GPU of sm_{sm} or newer:\n\
-         //   nvcc -arch=sm_{sm} -o repro repro.cu && ./repro\n\
+         // Build and run on a GPU of {on}:\n\
+         //   nvcc {nvcc} -o repro repro.cu && ./repro\n\
          // Exit status: 1 the finding reproduces (some output is not allowed), 0 every output\n\
          // is allowed, 2 a CUDA error.\n//\n",
         sig = r.signature,
         target = r.target,
         device = r.device,
-        sm = r.sm,
+        nvcc = r.nvcc_arch(),
+        // An architecture-specific module loads on that sm (a) or its family (f) alone.
+        on = match r.variant {
+            ptx::isa::Variant::Plain => format!("sm_{} or newer", r.sm),
+            ptx::isa::Variant::A => format!("sm_{} (sm_{}a code runs there only)", r.sm, r.sm),
+            ptx::isa::Variant::F => format!("the sm_{} family (sm_{}f)", r.sm, r.sm),
+        },
     );
     for line in r.program_text.lines() {
         let _ = writeln!(s, "// program: {line}");
@@ -187,9 +193,11 @@ fn narrow_nan_c(n: ptx::narrow_format::Narrow) -> String {
 /// A C condition on lane value `l` for one outcome.
 fn outcome_c(sc: Option<Scalar>, o: Outcome) -> String {
     let Some(sc) = sc else {
-        // A predicate: only exact bits.
+        // A predicate (only exact bits), or a narrow element: exact bits, or any value where
+        // the section leaves it open (ue8m0 of zero); its NaNs are `narrow_nan_c`'s.
         return match o {
             Outcome::Bits(b) => format!("l == {b}ULL"),
+            Outcome::Unbounded { zero_mask, .. } => format!("(l & 0x{zero_mask:x}ULL) == 0"),
             _ => "false".into(),
         };
     };
@@ -350,6 +358,14 @@ mod tests {
         assert_eq!(outcome_c(None, Outcome::Bits(1)), "l == 1ULL");
         assert_eq!(narrow_nan_c(ptx::narrow_format::Narrow::E4m3), "((l & 0x7fULL) == 0x7fULL)");
         assert_eq!(narrow_nan_c(ptx::narrow_format::Narrow::E2m3), "false");
+        // ue8m0 of zero is left open by the section: that element accepts anything, the other
+        // (1.0, 127) its one value.
+        let p = Program::parse("// inputs: %r0:bf16x2\ncvt.rz.ue8m0x2.bf16x2 %h1, %r0;\n// outputs: %h1\n").unwrap();
+        let e = &p.run(&[0x3f80_0000]).unwrap()[0];
+        let mut c = String::new();
+        accept_fn(&mut c, 0, e);
+        assert!(c.contains("if (!((l & 0x0ULL) == 0)) return false;") && c.contains("if (!(l == 127ULL)) return false;"), "{c}");
+        assert!(!c.contains("!(false)"), "{c}");
     }
 
     #[test]

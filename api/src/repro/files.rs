@@ -45,7 +45,7 @@ pub fn actual_bits(r: &Reproducer) -> Result<Vec<u64>, ReproError> {
 /// The `.ptx` file: the kernel module with a header saying how to launch it.
 pub fn ptx_file(r: &Reproducer) -> Result<String, ReproError> {
     let (program, inputs) = case(r)?;
-    let module = kernel::module(&[&program], r.sm, Mode::Outputs)?;
+    let module = kernel::module(&[&program], r.arch(), Mode::Outputs)?;
     let mut s = String::new();
     s.push_str(&format!("// ptxfuzz reproducer: {}\n// target {} ({})\n", r.signature, r.target, r.device));
     if r.exec == crate::Exec::Isa {
@@ -95,6 +95,7 @@ pub(crate) mod tests {
             target: "exec:planted rz-as-rn".into(),
             device: "test".into(),
             sm: 90,
+            variant: Default::default(),
             program: serde_json::from_str(&program.to_json()).unwrap(),
             program_text: program.to_string(),
             inputs: vec!["0x3f000000".into(), "0x33040000".into()],

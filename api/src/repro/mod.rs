@@ -30,6 +30,12 @@ pub struct Reproducer {
     pub device: String,
     /// The sm the PTX files are written for.
     pub sm: u32,
+    /// The architecture-specific suffix of that target ("a" of `sm_100a`) where the program
+    /// needs one (the f6/ue8m0 `cvt`s of PTX ISA 9.7.9.21); absent for a plain sm, as in
+    /// files older than the field.
+    #[serde(default, skip_serializing_if = "is_plain")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub variant: ptx::isa::Variant,
     /// The canonical program JSON (`ptx::program::json`).
     pub program: serde_json::Value,
     /// The program as PTX text, for reading.
@@ -64,6 +70,27 @@ pub struct Reproducer {
     /// of these, not the delivery time. Absent in files older than the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Reproducer {
+    /// The `.target` the PTX files are written for: `sm_90`, `sm_100a`.
+    pub fn arch(&self) -> ptx::isa::Arch {
+        ptx::isa::Arch { sm: self.sm, variant: self.variant }
+    }
+
+    /// nvcc's target option for `repro.cu`: `-arch=sm_90`; for a suffixed target the explicit
+    /// `-gencode arch=compute_100a,code=sm_100a`, since nvcc 13.x's `-arch=sm_100a` also
+    /// embeds plain `compute_100` PTX, which ptxas refuses for these forms.
+    pub fn nvcc_arch(&self) -> String {
+        match self.variant {
+            ptx::isa::Variant::Plain => format!("-arch=sm_{}", self.sm),
+            v => format!("-gencode arch=compute_{sm}{v},code=sm_{sm}{v}", sm = self.sm),
+        }
+    }
+}
+
+fn is_plain(v: &ptx::isa::Variant) -> bool {
+    *v == ptx::isa::Variant::Plain
 }
 
 fn spec_judge() -> String {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::isa::{Opcode, PtxVersion, Target, Type};
+use crate::isa::{Arch, Opcode, PtxVersion, Target, Type, Variant};
 
 /// How programs are generated. Shares are probabilities in `[0, 1]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -12,6 +12,12 @@ pub struct GenConfig {
     /// Target GPU, `sm_XX` as XX. Default 90: the H100, the datacenter GPU most users run,
     /// and ptxas accepts its full 9.7.3/9.7.4 set (bf16 arithmetic needs sm_90).
     pub sm: u32,
+    /// The architecture-specific suffix of the target, `"a"` for `sm_100a`, `"f"` for
+    /// `sm_100f`. Default `"plain"` (and left out of the JSON): a plain module runs on every
+    /// later GPU, and only a handful of `cvt` forms (the f6/ue8m0 ones of 9.7.9.21) need a
+    /// suffix; ask for `sm_100a` to fuzz them.
+    #[serde(skip_serializing_if = "is_plain")]
+    pub variant: Variant,
     /// The newest PTX ISA version forms may need, as "major.minor". Default "8.7" (CUDA 12.8):
     /// newer than anything an sm_90 form needs, and the first release to know every target up
     /// to sm_120, so it only restricts forms when asked to.
@@ -72,6 +78,7 @@ impl Default for GenConfig {
     fn default() -> GenConfig {
         GenConfig {
             sm: 90,
+            variant: Variant::Plain,
             ptx: PtxVersion::new(8, 7),
             opcodes: Opcode::ALL.to_vec(),
             types: Type::ALL.to_vec(),
@@ -92,13 +99,22 @@ impl Default for GenConfig {
 
 impl GenConfig {
     pub fn target(&self) -> Target {
-        Target { sm: self.sm, ptx: self.ptx }
+        Target::of(self.arch(), self.ptx)
+    }
+
+    /// The `.target` of the modules: `sm_90`, `sm_100a`.
+    pub fn arch(&self) -> Arch {
+        Arch { sm: self.sm, variant: self.variant }
     }
 
     /// A default config for `sm_XX` and PTX ISA `ptx`.
     pub fn for_target(sm: u32, ptx: PtxVersion) -> GenConfig {
         GenConfig { sm, ptx, ..GenConfig::default() }
     }
+}
+
+fn is_plain(v: &Variant) -> bool {
+    *v == Variant::Plain
 }
 
 /// `PtxVersion` as "8.7".
@@ -174,13 +190,18 @@ mod tests {
         assert!(json.contains(r#""ptx":"8.7""#), "{json}");
         assert_eq!(serde_json::from_str::<GenConfig>(&json).unwrap(), c);
         let partial: GenConfig = serde_json::from_str(r#"{"sm":100,"ptx":"8.6"}"#).unwrap();
-        assert_eq!(partial.target(), Target { sm: 100, ptx: PtxVersion::new(8, 6) });
+        assert_eq!(partial.target(), Target::new(100, PtxVersion::new(8, 6)));
         assert_eq!(partial.max_len, GenConfig::default().max_len);
+        // A plain target leaves "variant" out; "a" names sm_100a.
+        assert!(!json.contains("variant"), "{json}");
+        let a: GenConfig = serde_json::from_str(r#"{"sm":100,"variant":"a","ptx":"8.6"}"#).unwrap();
+        assert_eq!((a.arch().to_string(), a.target().variant), ("sm_100a".to_string(), Variant::A));
+        assert!(serde_json::to_string(&a).unwrap().contains(r#""variant":"a""#));
     }
 
     #[test]
     fn bad_config_names_are_errors() {
-        for bad in [r#"{"opcodes":["addd"]}"#, r#"{"types":["f8"]}"#, r#"{"ptx":"8"}"#, r#"{"smm":90}"#] {
+        for bad in [r#"{"opcodes":["addd"]}"#, r#"{"types":["f8"]}"#, r#"{"ptx":"8"}"#, r#"{"smm":90}"#, r#"{"variant":"b"}"#] {
             assert!(serde_json::from_str::<GenConfig>(bad).is_err(), "{bad}");
         }
     }

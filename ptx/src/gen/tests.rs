@@ -24,7 +24,7 @@ fn generated_programs_are_valid_and_legal_for_their_target() {
         for p in programs(&g, sm as u64, 2000) {
             let again = Program::new(p.inputs().to_vec(), p.body().to_vec(), p.outputs().to_vec());
             assert_eq!(again.as_ref(), Ok(&p));
-            let t = Target { sm, ptx: PtxVersion { major, minor } };
+            let t = Target::new(sm, PtxVersion { major, minor });
             assert_eq!(p.check_target(t), Ok(()), "{p}");
         }
     }
@@ -34,7 +34,7 @@ fn generated_programs_are_valid_and_legal_for_their_target() {
 fn generator_never_offers_a_form_the_table_rejects_for_the_target() {
     let cfg = GenConfig { approximate: true, contraction: true, ..target(80, 7, 0) };
     let g = Generator::new(cfg).unwrap();
-    let t = Target { sm: 80, ptx: PtxVersion { major: 7, minor: 0 } };
+    let t = Target::new(80, PtxVersion { major: 7, minor: 0 });
     assert!(g.forms().count() > 50);
     for f in g.forms() {
         assert_eq!(f.check_target(t), Ok(()), "{f}");
@@ -242,7 +242,7 @@ fn conversions_make_chains_across_formats() {
     // Only cvt and fma: every chain between formats goes through a conversion.
     let cfg = GenConfig { opcodes: vec![Opcode::Cvt, Opcode::Fma], min_len: 4, max_len: 12, ..target(90, 7, 8) };
     let g = Generator::new(cfg).unwrap();
-    let t = Target { sm: 90, ptx: PtxVersion::new(7, 8) };
+    let t = Target::new(90, PtxVersion::new(7, 8));
     assert!(g.forms().any(|f| f.to_string() == "cvt.rn.bf16.f32") && g.forms().any(|f| f.to_string() == "cvt.f32.bf16"));
     // 9.7.9.21: .satfinite needs PTX 8.1, so PTX 7.8 must not see it, but on the fp8 forms,
     // which always carry it and which sm_90 has from PTX 7.8.
@@ -340,6 +340,41 @@ fn an_fp8_source_reads_a_cvt_to_its_format_which_the_generator_inserts() {
     // Below sm_89 there is none.
     let old = Generator::new(GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32, Type::F16x2], ..target(80, 8, 6) }).unwrap();
     assert!(old.forms().all(|f| f.narrow_dest().is_none() && f.narrow_source().is_none()));
+}
+
+#[test]
+fn an_sm_100a_target_adds_the_f6_and_ue8m0_cvts_and_reads_each_pair_from_a_cvt_to_its_format() {
+    use crate::isa::{Narrow, Variant};
+    // MX quantization as a compiler emits it: f32 -> e2m3x2 / ue8m0x2 scales -> back to halves.
+    let arch = |variant| GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32, Type::F16x2, Type::Bf16x2], min_len: 2, max_len: 6, variant, ..target(100, 9, 1) };
+    let g = Generator::new(arch(Variant::A)).unwrap();
+    let names: Vec<String> = g.forms().map(|f| f.to_string()).collect();
+    for form in ["cvt.rn.satfinite.e2m3x2.f32", "cvt.rn.f16x2.e3m2x2", "cvt.rz.satfinite.ue8m0x2.f32", "cvt.rn.bf16x2.ue8m0x2", "cvt.rn.satfinite.e4m3x2.bf16x2"] {
+        assert!(names.iter().any(|n| n == form), "{form} missing on sm_100a");
+    }
+    assert!(!names.iter().any(|n| n.contains("e2m1x2")), "e2m1x2 is a .b8 register");
+    let t = g.config().target();
+    assert_eq!(t.variant, Variant::A);
+    let mut read = std::collections::BTreeSet::new();
+    for p in programs(&g, 29, 1500) {
+        assert_eq!(p.check_target(t), Ok(()), "{p}");
+        for s in p.body() {
+            let Some(n) = s.instr.narrow_source() else { continue };
+            let d = p.definition(s.srcs()[0]).unwrap_or_else(|| panic!("a narrow input in {p}"));
+            assert_eq!(p.body()[d].instr.narrow_dest(), Some(n), "{p}");
+            read.insert(n);
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(7, 64)), &p).unwrap()).unwrap();
+    }
+    for n in [Narrow::E4m3, Narrow::E5m2, Narrow::E2m3, Narrow::E3m2, Narrow::Ue8m0] {
+        assert!(read.contains(&n), "no {} pair read back in 1500 programs", n.name());
+    }
+    // The plain sm_100 has only the fp8 ones of sm_89; sm_100f has the family's (the bf16x2
+    // sources) but not the sm_100a ones (the f32 sources of f6, ue8m0).
+    let plain: Vec<String> = Generator::new(arch(Variant::Plain)).unwrap().forms().map(|f| f.to_string()).collect();
+    assert!(plain.iter().all(|n| !n.contains("e2m3x2") && !n.contains("ue8m0x2") && !n.contains("e4m3x2.bf16x2")));
+    let family: Vec<String> = Generator::new(arch(Variant::F)).unwrap().forms().map(|f| f.to_string()).collect();
+    assert!(family.iter().any(|n| n == "cvt.rn.satfinite.e2m3x2.bf16x2") && !family.iter().any(|n| n == "cvt.rn.satfinite.e2m3x2.f32"));
 }
 
 #[test]

@@ -121,7 +121,7 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
 /// An fp8 `cvt`: each lane's allowed values from `crate::cvt::narrow` as an expectation, an
 /// 8-bit pair ([`Expectation::narrow_pair`]) or a half pair (up-conversions). The section's
 /// "either" rows are `relu-keeps-negative-zero`; a lane the section leaves open accepts
-/// anything with the module's reading recorded (no fp8 form of a program has one).
+/// anything with the module's reading recorded (ue8m0 of zero or a negative value).
 fn narrow_cvt(instr: &Instr, c: &crate::cvt::narrow::NarrowCvt, ops: &[u64]) -> Result<Expectation, EvalError> {
     use crate::cvt::narrow::{self, Allowed, Direction, Wide};
     use crate::expect::{LaneExpectation, Outcome, Reading};

@@ -16,8 +16,8 @@
 //! `sm_100a`/`sm_100f` narrow forms (a target programs do not name) and the `.rs` family
 //! (a random-bits operand) run alone (`ptx::form`).
 
-use super::{Clamp, Conversion, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
-use crate::cvt::narrow::{Direction, NarrowCvt, NarrowError, Variant, Wide};
+use super::{Clamp, Conversion, Narrow, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
+use crate::cvt::narrow::{Direction, NarrowCvt, NarrowError, Wide};
 use crate::cvt::int::CvtInt;
 use crate::cvt::tf32::Tf32Cvt;
 use crate::format::Scalar;
@@ -269,12 +269,13 @@ impl Instr {
 
 impl Instr {
     /// The legality of a narrow-format `cvt` in a program: the section's rule it breaks, a field
-    /// no narrow `cvt` has, or a form whose target programs cannot name.
+    /// no narrow `cvt` has, or an `e2m1x2` form (a `.b8` register). The `sm_100a`/`sm_100f`
+    /// forms are legal; [`Instr::check_target`] asks for the suffix.
     fn validate_narrow(&self) -> Result<(), IsaError> {
         let c = self.as_narrow().ok_or_else(|| IsaError::Illegal {
             form: self.to_string(),
-            rule: "an fp8 cvt writes an .e4m3x2/.e5m2x2 pair from two .f32 or one .f16x2 (.rn .satfinite, .relu), \
-                   or reads one into .f16x2 (.rn, .relu), nothing else"
+            rule: "a narrow-format cvt writes an .e4m3x2/.e5m2x2/.e2m3x2/.e3m2x2/.ue8m0x2 pair from two .f32 or one \
+                   .f16x2/.bf16x2, or reads one into .f16x2 (.bf16x2 for ue8m0x2), with the modifiers of the section's table"
                 .into(),
             section: "9.7.9.21",
         })?;
@@ -282,18 +283,14 @@ impl Instr {
             NarrowError::Illegal { form, rule } => IsaError::Illegal { form, rule: rule.into(), section: "9.7.9.21" },
             e => IsaError::Syntax(e.to_string()),
         })?;
-        let needs = c.needs();
-        if needs.variant != Variant::Plain {
-            // A program's target is `sm_XX` and a PTX version (`Target`): it cannot ask for
-            // the architecture-specific `sm_100a`/`sm_100f` these need.
+        if c.dst_bits() == 8 || matches!(c.dir, Direction::Up { src: Narrow::E2m1, .. }) {
+            // `e2m1x2` is a `.b8` register (9.7.9.21); a program's registers are 16 bits and
+            // wider.
             return Err(IsaError::Illegal {
                 form: c.to_string(),
-                rule: format!(
-                    "it needs {} ({}), an architecture-specific target programs do not name; \
-                     `ptxfuzz eval {c}` and `ptxfuzz capture --forms` run it alone",
-                    needs.target(),
-                    needs.section
-                ),
+                rule: "its e2m1x2 operand is a .b8 register, which programs do not have; \
+                       `ptxfuzz eval` and `ptxfuzz capture --forms` run it alone"
+                    .into(),
                 section: "9.7.9.21",
             });
         }
@@ -378,9 +375,10 @@ mod tests {
         }
         let forms = cvt_forms();
         // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no),
-        // the 10 tf32 forms and the 12 sm_89 fp8 ones.
+        // the 10 tf32 forms, the 12 sm_89 fp8 ones and the 29 of sm_100a/sm_100f (all narrow
+        // forms but the .b8 e2m1x2 ones).
         let ints = CvtInt::all().len();
-        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12, "{ints}");
+        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12 + 29, "{ints}");
         assert!(forms.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -431,32 +429,44 @@ mod tests {
     }
 
     #[test]
-    fn every_narrow_cvt_maps_to_an_instruction_and_programs_hold_the_sm_89_fp8_ones() {
-        let mut held = 0;
+    fn every_narrow_cvt_maps_to_an_instruction_and_programs_hold_all_but_the_b8_e2m1x2_ones() {
+        use crate::isa::{PtxVersion, Target, Variant};
+        let (mut held, mut arch_specific) = (0, 0);
         for c in NarrowCvt::all() {
             let i = Instr::from_narrow(&c);
             assert_eq!(i.as_narrow(), Some(c), "{c}");
             assert_eq!((i.as_cvt(), i.as_cvt_int(), i.as_tf32()), (None, None, None), "{c}");
             assert_eq!(i.to_string(), c.to_string());
-            match c.needs().variant {
-                Variant::Plain => {
-                    assert_eq!(i.validate(), Ok(()), "{c}");
-                    assert_eq!(Instr::parse(&c.to_string(), c.inputs()), Ok(i), "{c}");
-                    assert_eq!((i.requirement().sm, i.requirement().ptx), (89, crate::isa::PtxVersion::new(8, 1)), "{c}");
-                    let pair = crate::program::ValType::Narrow(i.narrow_dest().or(i.narrow_source()).unwrap());
-                    let (src, dst) = (crate::program::ValType::of_operand(&i, 0), crate::program::ValType::of_result(&i));
-                    assert!((src == pair) != (dst == pair) && pair.class() == crate::program::RegClass::B16, "{c}");
-                    held += 1;
-                }
-                // sm_100a / sm_100f: a target programs do not name, said with the form.
-                _ => {
-                    let e = i.validate().unwrap_err().to_string();
-                    assert!(e.contains("sm_100") && e.contains("programs do not name") && e.contains("ptxfuzz eval"), "{e}");
+            if c.to_string().contains("e2m1x2") {
+                // A .b8 register: said with the form, and where it runs instead.
+                let e = i.validate().unwrap_err().to_string();
+                assert!(e.contains(".b8") && e.contains("ptxfuzz eval"), "{e}");
+                continue;
+            }
+            assert_eq!(i.validate(), Ok(()), "{c}");
+            assert_eq!(Instr::parse(&c.to_string(), c.inputs()), Ok(i), "{c}");
+            assert_eq!(i.requirement(), c.needs(), "{c}");
+            let pair = crate::program::ValType::Narrow(i.narrow_dest().or(i.narrow_source()).unwrap());
+            let (src, dst) = (crate::program::ValType::of_operand(&i, 0), crate::program::ValType::of_result(&i));
+            assert!((src == pair) != (dst == pair) && pair.class() == crate::program::RegClass::B16, "{c}");
+            held += 1;
+            let need = c.needs();
+            let plain = Target::new(need.sm, PtxVersion::new(9, 1));
+            match need.variant {
+                Variant::Plain => assert_eq!((need.sm, need.ptx), (89, PtxVersion::new(8, 1)), "{c}"),
+                // sm_100a / sm_100f: the plain sm refuses it, naming the suffix; sm_100a has it.
+                v => {
+                    arch_specific += 1;
+                    let e = i.check_target(plain).unwrap_err().to_string();
+                    assert!(e.contains(&format!("needs sm_100{v}")) && e.contains("target is sm_100 "), "{e}");
+                    assert_eq!(i.check_target(Target { variant: Variant::A, ..plain }), Ok(()), "{c}");
                 }
             }
         }
-        // .rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2} and .rn{.relu}.f16x2.{e4m3x2,e5m2x2}.
-        assert_eq!(held, 12);
+        // fp8: .rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2} and .rn{.relu}.f16x2.{e4m3x2,e5m2x2};
+        // the rest need sm_100a or sm_100f.
+        assert_eq!(held - arch_specific, 12);
+        assert!(arch_specific > 20, "{arch_specific}");
         let e4m3 = Instr::parse("cvt.rn.satfinite.e4m3x2.f32", 2).unwrap();
         assert_eq!((e4m3.ty, e4m3.inputs, e4m3.narrow_dest(), e4m3.value_src_bits()), (Type::F32, 2, Some(crate::isa::Narrow::E4m3), 32));
         let up = Instr::parse("cvt.rn.f16x2.e5m2x2", 1).unwrap();

@@ -23,7 +23,7 @@ pub mod text;
 
 pub use forms::all_forms;
 pub use table::IsaError;
-pub use target::{PtxVersion, Requirement, Target};
+pub use target::{Arch, PtxVersion, Requirement, Target, Variant};
 
 pub use crate::compare::{BoolOp, CmpOp};
 use crate::format::Scalar;

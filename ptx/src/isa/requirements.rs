@@ -36,7 +36,7 @@ impl ReqRule {
 /// The minimum target of a form: the maximum over all matching rows (sm first, then PTX ISA).
 /// A form no row matches (an illegal one) gets `sm_10` / PTX ISA 1.0 and its opcode's section.
 pub fn requirement_of(i: &Instr) -> Requirement {
-    let mut req = Requirement { sm: 10, ptx: PtxVersion::new(1, 0), section: super::rules::section_of(i.op, i.ty) };
+    let mut req = Requirement::plain(10, PtxVersion::new(1, 0), super::rules::section_of(i.op, i.ty));
     let mut best: Option<(u32, PtxVersion)> = None;
     for row in REQUIREMENTS.iter().filter(|r| r.matches(i)) {
         if best.is_none_or(|b| (row.sm, row.ptx) > b) {

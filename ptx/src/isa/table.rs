@@ -7,7 +7,7 @@
 
 use super::rules::{Source, FORM_RULES};
 use super::{Instr, Opcode};
-pub use super::target::{PtxVersion, Requirement, Target};
+pub use super::target::{PtxVersion, Requirement, Target, Variant};
 
 /// Why an instruction text or form is not legal PTX.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -16,13 +16,16 @@ pub enum IsaError {
     Syntax(String),
     #[error("{form}: {rule} (PTX ISA {section})")]
     Illegal { form: String, rule: String, section: &'static str },
-    #[error("{form} needs sm_{need_sm} and PTX ISA {need_ptx_major}.{need_ptx_minor}, target is sm_{sm} with PTX ISA {ptx_major}.{ptx_minor} (PTX ISA {section})")]
+    #[error("{form} needs sm_{need_sm}{need_variant} and PTX ISA {need_ptx_major}.{need_ptx_minor}, target is sm_{sm}{variant} with PTX ISA {ptx_major}.{ptx_minor} (PTX ISA {section})")]
     Target {
         form: String,
         need_sm: u32,
+        /// The suffix the form needs (`a` of `sm_100a`), empty for most.
+        need_variant: Variant,
         need_ptx_major: u8,
         need_ptx_minor: u8,
         sm: u32,
+        variant: Variant,
         ptx_major: u8,
         ptx_minor: u8,
         section: &'static str,
@@ -59,8 +62,7 @@ impl Instr {
             return c.requirement();
         }
         if let Some(c) = self.as_narrow() {
-            let n = c.needs();
-            return Requirement { sm: n.sm, ptx: n.ptx, section: n.section };
+            return c.needs();
         }
         if let Some(c) = self.as_compare() {
             return c.requirement();
@@ -75,15 +77,17 @@ impl Instr {
         let need = self.requirement();
         // A form may need less PTX on a later sm than on its first (the fp8 cvts).
         let ptx = self.as_narrow().map_or(need.ptx, |c| c.ptx_on(target.sm));
-        if target.sm >= need.sm && target.ptx >= ptx {
+        if target.has(&need) && target.ptx >= ptx {
             return Ok(());
         }
         Err(IsaError::Target {
             form: self.to_string(),
             need_sm: need.sm,
+            need_variant: need.variant,
             need_ptx_major: ptx.major,
             need_ptx_minor: ptx.minor,
             sm: target.sm,
+            variant: target.variant,
             ptx_major: target.ptx.major,
             ptx_minor: target.ptx.minor,
             section: need.section,

@@ -246,3 +246,32 @@ cvt.rn.satfinite.relu.e5m2x2.f16x2 %h4, %r3;
         .unwrap_err();
     assert!(e.to_string().contains("is a e4m3x2 register, but add.rn.f32 needs f32"), "{e}");
 }
+
+#[test]
+fn an_mx_chain_quantizes_to_e2m3_and_ue8m0_and_reads_both_back() {
+    // The sm_100a forms of 9.7.9.21 as an MX kernel uses them: f32 values to e2m3 pairs,
+    // their scales to ue8m0 pairs, both read back into halves.
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+cvt.rn.satfinite.e2m3x2.f32 %h2, %f0, %f1;
+cvt.rn.f16x2.e2m3x2 %r3, %h2;
+cvt.rz.satfinite.ue8m0x2.f32 %h4, %f0, %f1;
+cvt.rn.bf16x2.ue8m0x2 %r5, %h4;
+// outputs: %h2, %r3, %h4, %r5
+",
+    )
+    .unwrap();
+    assert_eq!((p.reg_type(Reg(2)).name(), p.reg_type(Reg(4)).name()), ("e2m3x2", "ue8m0x2"));
+    assert_eq!(p.reg_type(Reg(5)), ValType::Float(Type::Bf16x2));
+    let run = |a: f32, b: f32| -> Vec<u64> {
+        p.run(&[a.to_bits() as u64, b.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect()
+    };
+    // a in the high byte. e2m3 (bias 1): 1.0 is 0.01.000, 3.0 is 0.10.100; ue8m0 of 1.0 is
+    // 127, of 3.0 rounded toward zero 2.0 = 128.
+    assert_eq!(run(1.0, 3.0), [0x0814, 0x3c00_4200, 0x7f80, 0x3f80_4000]);
+    // .satfinite: 100.0 is e2m3's largest, 7.5 (0.11.111); in ue8m0 .rz gives 64 = 2^(133-127).
+    assert_eq!(run(100.0, 1.0), [0x1f08, 0x4780_3c00, 0x857f, 0x4280_3f80]);
+    // Only sm_100a has the f32-sourced forms.
+    let need = p.check_target(crate::isa::Target::new(100, crate::isa::PtxVersion::new(9, 1))).unwrap_err();
+    assert!(need.to_string().contains("needs sm_100a"), "{need}");
+}

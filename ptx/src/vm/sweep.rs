@@ -78,7 +78,7 @@ pub fn module(form: &Instr, sm: u32, judging: Judging) -> Result<String, VmError
     if let Some(why) = unsupported(form) {
         return Err(VmError::NoSweepModule { form: form.to_string(), why: why.into() });
     }
-    if form.check_target(Target { sm, ptx: version }).is_err() {
+    if form.check_target(Target::new(sm, version)).is_err() {
         return Err(VmError::NoSweepModule { form: form.to_string(), why: format!("not legal on sm_{sm}") });
     }
     let n = form.inputs as usize;

@@ -260,7 +260,7 @@ async fn finding_page(State(state): State<AppState>, session: MaybeSession, Path
                     a id="download-cu" href=(format!("/findings/{id}/repro.cu")) { "repro.cu" } ", "
                     a id="download-json" href=(format!("/findings/{id}/repro.json")) { "repro.json" } ", then run" }
                 pre { code id="repro-command" { "ptxfuzz repro repro.json --target cuda" } }
-                p { "or " code { "nvcc -arch=sm_" (r.reproducer.sm) " -o repro repro.cu && ./repro" } "." }
+                p { "or " code { "nvcc " (r.reproducer.nvcc_arch()) " -o repro repro.cu && ./repro" } "." }
             }
             _ => p { "This finding has no reports." }
         }

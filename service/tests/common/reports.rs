@@ -136,6 +136,7 @@ impl Reports {
                 target: "cuda:0".into(),
                 device: gpu.to_string(),
                 sm,
+                variant: Default::default(),
                 program: t.program_json.clone(),
                 program_text: t.program_text.clone(),
                 inputs: types.iter().zip(&inputs).map(|(&ty, &v)| format_register_hex(ty, v)).collect(),

@@ -22,6 +22,7 @@ pub fn report(signature: &str, nonce: u64, hits: u64) -> FindingReport {
             target: "exec:planted".into(),
             device: "test device".into(),
             sm: 90,
+            variant: Default::default(),
             program: serde_json::from_str(&program.to_json()).unwrap(),
             program_text: program.to_string(),
             inputs: vec!["0x3f000000".into(), "0x33040000".into()],

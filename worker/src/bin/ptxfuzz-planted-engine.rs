@@ -17,6 +17,8 @@
 //!   (a predicate source: the campaign must find it behind the `setp` that defines it).
 //! - `cvt-rni-as-rzi`: `cvt.rni{.ftz}{.sat}.s32.f32` truncates (an integer result inside
 //!   programs, whose readers are `cvt`s from `.s32`).
+//! - `ue8m0-rz-as-rp`: `cvt.rz{.satfinite}.ue8m0x2.{f32,bf16x2}` rounds up, as `.rp` does
+//!   (an MX scale one binade too large; the forms need `sm_100a`: `campaign --sm 100a`).
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -24,7 +26,7 @@ use std::io::{self, BufRead, Write};
 
 use ptx::format::{Format, Scalar, BF16, F16, F32, F64};
 use ptx::interp::{self, Expectation};
-use ptx::isa::{AbsMode, Clamp, Ftz, Instr, IntType, Opcode, Precision, Type};
+use ptx::isa::{AbsMode, Clamp, Ftz, Instr, IntType, Narrow, Opcode, Precision, Type};
 use ptx::program::Program;
 use ptx::Rounding;
 use serde_json::{json, Value};
@@ -41,9 +43,10 @@ enum Deviation {
     CvtRzAsRn,
     SelpSwapped,
     CvtRniAsRzi,
+    Ue8m0RzAsRp,
 }
 
-const NAMES: [(&str, Deviation); 10] = [
+const NAMES: [(&str, Deviation); 11] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -54,6 +57,7 @@ const NAMES: [(&str, Deviation); 10] = [
     ("cvt-rz-as-rn", Deviation::CvtRzAsRn),
     ("selp-swapped", Deviation::SelpSwapped),
     ("cvt-rni-as-rzi", Deviation::CvtRniAsRzi),
+    ("ue8m0-rz-as-rp", Deviation::Ue8m0RzAsRp),
 ];
 
 fn main() {
@@ -192,6 +196,11 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
                 && i.precision == Precision::Rounded(Rounding::Rn) =>
         {
             primary(&Instr { precision: Precision::Rounded(Rounding::Rz), ..*i }, ops)
+        }
+        Deviation::Ue8m0RzAsRp
+            if i.narrow_dest() == Some(Narrow::Ue8m0) && i.precision == Precision::Rounded(Rounding::Rz) =>
+        {
+            primary(&Instr { precision: Precision::Rounded(Rounding::Rp), ..*i }, ops)
         }
         Deviation::FmaSplit if matches!(i.op, Opcode::Fma | Opcode::Mad) && !i.is_approximate() => {
             let mul = Instr { op: Opcode::Mul, inputs: 2, clamp: Clamp::None, ..*i };

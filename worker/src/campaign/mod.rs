@@ -80,9 +80,10 @@ pub struct CampaignArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// sm_XX to generate for (only forms that exist there) and, on cuda, to compile for.
-    /// Default: the GPU's own, else 90.
+    /// Default: the GPU's own, else 90. 100a or 100f adds the architecture-specific f6/ue8m0
+    /// conversions (not on the cuda target yet).
     #[arg(long)]
-    pub sm: Option<u32>,
+    pub sm: Option<ptx::isa::Arch>,
     /// Opcodes to generate (comma-separated PTX names: add,fma,rcp,...). Default: all, or on
     /// the host target the ones it implements (add,sub,mul,fma,div,sqrt,rcp).
     #[arg(long, value_delimiter = ',')]
@@ -203,7 +204,11 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
             spec
         }
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    if let Some(arch) = args.sm {
+        // Before a GPU is opened: the refusal does not wait for the device.
+        runs_on(arch, &spec)?;
+    }
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.map(|a| a.sm) };
     let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from);
     // The one pool every CPU stage uses (the interp engine and the judge): built before the
     // first use of rayon, so --jobs holds for all of them.
@@ -219,7 +224,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     let (mut target, capture) = match &spec {
         EngineSpec::Replay { path } => {
             let c = Arc::new(Capture::load(path)?);
-            (Box::new(ReplayEngine::new(c.clone(), args.sm)) as Box<dyn Engine>, Some(c))
+            (Box::new(ReplayEngine::new(c.clone(), args.sm.map(|a| a.sm))) as Box<dyn Engine>, Some(c))
         }
         _ => (open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?, None),
     };
@@ -251,13 +256,13 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     let split = Split::new(target.exec_modes(), args.compiled_share)?;
     let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
     eprintln!(
-        "campaign: target {}; seed {}; {} mode; execution {}; judged against {}; sm_{}; {} form(s); {} judging thread(s); findings in {}",
+        "campaign: target {}; seed {}; {} mode; execution {}; judged against {}; {}; {} form(s); {} judging thread(s); findings in {}",
         target.info(),
         args.seed,
         if args.trace { "trace" } else { "end-to-end" },
         split,
         profile.name(),
-        cfg.sm,
+        cfg.arch(),
         match &capture {
             Some(_) => src_cfg.recorded.len(),
             None => gen.forms().count(),
@@ -379,6 +384,19 @@ fn recorded_items(c: &Capture, cfg: &GenConfig) -> Vec<source::Item> {
         .collect()
 }
 
+/// Whether `spec` can run programs for `arch`: the cuda engine compiles plain sm_XX modules
+/// and its instruction VM is one, so an sm_100a program would not assemble there.
+fn runs_on(arch: ptx::isa::Arch, spec: &EngineSpec) -> Result<()> {
+    if arch.variant != ptx::isa::Variant::Plain && matches!(spec, EngineSpec::Cuda { .. }) {
+        bail!(
+            "{arch}: the cuda target compiles for plain sm_XX only so far; fuzz the sm_100a/f forms with --target interp, \
+             exec:COMMAND or replay:PATH, or give --sm {}",
+            arch.sm
+        );
+    }
+    Ok(())
+}
+
 /// The generator config: --config or the defaults (approximate forms on: issue 4's model
 /// judges them), restricted by --sm, --families, --types, and for the host target to what
 /// its FPU implements unless the user chose.
@@ -390,11 +408,18 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
         }
         None => GenConfig { approximate: true, ..GenConfig::default() },
     };
-    if let Some(sm) = args.sm.or(info.sm) {
+    // --sm sets the sm and its suffix; the GPU's own sm (info.sm) keeps a --config's suffix.
+    if let Some(arch) = args.sm {
+        (cfg.sm, cfg.variant) = (arch.sm, arch.variant);
+    } else if let Some(sm) = info.sm {
         cfg.sm = sm;
-        let need = ptx::kernel::min_ptx_for_sm(sm).with_context(|| format!("sm_{sm} is not a target ptxfuzz knows"))?;
+    }
+    if args.sm.is_some() || info.sm.is_some() {
+        let arch = cfg.arch();
+        let need = ptx::kernel::min_ptx_for_arch(arch).map_err(|_| anyhow::anyhow!("{arch} is not a target ptxfuzz knows"))?;
         cfg.ptx = cfg.ptx.max(need);
     }
+    runs_on(cfg.arch(), spec)?;
     let host_defaults = *spec == EngineSpec::Host && args.config.is_none();
     if !args.families.is_empty() {
         cfg.opcodes = args

@@ -173,7 +173,7 @@ impl CudaEngine {
     }
 
     fn target(&self) -> Target {
-        Target { sm: self.sm, ptx: kernel::min_ptx_for_sm(self.sm).expect("checked in new") }
+        Target::new(self.sm, kernel::min_ptx_for_sm(self.sm).expect("checked in new"))
     }
 
     /// The loaded module for this text (JIT on a cache miss).
