@@ -267,12 +267,13 @@ impl Form {
     /// and later ones of the same family (the same tens digit: sm_100f runs on sm_103).
     pub fn target_on(&self, sm: u32) -> Option<String> {
         let n = self.needs();
-        match n.variant {
-            Variant::Plain if sm >= n.sm => Some(format!("sm_{sm}")),
-            Variant::A if sm == n.sm => Some(format!("sm_{sm}a")),
-            Variant::F if sm >= n.sm && sm / 10 == n.sm / 10 => Some(format!("sm_{sm}f")),
-            _ => None,
-        }
+        // The rule is `Target::has`'s; the first suffix that has the form, `f` before `a` (an
+        // `f` form on sm_103 is compiled for sm_103f, which the whole family loads).
+        [Variant::Plain, Variant::F, Variant::A]
+            .into_iter()
+            .map(|variant| crate::isa::Target { sm, variant, ptx: n.ptx })
+            .find(|t| t.has(&n))
+            .map(|t| t.arch().to_string())
     }
 
     /// Whether the form's spelling starts with `prefix` at a `.` boundary: `cvt` and
@@ -350,6 +351,10 @@ mod tests {
         assert_eq!(form("cvt.rs.bf16x2.f32").target_on(100).as_deref(), Some("sm_100a"));
         assert_eq!(form("cvt.rs.bf16x2.f32").target_on(90), None);
         assert_eq!(form("cvt.rs.bf16x2.f32").target_on(120), None);
+        // An f form: its family, with the f suffix.
+        let f = form("cvt.rn.satfinite.e2m3x2.bf16x2");
+        assert_eq!((f.target_on(100).as_deref(), f.target_on(103).as_deref()), (Some("sm_100f"), Some("sm_103f")));
+        assert_eq!((f.target_on(90), f.target_on(110)), (None, None));
         assert_eq!(form("fma.rn.f32.bf16").target_on(90), None);
     }
 

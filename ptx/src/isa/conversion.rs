@@ -8,13 +8,13 @@
 //! `.b32` or `.b64` register of its width (`f32 -> s32 -> f32` is how compilers truncate).
 //! So is the tf32 family ([`Tf32Cvt`]): [`RoundTo::Tf32`] carries its rounding (`.rna`
 //! included), the result is an f32-layout value in a `.b32` register that f32 sources read
-//! (CUDA's `__float_to_tf32` hands it on as a float). So are the fp8 forms of the narrow
-//! family ([`NarrowCvt`]) that need no architecture-specific target (`sm_89`:
-//! `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}`, `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`):
-//! [`Conversion::narrow`] is the pair's end, held in a `.b16` register, the other end the
-//! form's type (`f32 -> e4m3x2 -> f16x2` is how FP8 kernels quantize and read back). The
-//! `sm_100a`/`sm_100f` narrow forms (a target programs do not name) and the `.rs` family
-//! (a random-bits operand) run alone (`ptx::form`).
+//! (CUDA's `__float_to_tf32` hands it on as a float). So is the narrow family ([`NarrowCvt`]):
+//! the fp8 forms of `sm_89` (`cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}`,
+//! `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`) and the e2m3/e3m2/ue8m0 and bf16x2-sourced ones of
+//! `sm_100a`/`sm_100f` (a [`crate::isa::Target`] with that suffix): [`Conversion::narrow`] is
+//! the pair's end, held in a `.b16` register, the other end the form's type (`f32 -> e4m3x2
+//! -> f16x2` is how FP8 kernels quantize and read back). The `e2m1x2` forms (a `.b8`
+//! register) and the `.rs` family (a random-bits operand) run alone (`ptx::form`).
 
 use super::{Clamp, Conversion, Narrow, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
 use crate::cvt::narrow::{Direction, NarrowCvt, NarrowError, Wide};
