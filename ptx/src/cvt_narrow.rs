@@ -66,8 +66,8 @@ pub struct NarrowCvt {
 
 /// Architecture-specific targets (the section gives some forms to `sm_100a`, this sm only, or
 /// to `sm_100f`, its family) and what a form needs: the instruction table's types
-/// (`crate::isa::target`), under the names this module's callers know.
-pub use crate::isa::target::{Requirement as Needs, Variant};
+/// (`crate::isa::target`).
+pub use crate::isa::target::{Requirement, Variant};
 
 /// Why a spelling is not a documented narrow `cvt`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -194,8 +194,8 @@ impl NarrowCvt {
     }
 
     /// The target each form needs (PTX ISA and Target ISA Notes of 9.7.9.21).
-    pub fn needs(&self) -> Needs {
-        let n = |sm, variant, major, minor, section| Needs { sm, variant, ptx: PtxVersion::new(major, minor), section };
+    pub fn needs(&self) -> Requirement {
+        let n = |sm, variant, major, minor, section| Requirement { sm, variant, ptx: PtxVersion::new(major, minor), section };
         match self.dir {
             Direction::Down { dst, src: Wide::Bf16x2 } if dst.is_fp8() => n(100, Variant::F, 9, 1, "cvt.rn.satfinite{.relu}{.e5m2x2/.e4m3x2}{.bf16x2}: PTX ISA 9.1, sm_100f"),
             Direction::Down { dst, .. } if dst.is_fp8() => n(89, Variant::Plain, 8, 1, "cvt with .e4m3x2/.e5m2x2 for sm_89: PTX ISA 8.1"),

@@ -23,7 +23,7 @@
 use std::fmt;
 
 use super::eval::convert_lane;
-use super::narrow::{Needs, Variant};
+use super::narrow::{Requirement, Variant};
 use super::{Cvt, CvtError, CvtRounding};
 use crate::expect::{Expectation, LaneExpectation, Outcome};
 use crate::format::{Format, Scalar, BF16, F16, F32};
@@ -88,8 +88,8 @@ impl StochasticCvt {
 
     /// ".rs rounding mode is supported on ... sm_100a, sm_103a"; ".rs rounding mode introduced
     /// in PTX ISA version 8.7" (ptxas 13.5 refuses sm_100, sm_100f, sm_110a and sm_120a).
-    pub fn needs(&self) -> Needs {
-        Needs { sm: 100, variant: Variant::A, ptx: PtxVersion::new(8, 7), section: ".rs rounding mode: PTX ISA 8.7, sm_100a and sm_103a" }
+    pub fn needs(&self) -> Requirement {
+        Requirement { sm: 100, variant: Variant::A, ptx: PtxVersion::new(8, 7), section: ".rs rounding mode: PTX ISA 8.7, sm_100a and sm_103a" }
     }
 
     /// Sources: `a`, `b` (f32) and `rbits` (b32).

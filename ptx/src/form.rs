@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::compare::{Compare, CompareError, Kind, Ty};
 use crate::cvt::int::IntType;
-use crate::cvt::narrow::{Direction, Needs, Variant, Wide};
+use crate::cvt::narrow::{Direction, Requirement, Variant, Wide};
 use crate::cvt::{AnyCvt, AnyCvtError};
 use crate::isa::PtxVersion;
 use crate::mixed::{Mixed, MixedError};
@@ -236,7 +236,7 @@ impl Form {
     }
 
     /// The target the form needs (each family's table: sm, the `a`/`f` variant, PTX version).
-    pub fn needs(&self) -> Needs {
+    pub fn needs(&self) -> Requirement {
         match self {
             Form::Cvt(AnyCvt::Float(c)) => c.requirement(),
             Form::Cvt(AnyCvt::Int(c)) => c.requirement(),
