@@ -65,7 +65,7 @@ fn case(data: &[u8]) -> Result<(Instr, [u64; 3])> {
         }
     } else {
         let mut out = Vec::with_capacity(3);
-        ptx::gen::case_into(&mut u, &[instr.ty; 3][..n], 49152, 16384, &mut out)?;
+        ptx::gen::case_into(&mut u, &[ptx::program::ValType::Float(instr.ty); 3][..n], 49152, 16384, &mut out)?;
         regs[..n].copy_from_slice(&out);
     }
     Ok((instr, regs))

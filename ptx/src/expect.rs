@@ -158,6 +158,14 @@ impl Expectation {
         Expectation { scalar: None, integer: Some(t), narrow: None, lanes }
     }
 
+    /// Exactly the register bits `bits` that hold an integer of `t` (an integer input read
+    /// back unchanged: its bits above the type's width stay as they were given).
+    pub fn integer_register(t: IntType, bits: u64) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(LaneExpectation::exact(bits));
+        Expectation { scalar: None, integer: Some(t), narrow: None, lanes }
+    }
+
     pub fn scalar(scalar: Scalar, lane: LaneExpectation) -> Expectation {
         let mut lanes = ArrayVec::new();
         lanes.push(lane);

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod form_case;
+pub mod int_operand;
 pub mod operand;
 
 use std::collections::BTreeMap;
@@ -17,7 +18,7 @@ use arbitrary::{Result, Unstructured};
 pub use config::GenConfig;
 pub use operand::{case, case_into, operand, operand_for, operand_with, Choices, Draw, Specials};
 
-use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
+use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision};
 use crate::program::{Program, Reg, RegClass, Stmt, ValType};
 use operand::{chance, threshold};
 
@@ -44,6 +45,12 @@ const INPUT_REUSE_SHARE: f64 = 0.3;
 
 /// Marks a provisional source in [`Generator::program`] as input number `x & !INPUT`.
 const INPUT: u16 = 0x8000;
+
+/// The share of integer sources (`cvt.rn.f32.s32`, `selp.s32`) with no earlier integer of
+/// their type that get a `cvt` to it first (f32 -> s32 -> f32, as compilers truncate) rather
+/// than an integer input: the chain exercises the float-to-integer rounding, the input the
+/// whole range of the type (2^24 + 1 and the other ties a float result never gives).
+const INT_CHAIN_SHARE: f64 = 0.5;
 
 /// With contraction on, the share of unrounded add/subs that get an unrounded mul feeding them
 /// alone. Left to chance that pattern is rare (about 1 instruction in 500), and it is the one
@@ -88,6 +95,7 @@ struct Odds {
     special: u32,
     relation: u32,
     pair: u32,
+    int_chain: u32,
 }
 
 /// Per-thread working lists of [`Generator::program`], kept between calls so that generating
@@ -105,12 +113,15 @@ struct Scratch {
     /// of its own type (they are kept out of `results`, so that float forms do not read
     /// integers or fp8 pairs as bits).
     tagged: Vec<(ValType, u16)>,
+    /// The integer inputs, with their type (kept out of `inputs` for the same reason).
+    int_inputs: Vec<(ValType, u16)>,
 }
 
 impl Scratch {
     fn clear(&mut self) {
         self.results.iter_mut().chain(&mut self.inputs).for_each(Vec::clear);
         self.tagged.clear();
+        self.int_inputs.clear();
     }
 }
 
@@ -120,7 +131,8 @@ thread_local! {
 
 /// Whether a value is handed on only to a source of exactly its type: an integer (whose width
 /// and signedness the reading `cvt` names) or an fp8 pair (whose format the reading `cvt`
-/// names). Float sources never read them, and they are never program inputs.
+/// names). Float sources never read them; an integer may be a program input, an fp8 pair is
+/// never one.
 fn tagged(t: ValType) -> bool {
     matches!(t, ValType::Int(_) | ValType::Narrow(_))
 }
@@ -204,7 +216,10 @@ impl Generator {
             let wanted = cfg.opcodes.contains(&f.op)
                 && of_config(&f)
                 && (!f.reads_predicate(2) || !setps.is_empty())
-                && tagged_source(&f).is_none_or(|t| makers.iter().any(|h| tagged_result(h) == Some(t)));
+                // An fp8 source needs a cvt to fp8 first; an integer may be an input.
+                && tagged_source(&f).is_none_or(|t| {
+                    matches!(t, ValType::Int(_)) || makers.iter().any(|h| tagged_result(h) == Some(t))
+                });
             if !wanted {
                 continue;
             }
@@ -238,6 +253,7 @@ impl Generator {
             special: threshold(cfg.special_share),
             relation: threshold(cfg.relation_share),
             pair: threshold(CONTRACTION_PAIR_SHARE),
+            int_chain: threshold(INT_CHAIN_SHARE),
         };
         Ok(Generator { cfg, ops, odds, muls, setps, makers })
     }
@@ -273,10 +289,12 @@ impl Generator {
     /// input; the outputs are the results nothing else reads. With `contraction`, an unrounded
     /// add/sub is often given an unrounded mul feeding it alone, the pattern ptxas contracts.
     /// A predicate source (`selp`, `.BoolOp`) reads an earlier `setp` or `testp` result; when
-    /// there is none, a `setp` of the config's types defines one first. An integer source (a
-    /// `cvt` from `.s32`, ...) likewise reads an earlier integer of its type, which a `cvt` to
-    /// it defines first when there is none, and an fp8 source (`cvt.rn.f16x2.e4m3x2`) an
-    /// earlier fp8 pair: integers and fp8 pairs are never program inputs.
+    /// there is none, a `setp` of the config's types defines one first. An fp8 source
+    /// (`cvt.rn.f16x2.e4m3x2`) likewise reads an earlier fp8 pair, which a `cvt` to it defines
+    /// first when there is none (fp8 pairs are never program inputs). An integer source (a
+    /// `cvt` from `.s32`, an integer `selp`) reads an earlier integer of its type or an
+    /// integer input; with none yet, a `cvt` to it comes first half the time
+    /// (`INT_CHAIN_SHARE`).
     pub fn program(&self, u: &mut Unstructured) -> Result<Program> {
         // Asked the other way round so that an exhausted stream gives a single instruction.
         let len = if chance(u, 65536 - self.odds.single)? {
@@ -284,7 +302,7 @@ impl Generator {
         } else {
             1
         };
-        let mut inputs: Vec<Type> = Vec::with_capacity(len + 2);
+        let mut inputs: Vec<ValType> = Vec::with_capacity(len + 2);
         let mut body: Vec<Stmt> = Vec::with_capacity(len);
         SCRATCH.with_borrow_mut(|sc| -> Result<()> {
             sc.clear();
@@ -305,14 +323,22 @@ impl Generator {
                 if let Some(t) = tagged_source(&instr).filter(|t| !sc.tagged.iter().any(|(i, _)| i == t)) {
                     // No integer or fp8 pair of its type yet: a cvt to it defines one first
                     // (f32 -> s32 -> f32, as compilers truncate; f32 -> e4m3x2 -> f16x2, as
-                    // FP8 kernels quantize), or is the instruction.
-                    let h = *pick(u, self.makers.iter().filter(|h| tagged_result(h) == Some(t)))?;
-                    if body.len() + 2 <= len {
-                        let src = self.operands(u, &h, sc, &mut inputs)?;
-                        sc.tagged.push((t, body.len() as u16));
-                        body.push(Stmt::from_parts(h, src));
-                    } else {
-                        instr = h;
+                    // FP8 kernels quantize), or is the instruction. An integer source may
+                    // read an integer input instead (always, when no cvt makes its type).
+                    let makers = || self.makers.iter().filter(|h| tagged_result(h) == Some(t));
+                    let chain = match t {
+                        ValType::Int(_) => makers().next().is_some() && chance(u, self.odds.int_chain)?,
+                        _ => true,
+                    };
+                    if chain {
+                        let h = *pick(u, makers())?;
+                        if body.len() + 2 <= len {
+                            let src = self.operands(u, &h, sc, &mut inputs)?;
+                            sc.tagged.push((t, body.len() as u16));
+                            body.push(Stmt::from_parts(h, src));
+                        } else {
+                            instr = h;
+                        }
                     }
                 }
                 let mut mul = None;
@@ -373,7 +399,7 @@ impl Generator {
         u: &mut Unstructured,
         instr: &Instr,
         sc: &mut Scratch,
-        inputs: &mut Vec<Type>,
+        inputs: &mut Vec<ValType>,
     ) -> Result<[Reg; 3]> {
         // A `cvt` reads another type than it writes: f32 -> bf16 -> fma.bf16 chains.
         let ty = instr.src_type();
@@ -387,8 +413,20 @@ impl Generator {
                 continue;
             }
             if let Some(t) = tagged_source(instr) {
-                // An earlier integer or fp8 pair of its type (the caller made sure there is one).
-                *s = Reg(pick(u, sc.tagged.iter().filter(|(i, _)| *i == t))?.1);
+                // An earlier integer or fp8 pair of its type (the caller made sure an fp8
+                // source has one), or an integer input: an earlier one, or a new one.
+                let earlier = sc.tagged.iter().filter(|(i, _)| *i == t);
+                let own = sc.int_inputs.iter().filter(|(i, _)| *i == t);
+                *s = Reg(if matches!(t, ValType::Narrow(_)) || (earlier.clone().next().is_some() && chance(u, self.odds.reuse)?) {
+                    pick(u, earlier)?.1
+                } else if own.clone().next().is_some() && chance(u, self.odds.input_reuse)? {
+                    pick(u, own)?.1 | INPUT
+                } else {
+                    let i = inputs.len() as u16;
+                    inputs.push(t);
+                    sc.int_inputs.push((t, i));
+                    i | INPUT
+                });
                 continue;
             }
             let res = &sc.results[class];
@@ -399,7 +437,7 @@ impl Generator {
                 ins[u.choose_index(ins.len())?] | INPUT
             } else {
                 let i = inputs.len() as u16;
-                inputs.push(ty);
+                inputs.push(ValType::Float(ty));
                 sc.inputs[class].push(i);
                 i | INPUT
             });

@@ -11,6 +11,7 @@
 //! comments), [`json`] (`{"types":..,"inputs":..,"body":..,"outputs":..}`), both round-trip
 //! exact; [`run`] evaluates a program in the interpreter.
 
+mod input;
 pub mod json;
 pub mod run;
 pub mod text;
@@ -190,6 +191,12 @@ impl ValType {
     }
 }
 
+impl From<Type> for ValType {
+    fn from(t: Type) -> ValType {
+        ValType::Float(t)
+    }
+}
+
 /// A register: its index in the program (inputs first, then one per instruction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Reg(pub u16);
@@ -275,18 +282,16 @@ pub enum ProgramError {
     },
     #[error("register {reg} is defined twice: programs are in SSA form, give each result its own register")]
     Redefinition { reg: String },
-    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred (or u8 .. s64 for a cvt's or set's integer result, tf32 for a cvt to tf32, e4m3x2 or e5m2x2 for an fp8 cvt's)")]
+    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred, u8 .. s64 (an integer input, or a cvt's or set's integer result), tf32 (a cvt to tf32's result), e4m3x2 or e5m2x2 (an fp8 cvt's)")]
     UnknownType { reg: String, name: String },
     #[error("input {reg} has no type: give it one in \"types\" (JSON) or as {reg}:f32 in the inputs line (text)")]
     MissingInputType { reg: String },
-    #[error("input {reg} is declared {name}: inputs are floating-point registers (testp results cannot be read back)")]
+    #[error("input {reg} is declared {name}: inputs are floating-point or integer registers (a predicate is only ever a setp or testp result)")]
     PredicateInput { reg: String, name: String },
     #[error("input {reg} is declared tf32: a tf32 is what a cvt to tf32 writes; declare the input f32 (an f32 source reads either)")]
     Tf32Input { reg: String },
-    #[error("input {reg} is declared {name}: inputs are floating-point registers; an fp8 source (cvt.rn.f16x2.{name}) reads the bits of any .b16 register: declare the input f16")]
+    #[error("input {reg} is declared {name}: inputs are floating-point or integer registers; an fp8 source (cvt.rn.f16x2.{name}) reads the bits of any .b16 register: declare the input f16")]
     NarrowInput { reg: String, name: String },
-    #[error("input {reg} is declared {name}: inputs are floating-point registers; an integer source reads the bits of any register of its width (declare the input f16 for 8 or 16 bits, f16x2 for 32, f32x2 for 64) or the result of a cvt to an integer")]
-    IntegerInput { reg: String, name: String },
     #[error("\"types\" says {reg} is {declared}, but instruction {index} defines it as {defined}; fix the type or drop the entry")]
     DeclaredType { reg: String, declared: String, defined: &'static str, index: usize },
     #[error("\"types\" names {reg}, which is neither an input nor defined by an instruction")]
@@ -318,7 +323,9 @@ impl ProgramError {
 /// A valid straight-line program (see the module docs for register numbering).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Program {
-    inputs: Vec<Type>,
+    /// Floats or integers ([`ValType::is_input`]): an integer input is the operand an
+    /// integer-to-float `cvt` or an integer `selp` reads, with the whole range of its type.
+    inputs: Vec<ValType>,
     body: Vec<Stmt>,
     outputs: Vec<Reg>,
 }
@@ -326,14 +333,14 @@ pub struct Program {
 impl Program {
     /// Build and validate: every form legal (for some target), sources defined earlier and of
     /// the register class the form reads, outputs defined.
-    pub fn new(inputs: Vec<Type>, body: Vec<Stmt>, outputs: Vec<Reg>) -> Result<Program, ProgramError> {
-        let p = Program { inputs, body, outputs };
+    pub fn new<T: Into<ValType>>(inputs: Vec<T>, body: Vec<Stmt>, outputs: Vec<Reg>) -> Result<Program, ProgramError> {
+        let p = Program { inputs: inputs.into_iter().map(Into::into).collect(), body, outputs };
         p.validate()?;
         Ok(p)
     }
 
     /// For builders (the generator) whose output is valid by construction; tests check it is.
-    pub(crate) fn new_unchecked(inputs: Vec<Type>, body: Vec<Stmt>, outputs: Vec<Reg>) -> Program {
+    pub(crate) fn new_unchecked(inputs: Vec<ValType>, body: Vec<Stmt>, outputs: Vec<Reg>) -> Program {
         let p = Program { inputs, body, outputs };
         debug_assert_eq!(p.validate(), Ok(()));
         p
@@ -351,6 +358,9 @@ impl Program {
             return Err(ProgramError::TooManyRegisters(n));
         }
         let k = self.inputs.len();
+        for (i, &t) in self.inputs.iter().enumerate() {
+            t.check_input(&format!("{}{i}", t.class().prefix()))?;
+        }
         for (j, s) in self.body.iter().enumerate() {
             s.instr.validate().map_err(|e| ProgramError::IllegalForm {
                 index: j,
@@ -386,8 +396,8 @@ impl Program {
         Ok(())
     }
 
-    /// Input types, in register order (register `i` is input `i`).
-    pub fn inputs(&self) -> &[Type] {
+    /// Input types, in register order (register `i` is input `i`): floats and integers.
+    pub fn inputs(&self) -> &[ValType] {
         &self.inputs
     }
 
@@ -424,7 +434,7 @@ impl Program {
 
     pub fn reg_type(&self, r: Reg) -> ValType {
         match self.definition(r) {
-            None => ValType::Float(self.inputs[r.0 as usize]),
+            None => self.inputs[r.0 as usize],
             Some(j) => ValType::of_result(&self.body[j].instr),
         }
     }

@@ -18,6 +18,8 @@ pub enum ValueError {
     TooWide { text: String, bits: u32, ty: &'static str },
     #[error("operand '{text}': a .{ty} register has {lanes} lanes; give one hex word, one decimal for all lanes, or {lanes} comma-separated decimals (lane 0 first)")]
     Lanes { text: String, ty: &'static str, lanes: u32 },
+    #[error("operand '{text}' is outside .{ty} ({min}..={max}): give a value in range, or the register's bits as hex (0x..)")]
+    OutOfRange { text: String, ty: &'static str, min: i128, max: i128 },
 }
 
 /// Parse an operand of register type `ty`: `0x...` bits (one word for packed types), a decimal

@@ -87,6 +87,34 @@ add.rn.f32 %f13, %f11, %f12;
 }
 
 #[test]
+fn integer_inputs_of_every_width_assemble_in_program_kernels() {
+    let Some(ptxas) = ptxas_or_skip("integer_inputs_of_every_width_assemble_in_program_kernels") else { return };
+    // An integer input is loaded into the register of its width (an 8-bit one into a .b16)
+    // and read by an integer-to-float cvt or an integer selp.
+    let p = Program::parse(
+        "// inputs: %h0:s8, %h1:u16, %r2:s32, %rd3:u64, %r4:u32, %f5:f32
+cvt.rn.f32.s8 %f6, %h0;
+cvt.rz.f16.u16 %h7, %h1;
+cvt.rm.f64.s32 %fd8, %r2;
+cvt.rn.f32.u64 %f9, %rd3;
+setp.lt.f32 %p10, %f5, %f9;
+selp.u32 %r11, %r4, %r4, %p10;
+cvt.rp.f32.u32 %f12, %r11;
+// outputs: %f6, %h7, %fd8, %f12
+",
+    )
+    .unwrap();
+    for sm in [80u32, 90, 100] {
+        for mode in [Mode::Outputs, Mode::Trace] {
+            let ptx = kernel::module(std::slice::from_ref(&p), sm, mode).unwrap();
+            let tag = format!("int-inputs-sm{sm}-{mode:?}");
+            assert!(ptx.contains("ld.global.b16 %h0") && ptx.contains("ld.global.b64 %rd3"), "{ptx}");
+            assemble(&ptxas, &ptx, sm, &tag).unwrap_or_else(|e| panic!("{tag}:\n{}", explain(&ptx, &e)));
+        }
+    }
+}
+
+#[test]
 fn an_fp8_quantize_and_read_back_chain_assembles_in_program_kernels() {
     let Some(ptxas) = ptxas_or_skip("an_fp8_quantize_and_read_back_chain_assembles_in_program_kernels") else { return };
     let p = Program::parse(

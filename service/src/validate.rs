@@ -4,10 +4,9 @@
 //! an [`Invalid`] whose message says what is wrong and how to fix it (a 422 in the API).
 
 use ptx::interp::Expectation;
-use ptx::isa::{Target, Type};
+use ptx::isa::Target;
 use ptx::kernel;
-use ptx::program::Program;
-use ptx::value::{format_register_hex, parse_operand};
+use ptx::program::{Program, ValType};
 
 /// Largest program text accepted (bytes). Programs are straight-line and minimized; this keeps
 /// one request from occupying a core for long.
@@ -98,7 +97,7 @@ pub fn parse_inputs(program: &Program, inputs: &[String]) -> Result<Vec<u64>, In
         .collect()
 }
 
-fn parse_input(ty: Type, text: &str) -> Result<u64, String> {
+fn parse_input(ty: ValType, text: &str) -> Result<u64, String> {
     let t = text.trim();
     let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
     if !hex.bytes().any(|c| c.is_ascii_hexdigit()) || !hex.bytes().all(|c| c.is_ascii_hexdigit() || c == b'_') {
@@ -108,8 +107,8 @@ fn parse_input(ty: Type, text: &str) -> Result<u64, String> {
     if significant > 16 {
         return Err(format!("'{}' has more than {} bits: a .{} register holds {} bits", clip(text), ty.bits(), ty.name(), ty.bits()));
     }
-    // parse_operand says "more than N bits" for a value too wide for the register.
-    parse_operand(ty, &format!("0x{hex}")).map_err(|e| e.to_string())
+    // parse_input says "more than N bits" for a value too wide for the register.
+    ty.parse_input(&format!("0x{hex}")).map_err(|e| e.to_string())
 }
 
 fn describe_inputs(p: &Program) -> String {
@@ -182,7 +181,7 @@ pub fn check_raw(program: &str, inputs: &[String], expected: Option<&[String]>) 
     Ok(Checked {
         program_json: serde_json::from_str(&program.to_json()).map_err(|e| invalid(format!("program JSON: {e}")))?,
         program_text: program.to_string(),
-        inputs: program.inputs().iter().zip(&values).map(|(&t, &v)| format_register_hex(t, v)).collect(),
+        inputs: program.inputs().iter().zip(&values).map(|(&t, &v)| t.format_hex(v)).collect(),
         expected: exp.iter().map(|e| e.to_string()).collect(),
         sm,
         exec: api::Exec::Compiled,
@@ -261,6 +260,18 @@ mod tests {
         let f6 = "// inputs: %f0:f32, %f1:f32\ncvt.rn.satfinite.e2m3x2.f32 %h2, %f0, %f1;\n// outputs: %h2\n";
         let c = check_raw(f6, &s(&["0x3f800000", "0x40400000"]), Some(&s(&["0x0814"]))).unwrap();
         assert_eq!((c.sm, c.expected.clone()), (100, vec!["lane0: 0x14 (3) ; lane1: 0x08 (1)".to_string()]));
+    }
+
+    #[test]
+    fn a_raw_regression_with_an_integer_input_is_evaluated_and_its_width_checked() {
+        // 2^24 + 3 to f32 rounds to nearest even: 2^24 + 4 (0x4b800002).
+        let cvt = "// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n";
+        let c = check_raw(cvt, &s(&["1000003"]), Some(&s(&["0x4b800002"]))).unwrap();
+        assert_eq!(c.inputs, ["0x01000003"]);
+        let e = check_raw(cvt, &s(&["0x100000000"]), None).unwrap_err();
+        assert!(e.0.contains("input 0") && e.0.contains("32 bits"), "{e}");
+        let e = check_raw(cvt, &s(&["0x01000003"]), Some(&s(&["0x4b800001"]))).unwrap_err();
+        assert!(e.0.contains("allows 0x4b800002"), "{e}");
     }
 
     #[test]

@@ -22,7 +22,7 @@
 
 use ptx::isa::{Clamp, Comparison, Ftz, Instr, NanMode, Precision, Type};
 use ptx::program::{Program, Reg, RegClass, Stmt, ValType};
-use ptx::{Rounding, Scalar};
+use ptx::Rounding;
 
 /// A program and one input vector (raw register bits, one per input).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -80,7 +80,7 @@ impl Size {
                 .inputs()
                 .iter()
                 .zip(&case.inputs)
-                .map(|(&ty, &v)| lanes(ty, v).map(|l| value_complexity(ty.scalar(), l)).sum::<u64>())
+                .map(|(&ty, &v)| values::register_complexity(ty, v))
                 .sum(),
         }
     }
@@ -178,7 +178,7 @@ enum Src {
 /// An editable program: sources by position, inputs with their values.
 #[derive(Clone, Debug)]
 struct Ir {
-    inputs: Vec<(Type, u64)>,
+    inputs: Vec<(ValType, u64)>,
     body: Vec<(Instr, Vec<Src>)>,
     outputs: Vec<Src>,
 }
@@ -200,7 +200,7 @@ impl Ir {
     /// The register class a source holds.
     fn class(&self, s: Src) -> RegClass {
         match s {
-            Src::Input(i) => RegClass::of(self.inputs[i].0),
+            Src::Input(i) => self.inputs[i].0.class(),
             Src::Result(j) => ptx::program::ValType::of_result(&self.body[j].0).class(),
         }
     }
@@ -264,7 +264,9 @@ impl Ir {
     /// fits the input's register (same width): an input that replaced an f16 result feeding
     /// only `fma.bf16` is a bf16, not an f16, in the reproducer (the bits are the same; the
     /// declared type and decimal rendering follow the reader).
-    fn consumers_type(&self, i: usize, live: &[bool]) -> Option<Type> {
+    fn consumers_type(&self, i: usize, live: &[bool]) -> Option<ValType> {
+        // An integer input keeps its type: its readers name it exactly.
+        let ValType::Float(own) = self.inputs[i].0 else { return None };
         let mut tys = self
             .body
             .iter()
@@ -272,8 +274,8 @@ impl Ir {
             .filter(|((_, srcs), &l)| l && srcs.contains(&Src::Input(i)))
             .map(|((instr, _), _)| instr.src_type());
         let first = tys.next()?;
-        let own = self.inputs[i].0;
-        (tys.all(|t| t == first) && first.bits() == own.bits() && RegClass::of(first) == RegClass::of(own)).then_some(first)
+        (tys.all(|t| t == first) && first.bits() == own.bits() && RegClass::of(first) == RegClass::of(own))
+            .then_some(ValType::Float(first))
     }
 
     /// Every use of `from` (operands and outputs) reads `to` instead.
@@ -315,14 +317,16 @@ fn drop_instruction(ir: &Ir, reference: Option<&[u64]>) -> Vec<Ir> {
     let mut out = Vec::new();
     for j in 0..ir.body.len() {
         let (instr, srcs) = &ir.body[j];
-        // A predicate or an integer cannot be a program input: such a result is not replaced
-        // by a fresh input (a source of its class below may still replace it). A tf32 result
-        // becomes an f32 input (`instr.ty`), which its f32 readers take; an fp8 pair an f16
-        // input with its bits (an fp8 source reads any .b16 register, 9.7.9.21).
+        // A predicate cannot be a program input: such a result is not replaced by a fresh
+        // input (a source of its class below may still replace it). An integer result becomes
+        // an integer input of its type (f32 -> s32 -> f32 shrinks to the one conversion that
+        // fails); a tf32 result an f32 input (`instr.ty`), which its f32 readers take; an fp8
+        // pair an f16 input with its bits (an fp8 source reads any .b16 register, 9.7.9.21).
         let input_type = match ValType::of_result(instr) {
-            ValType::Pred | ValType::Int(_) => None,
-            ValType::Narrow(_) => Some(Type::F16),
-            ValType::Tf32 | ValType::Float(_) => Some(instr.ty),
+            ValType::Pred => None,
+            t @ ValType::Int(_) => Some(t),
+            ValType::Narrow(_) => Some(ValType::Float(Type::F16)),
+            ValType::Tf32 | ValType::Float(_) => Some(ValType::Float(instr.ty)),
         };
         if let (Some(values), Some(ty)) = (reference, input_type) {
             let mut c = ir.clone();
@@ -342,16 +346,25 @@ fn drop_instruction(ir: &Ir, reference: Option<&[u64]>) -> Vec<Ir> {
     out
 }
 
-/// Group 3: an operand reads an existing input of its register class instead.
+/// Group 3: an operand reads an existing input of its register class instead (an integer
+/// source an integer input of its type, a float source a float input: the bits of one are
+/// not a value of the other).
 fn reuse_input(ir: &Ir, _: Option<&[u64]>) -> Vec<Ir> {
     let mut out = Vec::new();
     for j in 0..ir.body.len() {
         for pos in 0..ir.body[j].1.len() {
             let cur = ir.body[j].1[pos];
             let class = ir.class(cur);
+            let need = ValType::of_operand(&ir.body[j].0, pos);
             for i in 0..ir.inputs.len() {
                 let to = Src::Input(i);
-                if to != cur && RegClass::of(ir.inputs[i].0) == class {
+                let have = ir.inputs[i].0;
+                let kind = match (need, have) {
+                    (ValType::Int(a), ValType::Int(b)) => a == b,
+                    (ValType::Int(_), _) | (_, ValType::Int(_)) => false,
+                    _ => true,
+                };
+                if to != cur && kind && have.class() == class {
                     let mut c = ir.clone();
                     c.body[j].1[pos] = to;
                     out.push(c);
@@ -401,121 +414,20 @@ fn simplify_modifiers(ir: &Ir, _: Option<&[u64]>) -> Vec<Ir> {
     out
 }
 
-/// Group 5: one input lane given a simpler value.
+/// Group 5: one input given a simpler value (a float one lane at a time).
 fn simplify_values(ir: &Ir, _: Option<&[u64]>) -> Vec<Ir> {
     let mut out = Vec::new();
     for (i, &(ty, v)) in ir.inputs.iter().enumerate() {
-        let s = ty.scalar();
-        let w = s.bits();
-        for (lane, l) in lanes(ty, v).enumerate() {
-            for cand in simpler_values(s, l) {
-                let shift = lane as u32 * w;
-                let nv = (v & !(s.mask() << shift)) | (cand << shift);
-                let mut c = ir.clone();
-                c.inputs[i].1 = nv;
-                out.push(c);
-            }
+        for nv in values::simpler_registers(ty, v) {
+            let mut c = ir.clone();
+            c.inputs[i].1 = nv;
+            out.push(c);
         }
     }
     out
 }
 
-/// The lanes of a register value, lane 0 first.
-fn lanes(ty: Type, v: u64) -> impl Iterator<Item = u64> {
-    let s = ty.scalar();
-    let w = s.bits();
-    (0..ty.lanes()).map(move |l| (v >> (l * w)) & s.mask())
-}
-
-/// Exponent and fraction widths of a lane format.
-pub(crate) fn fields(s: Scalar) -> (u32, u32) {
-    match s {
-        Scalar::F16 => (5, 10),
-        Scalar::BF16 => (8, 7),
-        Scalar::F32 => (8, 23),
-        Scalar::F64 => (11, 52),
-    }
-}
-
-/// How complicated a value looks (0 for +0): the sign, the significant fraction bits, and how
-/// far the exponent is from 1's; infinities and the canonical NaN are cheap, other NaNs pay
-/// for their payload.
-pub fn value_complexity(s: Scalar, v: u64) -> u64 {
-    let (eb, fb) = fields(s);
-    let sign = (v >> (eb + fb)) & 1;
-    let exp = (v >> fb) & ((1 << eb) - 1);
-    let frac = v & ((1u64 << fb) - 1);
-    let sig_bits = if frac == 0 { 0 } else { (fb - frac.trailing_zeros()) as u64 };
-    let bias = (1u64 << (eb - 1)) - 1;
-    let all_ones = (1u64 << eb) - 1;
-    sign + match exp {
-        0 if frac == 0 => 0,
-        // Subnormals: as far from 1 as it gets, plus their bits.
-        0 => 2 + eb as u64 + sig_bits,
-        e if e == all_ones && frac == 0 => 2,
-        e if e == all_ones => {
-            let canonical = frac == (1u64 << fb) - 1 && sign == 0;
-            if canonical {
-                3
-            } else {
-                4 + sig_bits
-            }
-        }
-        e => 1 + (64 - e.abs_diff(bias).leading_zeros()) as u64 + sig_bits,
-    }
-}
-
-/// Candidate replacements for one lane value, simplest first, all strictly simpler.
-pub fn simpler_values(s: Scalar, v: u64) -> Vec<u64> {
-    let (eb, fb) = fields(s);
-    let sign_bit = 1u64 << (eb + fb);
-    let frac_mask = (1u64 << fb) - 1;
-    let exp_mask = ((1u64 << eb) - 1) << fb;
-    let bias = (1u64 << (eb - 1)) - 1;
-    let one = bias << fb;
-    let sign = v & sign_bit;
-    let exp = (v & exp_mask) >> fb;
-    let frac = v & frac_mask;
-    let mut c = vec![
-        0,
-        sign_bit,
-        one,
-        one | sign_bit,
-        (bias + 1) << fb,
-        (bias - 1) << fb,
-        exp_mask,
-        exp_mask | sign_bit,
-        exp_mask | frac_mask, // canonical NaN
-        1u64 << fb,           // smallest normal
-        exp_mask - 1,         // largest finite
-        1,                    // smallest subnormal
-        frac_mask,            // largest subnormal
-        v & !sign_bit,
-    ];
-    // Fewer significant fraction bits (a NaN keeps a non-zero fraction).
-    if frac != 0 {
-        let sig = fb - frac.trailing_zeros();
-        for keep in [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40] {
-            if keep < sig {
-                let f = frac & !((1u64 << (fb - keep)) - 1);
-                if f != 0 || exp != (1 << eb) - 1 {
-                    c.push(sign | (exp << fb) | f);
-                }
-            }
-        }
-    }
-    // The exponent toward 1's, keeping a normal normal.
-    if exp != 0 && exp != (1 << eb) - 1 && exp != bias {
-        c.push(sign | (bias << fb) | frac);
-        let half = (exp + bias) / 2;
-        c.push(sign | (half << fb) | frac);
-    }
-    let here = value_complexity(s, v);
-    let mut c: Vec<u64> = c.into_iter().filter(|&x| x != v && value_complexity(s, x) < here).collect();
-    c.sort_by_key(|&x| value_complexity(s, x));
-    c.dedup();
-    c
-}
+mod values;
 
 #[cfg(test)]
 mod tests;

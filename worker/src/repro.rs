@@ -25,7 +25,6 @@ use ptx::isa::Arch;
 use ptx::kernel::{self, Mode};
 use ptx::profile::Profile;
 use ptx::program::Program;
-use ptx::value::{format_register_decimal, format_register_hex};
 
 use crate::minimize::Case;
 use crate::oracles::Exec;
@@ -76,7 +75,7 @@ impl ReproducerExt for Reproducer {
         }
         let failing_outputs = (0..expected.len()).filter(|&k| !expected[k].accepts(actual[k])).collect();
         let hex_inputs = |c: &Case| {
-            c.program.inputs().iter().zip(&c.inputs).map(|(&t, &v)| format_register_hex(t, v)).collect()
+            c.program.inputs().iter().zip(&c.inputs).map(|(&t, &v)| t.format_hex(v)).collect()
         };
         let arch = ptx_arch(p, meta.sm);
         Ok(Reproducer {
@@ -90,7 +89,7 @@ impl ReproducerExt for Reproducer {
             program: serde_json::from_str(&p.to_json()).expect("program JSON is JSON"),
             program_text: p.to_string(),
             inputs: hex_inputs(case),
-            inputs_decimal: p.inputs().iter().zip(&case.inputs).map(|(&t, &v)| format_register_decimal(t, v)).collect(),
+            inputs_decimal: p.inputs().iter().zip(&case.inputs).map(|(&t, &v)| t.format_decimal(v)).collect(),
             expected: expected.iter().map(|e| e.to_string()).collect(),
             actual: expected.iter().zip(actual).map(|(e, &v)| output_hex(e, v)).collect(),
             failing_outputs,

@@ -139,7 +139,8 @@ const PLANTED_BUGS: &[Planted] = &[
     Planted {
         deviation: "selp-swapped",
         args: &["--families", "setp,selp,add", "--types", "f32", "--cases", "100000"],
-        instr_prefixes: &["selp.f32~"],
+        // The engine swaps every selp: the 32-bit integer ones read integer inputs.
+        instr_prefixes: &["selp.f32~", "selp.u32~", "selp.s32~"],
         class: "comparison",
         within: 100_000,
         explained_by: "selection-inverted",
@@ -148,6 +149,16 @@ const PLANTED_BUGS: &[Planted] = &[
         deviation: "cvt-rni-as-rzi",
         args: &["--families", "cvt", "--types", "f32", "--cases", "100000"],
         instr_prefixes: &["cvt.rni.s32.f32~", "cvt.rni.ftz.s32.f32~", "cvt.rni.sat.s32.f32~", "cvt.rni.ftz.sat.s32.f32~"],
+        class: "rounding",
+        within: 100_000,
+        explained_by: "other-rounding",
+    },
+    Planted {
+        // Found only through an integer input: a float-to-integer cvt never writes an
+        // integer that f32 cannot hold.
+        deviation: "i32-f32-rn-as-rz",
+        args: &["--families", "cvt", "--types", "f32", "--cases", "100000"],
+        instr_prefixes: &["cvt.rn.f32.s32~", "cvt.rn.f32.u32~"],
         class: "rounding",
         within: 100_000,
         explained_by: "other-rounding",

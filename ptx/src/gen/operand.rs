@@ -7,8 +7,10 @@
 
 use arbitrary::{Result, Unstructured};
 
+use super::int_operand::{int_operand, int_related};
 use crate::format::{Format, BF16, F16, F32, F64};
 use crate::isa::Type;
+use crate::program::ValType;
 
 /// Special magnitudes of a format (sign is applied separately).
 pub trait Specials: Format {
@@ -204,32 +206,59 @@ pub fn operand_for<D: Draw + ?Sized>(u: &mut D, ty: Type, special: u32) -> Resul
 
 /// Values for a program's inputs (`types`, in order), appended to `out`. With probability
 /// `relation / 65536` an input repeats an earlier input of the same type, negated, or one
-/// ulp away (per lane), so cancellations and near-cancellations are common.
-pub fn case_into(u: &mut (impl Draw + ?Sized), types: &[Type], special: u32, relation: u32, out: &mut Vec<u64>) -> Result<()> {
+/// ulp away (per lane; for an integer, one away), so cancellations and near-cancellations are
+/// common. Integer inputs are drawn by [`int_operand`].
+pub fn case_into(u: &mut (impl Draw + ?Sized), types: &[ValType], special: u32, relation: u32, out: &mut Vec<u64>) -> Result<()> {
     let base = out.len();
-    for (i, &ty) in types.iter().enumerate() {
+    for (i, &vt) in types.iter().enumerate() {
         if i > 0 && u.chance(relation)? {
             let j = u.index(i)?;
-            if types[j] == ty {
+            if types[j] == vt {
                 let v = out[base + j];
-                let w = ty.scalar().bits();
-                let signs = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w + w - 1));
-                let ones = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w));
-                let v = match u.quarter()? {
-                    0 => v,
-                    1 => v ^ signs,
-                    // One ulp up or down in magnitude in every lane (adding all-ones is -1 per
-                    // lane; wrapping stays in-lane, zero minus one becomes a negative NaN).
-                    2 => lanewise_add(v, ones, w),
-                    _ => lanewise_add(v, mask(ty), w),
-                };
-                out.push(v & mask(ty));
+                let which = u.quarter()?;
+                out.push(match vt {
+                    ValType::Int(t) => int_related(t, v, which),
+                    ValType::Pred => v,
+                    _ => float_related(float_of(vt), v, which),
+                });
                 continue;
             }
         }
-        out.push(operand_for(u, ty, special)?);
+        out.push(match vt {
+            ValType::Int(t) => int_operand(u, t, special)?,
+            ValType::Pred => u.coin()? as u64,
+            _ => operand_for(u, float_of(vt), special)?,
+        });
     }
     Ok(())
+}
+
+/// The float type whose values a register of `vt` is drawn as: a program's inputs are floats
+/// or integers (`Program::validate`); a caller's tf32 is drawn as an f32, an fp8 pair as the
+/// f16 its `.b16` register could hold.
+fn float_of(vt: ValType) -> Type {
+    match vt {
+        ValType::Float(t) => t,
+        ValType::Tf32 => Type::F32,
+        _ => Type::F16,
+    }
+}
+
+/// `v` (of type `ty`) itself, negated in every lane, or one ulp up or down in magnitude in
+/// every lane.
+fn float_related(ty: Type, v: u64, which: u8) -> u64 {
+    let w = ty.scalar().bits();
+    let signs = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w + w - 1));
+    let ones = (0..ty.lanes()).fold(0u64, |m, l| m | 1u64 << (l * w));
+    let v = match which {
+        0 => v,
+        1 => v ^ signs,
+        // Adding all-ones is -1 per lane; wrapping stays in-lane, zero minus one becomes a
+        // negative NaN.
+        2 => lanewise_add(v, ones, w),
+        _ => lanewise_add(v, mask(ty), w),
+    };
+    v & mask(ty)
 }
 
 fn mask(ty: Type) -> u64 {
@@ -253,7 +282,7 @@ fn lanewise_add(v: u64, d: u64, w: u32) -> u64 {
 }
 
 /// Values for every input of a program.
-pub fn case(u: &mut Unstructured, types: &[Type], special_share: f64, relation_share: f64) -> Result<Vec<u64>> {
+pub fn case(u: &mut Unstructured, types: &[ValType], special_share: f64, relation_share: f64) -> Result<Vec<u64>> {
     let mut out = Vec::with_capacity(types.len());
     case_into(u, types, threshold(special_share), threshold(relation_share), &mut out)?;
     Ok(out)
@@ -325,7 +354,7 @@ mod tests {
         let mut u = Unstructured::new(&data);
         let (mut negated, mut cases) = (0, 0);
         while u.len() > 64 {
-            let c = case(&mut u, &[Type::F32, Type::F32], 0.5, 0.5).unwrap();
+            let c = case(&mut u, &[ValType::Float(Type::F32); 2], 0.5, 0.5).unwrap();
             negated += (c[0] ^ c[1] == 0x8000_0000) as u32;
             cases += 1;
         }
@@ -340,7 +369,8 @@ mod tests {
     fn a_byte_stream_decodes_to_the_same_cases_as_recorded() {
         let data = crate::gen::seeded_bytes(7, 120_000);
         let mut u = Unstructured::new(&data);
-        let types = [Type::F32, Type::F16x2, Type::F64, Type::Bf16, Type::F32, Type::F32x2, Type::F16, Type::Bf16x2];
+        let types = [Type::F32, Type::F16x2, Type::F64, Type::Bf16, Type::F32, Type::F32x2, Type::F16, Type::Bf16x2]
+            .map(ValType::Float);
         let mut h = 0xcbf2_9ce4_8422_2325u64;
         let mut n = 0;
         for (special, relation) in [(32768, 16384), (0, 65536), (65536, 0), (49152, 40000)] {

@@ -1,6 +1,7 @@
 //! Tests of the generator: validity, legality for the target, round trips, knobs.
 
 use super::*;
+use crate::isa::Type;
 use crate::isa::{PtxVersion, Target};
 use crate::rounding::Rounding;
 
@@ -267,52 +268,75 @@ fn conversions_make_chains_across_formats() {
     assert!(cvts > 500 && fed > 100, "{cvts} conversions, {fed} reading an fma");
 }
 
+/// Where an integer source `r` of type `t` in `p` comes from: an input of that type
+/// (`true`), or an earlier instruction writing that type (`false`); anything else fails.
+fn integer_origin(p: &Program, r: Reg, t: crate::integer::IntType) -> bool {
+    assert_eq!(p.reg_type(r), ValType::Int(t), "{p}");
+    match p.definition(r) {
+        None => true,
+        Some(d) => {
+            assert_eq!(p.body()[d].instr.int_dest(), Some(t), "{p}");
+            false
+        }
+    }
+}
+
 #[test]
-fn an_integer_source_reads_a_cvt_to_its_type_which_the_generator_inserts() {
-    // f32 -> s32 -> f32, as compilers truncate: every integer a cvt reads is the result of
-    // an earlier cvt to that same integer type, never an input or a float result.
+fn an_integer_source_reads_a_cvt_to_its_type_or_an_integer_input() {
+    // f32 -> s32 -> f32, as compilers truncate, and an s32 input over its whole range: every
+    // integer a cvt reads is the result of an earlier cvt to that same type or an input of
+    // it, never a float.
     let cfg = GenConfig { opcodes: vec![Opcode::Cvt], types: vec![Type::F32], min_len: 2, max_len: 6, ..target(90, 8, 6) };
     let g = Generator::new(cfg).unwrap();
     assert!(g.forms().any(|f| f.to_string() == "cvt.rni.s32.f32") && g.forms().any(|f| f.to_string() == "cvt.rn.f32.s32"));
-    let (mut reads, mut to_int) = (0, 0);
+    let (mut chained, mut inputs, mut to_int) = (0, 0, 0);
     for p in programs(&g, 17, 400) {
         for s in p.body() {
             to_int += usize::from(s.instr.int_dest().is_some());
             let Some(t) = s.instr.int_source() else { continue };
-            reads += 1;
-            let d = p.definition(s.srcs()[0]).unwrap_or_else(|| panic!("an integer input in {p}"));
-            assert_eq!(p.body()[d].instr.int_dest(), Some(t), "{p}");
-            assert_eq!(p.reg_type(s.srcs()[0]), ValType::Int(t), "{p}");
+            if integer_origin(&p, s.srcs()[0], t) {
+                inputs += 1;
+            } else {
+                chained += 1;
+            }
         }
-        let out = p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap()).unwrap();
+        let case = g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap();
+        for (&t, &v) in p.inputs().iter().zip(&case) {
+            if let ValType::Int(i) = t {
+                assert_eq!(i.extend(v, i.reg_bits()), v, "{p}: input 0x{v:x} is not a {}", i.name());
+            }
+        }
+        let out = p.run(&case).unwrap();
         assert_eq!(out.len(), p.outputs().len());
     }
-    assert!(reads > 100 && to_int > reads, "{reads} integer sources, {to_int} cvts to an integer");
+    assert!(chained > 50 && inputs > 50 && to_int > chained, "{chained} chained, {inputs} inputs, {to_int} cvts to an integer");
 }
 
 #[test]
-fn an_integer_selp_chooses_between_earlier_integers_of_its_type_on_an_earlier_predicate() {
+fn an_integer_selp_chooses_between_integers_of_its_type_on_an_earlier_predicate() {
     // f32 -> s32 on two arms, a setp, selp.s32, back to f32: both value sources are integers
-    // a cvt (or an integer set) wrote, the third a predicate.
+    // a cvt (or an integer set) wrote or integer inputs, the third a predicate.
     let cfg = GenConfig { opcodes: vec![Opcode::Cvt, Opcode::Selp], types: vec![Type::F32], min_len: 2, max_len: 8, ..target(90, 8, 6) };
     let g = Generator::new(cfg).unwrap();
     assert!(g.forms().any(|f| f.to_string() == "selp.s32") && g.forms().any(|f| f.to_string() == "selp.f32"));
     // Only the 32-bit integers: --types f32 admits the integer types of its width.
     assert!(g.forms().filter(|f| f.selp_int.is_some()).all(|f| f.selp_int.unwrap().bits == 32));
-    let mut selps = 0;
+    let (mut selps, mut from_inputs) = (0, 0);
     for p in programs(&g, 31, 400) {
         for s in p.body().iter().filter(|s| s.instr.selp_int.is_some()) {
             selps += 1;
-            let t = s.instr.selp_int.unwrap();
             for &r in &s.srcs()[..2] {
-                let d = p.definition(r).unwrap_or_else(|| panic!("an integer input in {p}"));
-                assert_eq!(p.body()[d].instr.int_dest(), Some(t), "{p}");
+                from_inputs += usize::from(integer_origin(&p, r, s.instr.selp_int.unwrap()));
             }
             assert_eq!(p.reg_type(s.srcs()[2]), ValType::Pred, "{p}");
         }
         p.run(&g.case(&mut Unstructured::new(&bytes(6, 64)), &p).unwrap()).unwrap();
     }
-    assert!(selps > 50, "{selps} integer selps");
+    assert!(selps > 50 && from_inputs > 20, "{selps} integer selps, {from_inputs} sources from inputs");
+    // Without any cvt to an integer, an integer selp reads integer inputs alone.
+    let g = Generator::new(GenConfig { opcodes: vec![Opcode::Selp], types: vec![Type::F32], ..target(90, 8, 6) }).unwrap();
+    let p = programs(&g, 3, 400).into_iter().find(|p| p.body().iter().any(|s| s.instr.selp_int.is_some())).expect("an integer selp");
+    assert!(p.inputs().iter().any(|t| matches!(t, ValType::Int(_))), "{p}");
 }
 
 #[test]

@@ -111,9 +111,22 @@ cvt.rni.u8.f32 %h4, %f0;
 }
 
 #[test]
-fn an_integer_is_never_an_input_but_any_register_of_its_width_can_be_read() {
-    let e = Program::parse("// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n").unwrap_err();
-    assert!(matches!(e, ProgramError::IntegerInput { .. }) && e.to_string().contains("f16x2 for 32"), "{e}");
+fn an_integer_input_holds_any_value_of_its_type_and_any_register_of_its_width_can_be_read() {
+    // 2^24 + 1 is a tie between two f32s: .rn goes to the even one, .rp up.
+    let p = Program::parse("// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\ncvt.rp.f32.s32 %f2, %r0;\n// outputs: %f1, %f2\n").unwrap();
+    assert_eq!(p.reg_type(Reg(0)), ValType::Int(IntType { signed: true, bits: 32 }));
+    let got: Vec<u64> = p.run(&[(1 << 24) + 1]).unwrap().iter().map(|e| e.primary_bits()).collect();
+    assert_eq!(got, [16777216.0f32.to_bits() as u64, 16777218.0f32.to_bits() as u64]);
+    assert_eq!(p.to_string().lines().next(), Some("// inputs: %r0:s32"));
+    assert_eq!(Program::from_json(&p.to_json()).unwrap(), p);
+    // An s8 lives in a .b16 register: its text name is %h.
+    let p = Program::parse("// inputs: %h0:s8\ncvt.rn.f32.s8 %f1, %h0;\n// outputs: %f1\n").unwrap();
+    assert_eq!(p.run(&[0xff80]).unwrap()[0].primary_bits(), (-128.0f32).to_bits() as u64);
+    // A predicate, tf32 or fp8 pair is only ever a result.
+    for (decl, says) in [("%p0:pred", "predicate"), ("%r0:tf32", "tf32"), ("%h0:e4m3x2", "fp8")] {
+        let e = Program::parse(&format!("// inputs: {decl}\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n")).unwrap_err();
+        assert!(e.to_string().contains(says), "{decl}: {e}");
+    }
     // The bits of an f16x2 input are an s32 as PTX's .b32 registers allow (5.4.3).
     let p = Program::parse("// inputs: %r0:f16x2\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n").unwrap();
     assert_eq!(p.run(&[0xffff_ffff]).unwrap()[0].primary_bits(), (-1.0f32).to_bits() as u64);

@@ -68,7 +68,7 @@ impl Program {
             .iter()
             .map(|&r| match self.definition(r) {
                 Some(j) => per_stmt[j].clone(),
-                None => Expectation::exact_register(self.inputs[r.0 as usize], inputs[r.0 as usize]),
+                None => self.inputs[r.0 as usize].exact_input(inputs[r.0 as usize]),
             })
             .collect();
         Ok(Run { outputs, intermediates: if traced { per_stmt } else { Vec::new() } })

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt::{self, Write};
 
 use super::{Program, ProgramError, Reg, RegName, Stmt, ValType};
-use crate::isa::{Instr, Type};
+use crate::isa::Instr;
 
 impl Program {
     /// Parse the text form (see the module docs).
@@ -217,24 +217,14 @@ impl Builder {
         for (name, ty) in self.input_names.iter().zip(&self.input_types) {
             let ty = ty.as_deref().or_else(|| declared.get(name.as_str()).copied());
             let ty = ty.ok_or_else(|| ProgramError::MissingInputType { reg: name.clone() })?;
-            match ValType::from_name(ty) {
-                Some(ValType::Float(t)) => inputs.push(t),
-                Some(ValType::Pred) => {
-                    return Err(ProgramError::PredicateInput { reg: name.clone(), name: ty.to_string() })
-                }
-                Some(ValType::Int(_)) => {
-                    return Err(ProgramError::IntegerInput { reg: name.clone(), name: ty.to_string() })
-                }
-                Some(ValType::Tf32) => return Err(ProgramError::Tf32Input { reg: name.clone() }),
-                Some(ValType::Narrow(_)) => {
-                    return Err(ProgramError::NarrowInput { reg: name.clone(), name: ty.to_string() })
-                }
-                None => return Err(ProgramError::UnknownType { reg: name.clone(), name: ty.to_string() }),
-            }
+            let t = ValType::from_name(ty)
+                .ok_or_else(|| ProgramError::UnknownType { reg: name.clone(), name: ty.to_string() })?;
+            t.check_input(name)?;
+            inputs.push(t);
         }
-        let reg_type = |r: Reg, inputs: &[Type], stmts: &[RawStmt]| -> ValType {
+        let reg_type = |r: Reg, inputs: &[ValType], stmts: &[RawStmt]| -> ValType {
             match (r.0 as usize).checked_sub(k) {
-                None => ValType::Float(inputs[r.0 as usize]),
+                None => inputs[r.0 as usize],
                 Some(j) => ValType::of_result(&stmts[j].instr),
             }
         };

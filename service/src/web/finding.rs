@@ -20,7 +20,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use maud::{html, Markup};
 use ptx::interp::Expectation;
-use ptx::program::{Program, Reg, ValType};
+use ptx::program::{Program, Reg};
 use serde::Deserialize;
 
 use super::layout::{page, Nav};
@@ -148,7 +148,7 @@ fn case_tables(r: &Reproducer, ev: &Evaluated) -> Markup {
         table id="operands" {
             thead { tr { th { "Register" } th { "Type" } th { "Value" } } }
             tbody { @for (j, (&ty, &bits)) in p.inputs().iter().zip(&ev.inputs).enumerate() {
-                tr { td { code { (p.name(Reg(j as u16)).to_string()) } } td { (ty.name()) } td { (values::cell(ValType::Float(ty), bits)) } }
+                tr { td { code { (p.name(Reg(j as u16)).to_string()) } } td { (ty.name()) } td { (values::cell(ty, bits)) } }
             } }
         }
         h2 { "Results" }

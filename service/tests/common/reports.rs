@@ -14,7 +14,6 @@ use api::repro::{OriginalCase, Reproducer, FORMAT};
 use api::signature::{MismatchClass, OperandClass, Signature};
 use ptx::isa::Instr;
 use ptx::program::Program;
-use ptx::value::{format_register_decimal, format_register_hex};
 
 /// The instructions findings are reported on: (mnemonic, inputs, PTX type).
 const INSTRUCTIONS: &[(&str, usize, &str)] = &[
@@ -139,15 +138,15 @@ impl Reports {
                 variant: Default::default(),
                 program: t.program_json.clone(),
                 program_text: t.program_text.clone(),
-                inputs: types.iter().zip(&inputs).map(|(&ty, &v)| format_register_hex(ty, v)).collect(),
-                inputs_decimal: types.iter().zip(&inputs).map(|(&ty, &v)| format_register_decimal(ty, v)).collect(),
+                inputs: types.iter().zip(&inputs).map(|(&ty, &v)| ty.format_hex(v)).collect(),
+                inputs_decimal: types.iter().zip(&inputs).map(|(&ty, &v)| ty.format_decimal(v)).collect(),
                 expected: expected.iter().map(|e| e.to_string()).collect(),
                 actual: vec![actual],
                 failing_outputs: vec![0],
                 found_after_cases: index,
                 original: Some(OriginalCase {
                     program_text: t.program_text.clone(),
-                    inputs: types.iter().zip(&inputs).map(|(&ty, &v)| format_register_hex(ty, v)).collect(),
+                    inputs: types.iter().zip(&inputs).map(|(&ty, &v)| ty.format_hex(v)).collect(),
                 }),
                 probes: 40 + (index % 97) as usize,
                 steps: 3 + (index % 5) as usize,

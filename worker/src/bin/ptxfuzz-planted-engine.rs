@@ -19,6 +19,9 @@
 //!   programs, whose readers are `cvt`s from `.s32`).
 //! - `ue8m0-rz-as-rp`: `cvt.rz{.satfinite}.ue8m0x2.{f32,bf16x2}` rounds up, as `.rp` does
 //!   (an MX scale one binade too large; the forms need `sm_100a`: `campaign --sm 100a`).
+//! - `i32-f32-rn-as-rz`: `cvt.rn.f32.{s32,u32}` truncates the integer's low bits. Only an
+//!   integer above 2^24 that f32 cannot hold shows it, which no float-to-integer `cvt` writes
+//!   (its integer came from an f32): the campaign must find it through integer inputs.
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -44,9 +47,10 @@ enum Deviation {
     SelpSwapped,
     CvtRniAsRzi,
     Ue8m0RzAsRp,
+    I32F32RnAsRz,
 }
 
-const NAMES: [(&str, Deviation); 11] = [
+const NAMES: [(&str, Deviation); 12] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -58,6 +62,7 @@ const NAMES: [(&str, Deviation); 11] = [
     ("selp-swapped", Deviation::SelpSwapped),
     ("cvt-rni-as-rzi", Deviation::CvtRniAsRzi),
     ("ue8m0-rz-as-rp", Deviation::Ue8m0RzAsRp),
+    ("i32-f32-rn-as-rz", Deviation::I32F32RnAsRz),
 ];
 
 fn main() {
@@ -192,6 +197,14 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
         Deviation::CvtRniAsRzi
             if i.op == Opcode::Cvt
                 && i.int_dest() == Some(IntType { signed: true, bits: 32 })
+                && ty == Type::F32
+                && i.precision == Precision::Rounded(Rounding::Rn) =>
+        {
+            primary(&Instr { precision: Precision::Rounded(Rounding::Rz), ..*i }, ops)
+        }
+        Deviation::I32F32RnAsRz
+            if i.op == Opcode::Cvt
+                && i.int_source().is_some_and(|t| t.bits == 32)
                 && ty == Type::F32
                 && i.precision == Precision::Rounded(Rounding::Rn) =>
         {

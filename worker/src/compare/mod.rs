@@ -369,7 +369,7 @@ impl Ctx<'_> {
                 if got == input {
                     v.fast += 1;
                 } else {
-                    self.judge(v, i, k, None, &[], got, Expectation::exact_register(p.inputs()[r.0 as usize], input));
+                    self.judge(v, i, k, None, &[], got, p.inputs()[r.0 as usize].exact_input(input));
                 }
             }
         }

@@ -54,7 +54,7 @@ impl Ctx<'_> {
                         self.judge(&mut v, i, k, Some(j), &ops, got, e);
                     }
                     None => {
-                        let e = Expectation::exact_register(p.inputs()[r.0 as usize], inputs[r.0 as usize]);
+                        let e = p.inputs()[r.0 as usize].exact_input(inputs[r.0 as usize]);
                         self.judge(&mut v, i, k, None, &[], got, e);
                     }
                 }
@@ -88,7 +88,7 @@ pub fn expected_outputs(profile: &Profile, p: &Program, inputs: &[u64]) -> Resul
         .iter()
         .map(|&r| match p.definition(r) {
             Some(j) => per_instr[j].clone(),
-            None => Expectation::exact_register(p.inputs()[r.0 as usize], inputs[r.0 as usize]),
+            None => p.inputs()[r.0 as usize].exact_input(inputs[r.0 as usize]),
         })
         .collect())
 }

@@ -1,7 +1,9 @@
 //! Minimization tests: a planted deviation evaluated in process, shrunk to its one instruction.
 
+use super::values::{simpler_values, value_complexity};
 use super::*;
 use ptx::interp;
+use ptx::Scalar;
 
 fn case(text: &str, inputs: &[u64]) -> Case {
     Case { program: Program::parse(text).unwrap(), inputs: inputs.to_vec() }
@@ -79,7 +81,7 @@ fn values_get_simpler_but_keep_failing() {
     // Fewer significant bits is the only way left: one operand keeps the bits that make
     // the sum inexact; the rest is as plain as the failure allows.
     for (&ty, &v) in m.case.program.inputs().iter().zip(&m.case.inputs) {
-        assert!(value_complexity(ty.scalar(), v) < 40, "{v:#x}");
+        assert!(values::register_complexity(ty, v) < 40, "{v:#x}");
     }
 }
 
@@ -208,4 +210,52 @@ fn a_selection_bug_shrinks_to_the_selp_and_the_setp_it_needs_without_the_bool_op
     assert_eq!(ops, [ptx::isa::Opcode::Setp, ptx::isa::Opcode::Selp], "{p}");
     assert!(p.body().iter().all(|s| !s.instr.reads_predicate(2) || s.instr.op == ptx::isa::Opcode::Selp), "{p}");
     assert!(selp_swapped_fails(p, &m.case.inputs));
+}
+
+/// A planted deviation: `cvt.rn.f32.s32` computed as `cvt.rz.f32.s32` (truncating the
+/// integer's low bits instead of rounding them to nearest).
+fn int_rn_as_rz_fails(p: &Program, inputs: &[u64]) -> bool {
+    let faithful = p.run(inputs).unwrap();
+    let mut vals: Vec<u64> = inputs.to_vec();
+    for s in p.body() {
+        let mut i = s.instr;
+        if i.to_string() == "cvt.rn.f32.s32" {
+            i = ptx::isa::Instr::parse("cvt.rz.f32.s32", 1).unwrap();
+        }
+        let ops: Vec<u64> = s.srcs().iter().map(|r| vals[r.0 as usize]).collect();
+        vals.push(interp::eval(&i, &ops).unwrap().primary_bits());
+    }
+    p.outputs().iter().zip(&faithful).any(|(r, e)| !e.accepts(vals[r.0 as usize]))
+}
+
+#[test]
+fn an_integer_chain_shrinks_to_the_one_conversion_with_an_integer_input() {
+    // An f32 -> s32 -> f32 chain on 1.5 (exact either way) times an s32 input converted
+    // alone: only the input fails (20808771 is odd above 2^24: rn and rz part at its last bit).
+    let text = "// inputs: %f0:f32, %r1:s32\n\
+        cvt.rzi.s32.f32 %r2, %f0;\n\
+        cvt.rn.f32.s32 %f3, %r2;\n\
+        cvt.rn.f32.s32 %f4, %r1;\n\
+        mul.rn.f32 %f5, %f3, %f4;\n\
+        // outputs: %f5\n";
+    let c = case(text, &[1.5f32.to_bits() as u64, 0x013d_8443]);
+    // 1.5 truncates to 1: the product is the second conversion, exactly.
+    assert!(int_rn_as_rz_fails(&c.program, &c.inputs), "the starting case must fail");
+    let m = minimize_each(c, &Limits::default(), int_rn_as_rz_fails);
+    let p = &m.case.program;
+    assert_eq!(p.to_string().lines().nth(1), Some("cvt.rn.f32.s32 %f1, %r0;"), "{p}");
+    assert_eq!(p.inputs(), [ValType::Int(ptx::integer::IntType { signed: true, bits: 32 })]);
+    // The simplest failing integer: 2^24 + 3 (rn gives 2^24 + 4, rz 2^24 + 2).
+    assert_eq!(m.case.inputs, [(1 << 24) + 3]);
+}
+
+#[test]
+fn an_integer_result_dropped_becomes_an_integer_input() {
+    // The cvt to s32 goes; its reference value (300) feeds the cvt back as an s32 input.
+    let c = case("// inputs: %f0:f32\ncvt.rni.s32.f32 %r1, %f0;\ncvt.rn.f32.s32 %f2, %r1;\n// outputs: %f2\n", &[300.25f32.to_bits() as u64]);
+    let reference = reference_values(&c).unwrap();
+    let ir = Ir::of(&c);
+    let dropped = drop_instruction(&ir, Some(&reference)).into_iter().filter_map(|i| i.to_case()).find(|c| c.program.body().len() == 1).unwrap();
+    assert_eq!(dropped.program.to_string(), "// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n");
+    assert_eq!(dropped.inputs, [300]);
 }

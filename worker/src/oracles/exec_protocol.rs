@@ -59,7 +59,7 @@ pub fn encode_request(out: &mut String, id: u64, p: &Program, trace: bool, cases
     }
     out.push_str("],\"cases\":[");
     let n_in = p.inputs().len();
-    let widths: Vec<usize> = p.inputs().iter().map(|&t| hex_digits(ValType::Float(t))).collect();
+    let widths: Vec<usize> = p.inputs().iter().map(|&t| hex_digits(t)).collect();
     for (i, case) in cases.chunks_exact(n_in.max(1)).enumerate() {
         if i > 0 {
             out.push(',');
@@ -170,7 +170,7 @@ pub fn decode_request(line: &str) -> Result<Request, (u64, String)> {
             return Err((id, format!("case {i}: {} values for {n_in} inputs", row.len())));
         }
         for (text, ty) in row.iter().zip(program.inputs()) {
-            let v = ptx::value::parse_operand(*ty, text).map_err(|e| (id, format!("case {i}: {e}")))?;
+            let v = ty.parse_input(text).map_err(|e| (id, format!("case {i}: {e}")))?;
             cases.push(v);
         }
     }

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ptx::value::format_register_decimal;
 
 use super::{cuda, write_synced, Reproducer, ReproducerExt};
 use crate::oracles::{open, EngineOptions, Exec, Job};
@@ -75,7 +74,7 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
     }
     for (j, &v) in case.inputs.iter().enumerate() {
         let ty = p.inputs()[j];
-        println!("input {}: 0x{v:0w$x} ({})", p.name(ptx::program::Reg(j as u16)), format_register_decimal(ty, v), w = (ty.bits() / 4) as usize);
+        println!("input {}: {} ({})", p.name(ptx::program::Reg(j as u16)), ty.format_hex(v), ty.format_decimal(v));
     }
     println!("target: {}", engine.info());
     println!("judged against: {} profile", profile.name());
