@@ -1,11 +1,13 @@
 //! Programs: straight-line sequences of floating-point instructions over typed virtual registers.
 //!
-//! A [`Program`] has declared inputs, one temporary per instruction (SSA: every register is
-//! defined once) and declared outputs. Registers are numbered: inputs first (in declaration
-//! order), then one per instruction in program order. Their canonical PTX names follow the
-//! register type PTX gives the value: `.f32` -> `%f`, `.f64` -> `%fd`, f16/bf16 -> `%h` (`.b16`),
-//! f16x2/bf16x2 -> `%r` (`.b32`), f32x2 -> `%rd` (`.b64`), testp's predicate -> `%p` (`.pred`);
-//! the number is the register's index, so `%f0, %f1` are the first two inputs.
+//! A [`Program`] has declared inputs (floats or integers: `program/input.rs`), one temporary per
+//! instruction (SSA: every register is defined once) and declared outputs. Registers are
+//! numbered: inputs first (in declaration order), then one per instruction in program order.
+//! Their canonical PTX names follow the register type PTX gives the value: `.f32` -> `%f`,
+//! `.f64` -> `%fd`, f16/bf16 -> `%h` (`.b16`), f16x2/bf16x2 -> `%r` (`.b32`), f32x2 -> `%rd`
+//! (`.b64`), an integer -> the `.bN` register of its width (`%h` for 8 and 16 bits, `%r`,
+//! `%rd`), a predicate -> `%p` (`.pred`); the number is the register's index, so `%f0, %f1`
+//! are the first two inputs.
 //!
 //! Forms: [`text`] (the instructions as PTX spells them, inputs and outputs in `//` header
 //! comments), [`json`] (`{"types":..,"inputs":..,"body":..,"outputs":..}`), both round-trip
@@ -358,8 +360,8 @@ impl Program {
             return Err(ProgramError::TooManyRegisters(n));
         }
         let k = self.inputs.len();
-        for (i, &t) in self.inputs.iter().enumerate() {
-            t.check_input(&format!("{}{i}", t.class().prefix()))?;
+        for (i, &t) in self.inputs.iter().enumerate().filter(|(_, t)| !t.is_input()) {
+            t.check_input(&self.name(Reg(i as u16)).to_string())?;
         }
         for (j, s) in self.body.iter().enumerate() {
             s.instr.validate().map_err(|e| ProgramError::IllegalForm {

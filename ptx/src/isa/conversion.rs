@@ -337,8 +337,9 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
         Ok(AnyCvt::Tf32(c)) => Ok(Instr::from_tf32(&c)),
         Ok(AnyCvt::Narrow(c)) => Ok(Instr::from_narrow(&c)),
         Ok(other) => Err(IsaError::Syntax(format!(
-            "{}: the .rs conversions are not instructions of programs yet (their random-bits operand needs an \
-             integer input programs do not have); `ptxfuzz eval {}` and `ptxfuzz capture` run it alone ({SECTION})",
+            "{}: the .rs conversions are not instructions of programs yet (an instruction does not encode their \
+             random-bits operand, nor the x4 forms' four-register source); `ptxfuzz eval {}` and `ptxfuzz capture` \
+             run it alone ({SECTION})",
             other, other
         ))),
         Err(AnyCvtError::Cvt(e)) => Err(cvt_error(e)),
