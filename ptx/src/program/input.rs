@@ -3,7 +3,7 @@
 
 use crate::expect::Expectation;
 use crate::isa::Type;
-use crate::value::{format_register_decimal, parse_operand, ValueError};
+use crate::value::{format_register_decimal, parse_hex, parse_operand, ValueError};
 
 use super::{ProgramError, ValType};
 
@@ -61,22 +61,22 @@ impl ValType {
     /// [`parse_operand`] takes them; an integer within its type's range, stored sign- or
     /// zero-extended in its register as a `cvt` to the type writes it).
     pub fn parse_input(self, text: &str) -> Result<u64, ValueError> {
-        match self {
-            ValType::Int(t) if !text.starts_with("0x") && !text.starts_with("0X") => {
-                let v: i128 = text.trim().parse().map_err(|_| ValueError::NotANumber { text: text.to_string() })?;
+        let not_a_number = || ValueError::NotANumber { text: text.to_string() };
+        let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
+        match (self, hex) {
+            (ValType::Float(t), _) => parse_operand(t, text),
+            (ValType::Int(t), None) => {
+                let v: i128 = text.trim().parse().map_err(|_| not_a_number())?;
                 if !(t.min()..=t.max()).contains(&v) {
                     return Err(ValueError::OutOfRange { text: text.to_string(), ty: t.name(), min: t.min(), max: t.max() });
                 }
                 Ok(t.extend(v as u64, t.reg_bits()))
             }
-            ValType::Int(_) | ValType::Tf32 | ValType::Narrow(_) | ValType::Pred => {
-                let v = crate::value::parse_hex(&text[2..]).ok_or_else(|| ValueError::NotANumber { text: text.to_string() })?;
-                match self.bits() {
-                    b if b < 64 && v >> b != 0 => Err(ValueError::TooWide { text: text.to_string(), bits: b, ty: self.name() }),
-                    _ => Ok(v),
-                }
-            }
-            ValType::Float(t) => parse_operand(t, text),
+            (_, None) => Err(not_a_number()),
+            (_, Some(h)) => match (parse_hex(h).ok_or_else(not_a_number)?, self.bits()) {
+                (v, b) if b < 64 && v >> b != 0 => Err(ValueError::TooWide { text: text.to_string(), bits: b, ty: self.name() }),
+                (v, _) => Ok(v),
+            },
         }
     }
 }
@@ -108,6 +108,9 @@ mod tests {
         assert_eq!(U64.parse_input("18446744073709551615"), Ok(u64::MAX));
         assert!(matches!(U64.parse_input("1.5"), Err(ValueError::NotANumber { .. })));
         assert_eq!(ValType::Float(Type::F32).parse_input("1.5"), Ok(0x3fc0_0000));
+        // A type that is never an input takes hex bits only, and refuses the rest.
+        assert_eq!(ValType::Pred.parse_input("0x1"), Ok(1));
+        assert!(matches!(ValType::Pred.parse_input("1"), Err(ValueError::NotANumber { .. })));
     }
 
     #[test]
