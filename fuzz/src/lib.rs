@@ -47,7 +47,7 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
             from: *u.choose(&Type::ALL)?,
             round_to: {
                 let tf32 = RoundTo::Tf32(*u.choose(&Tf32Rounding::ALL)?);
-                *u.choose(&[RoundTo::Format, RoundTo::Integer, tf32])?
+                *u.choose(&[RoundTo::Format, RoundTo::Integer, tf32, RoundTo::Stochastic])?
             },
             finite: *u.choose(&[Finite::Keep, Finite::Saturate])?,
             int: match u.int_in_range(0u8..=3)? {
@@ -74,7 +74,13 @@ pub fn any_instr(u: &mut Unstructured) -> Result<Instr> {
     };
     // An integer `selp`'s type, on any opcode: only a `selp` may carry it.
     let selp_int = if (op == Opcode::Selp && u.arbitrary()?) || u.ratio(1u8, 16)? { Some(*u.choose(&IntType::ALL)?) } else { None };
-    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv, cmp, selp_int })
+    // A mixed-precision form's half type, on any opcode: only add, sub or fma may carry it.
+    let atype = if (matches!(op, Opcode::Add | Opcode::Sub | Opcode::Fma) && u.ratio(1u8, 4)?) || u.ratio(1u8, 16)? {
+        Some(*u.choose(&Type::ALL)?)
+    } else {
+        None
+    };
+    Ok(Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv, cmp, selp_int, atype })
 }
 
 /// Printing and parsing agree with validation: a legal form prints as text that parses back to

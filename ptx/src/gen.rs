@@ -137,9 +137,10 @@ fn tagged(t: ValType) -> bool {
     matches!(t, ValType::Int(_) | ValType::Narrow(_))
 }
 
-/// The [`tagged`] type `instr`'s value sources read, if any (all of them read one type).
+/// The [`tagged`] type `instr`'s value sources read, if any: a form reads at most one such
+/// type, at every value source or (a `cvt.rs`'s random bits) at one.
 fn tagged_source(instr: &Instr) -> Option<ValType> {
-    Some(ValType::of_operand(instr, 0)).filter(|&t| tagged(t))
+    (0..usize::from(instr.inputs)).map(|k| ValType::of_operand(instr, k)).find(|&t| tagged(t))
 }
 
 /// The [`tagged`] type `instr` writes, if any.
@@ -190,7 +191,7 @@ impl Generator {
         let target = cfg.target();
         let of_config = |f: &Instr| {
             cfg.types.contains(&f.ty)
-                && cfg.types.contains(&f.src_type())
+                && (0..usize::from(f.inputs)).all(|k| f.reads_predicate(k) || cfg.types.contains(&f.src_type_at(k)))
                 && (cfg.approximate || !f.is_approximate())
                 && (cfg.contraction || !is_contractible(f))
                 && (cfg.undocumented || f.is_documented())
@@ -401,9 +402,6 @@ impl Generator {
         sc: &mut Scratch,
         inputs: &mut Vec<ValType>,
     ) -> Result<[Reg; 3]> {
-        // A `cvt` reads another type than it writes: f32 -> bf16 -> fma.bf16 chains.
-        let ty = instr.src_type();
-        let class = RegClass::of(ty).index();
         let mut src = [Reg(0); 3];
         for (pos, s) in src.iter_mut().enumerate().take(instr.inputs as usize) {
             if instr.reads_predicate(pos) {
@@ -412,7 +410,8 @@ impl Generator {
                 *s = Reg(preds[u.choose_index(preds.len())?]);
                 continue;
             }
-            if let Some(t) = tagged_source(instr) {
+            let t = ValType::of_operand(instr, pos);
+            if tagged(t) {
                 // An earlier integer or fp8 pair of its type (the caller made sure an fp8
                 // source has one), or an integer input: an earlier one, or a new one.
                 let earlier = sc.tagged.iter().filter(|(i, _)| *i == t);
@@ -429,6 +428,10 @@ impl Generator {
                 });
                 continue;
             }
+            // A `cvt` reads another type than it writes (f32 -> bf16 -> fma.bf16 chains), a
+            // mixed-precision form a half and an f32 (bf16 -> fma.rn.f32.bf16 -> f32).
+            let ty = instr.src_type_at(pos);
+            let class = RegClass::of(ty).index();
             let res = &sc.results[class];
             let ins = &sc.inputs[class];
             *s = Reg(if !res.is_empty() && chance(u, self.odds.reuse)? {
@@ -490,9 +493,11 @@ pub fn from_bytes(data: &[u8], cfg: &GenConfig) -> std::result::Result<(Program,
     Ok(Generator::new(cfg.clone())?.from_bytes(data))
 }
 
-/// add/sub/mul without rounding modifier: ptxas may fuse them (9.7.3.3-5 notes).
+/// add/sub/mul without rounding modifier: ptxas may fuse them (9.7.3.3-5 notes). Not a
+/// mixed-precision add/sub: ptxas 13.5 keeps `mul.f32` + `add.f32.f16` as FMUL + FHADD on
+/// sm_100 (`Program::run` does not fuse them either).
 fn is_contractible(f: &Instr) -> bool {
-    matches!(f.op, Opcode::Add | Opcode::Sub | Opcode::Mul) && f.precision == Precision::Default
+    matches!(f.op, Opcode::Add | Opcode::Sub | Opcode::Mul) && f.precision == Precision::Default && f.atype.is_none()
 }
 
 /// Deterministic pseudo-random input for [`Generator::from_bytes`]: `n` bytes of a xorshift
@@ -519,14 +524,16 @@ fn pick<T>(u: &mut Unstructured, items: impl Iterator<Item = T> + Clone) -> Resu
 
 /// Every form a program may hold (for some target), computed once, sorted: the forms of
 /// 9.7.3/9.7.4 ([`crate::isa::all_forms`]), every documented float-to-float `cvt`
-/// ([`crate::isa::conversion::cvt_forms`]) and float `setp`, `set` and `selp`
-/// ([`crate::isa::comparison::compare_forms`]).
+/// ([`crate::isa::conversion::cvt_forms`]), float `setp`, `set` and `selp`
+/// ([`crate::isa::comparison::compare_forms`]) and the mixed-precision `add`/`sub`/`fma`
+/// ([`crate::isa::mixed::mixed_forms`]).
 pub fn legal_forms() -> &'static [Instr] {
     static FORMS: std::sync::OnceLock<Vec<Instr>> = std::sync::OnceLock::new();
     FORMS.get_or_init(|| {
         let mut v = crate::isa::all_forms();
         v.extend(crate::isa::conversion::cvt_forms());
         v.extend(crate::isa::comparison::compare_forms());
+        v.extend(crate::isa::mixed::mixed_forms());
         v.sort_unstable();
         v
     })

@@ -9,11 +9,11 @@
 //! precision"). So the result set is the f32 form's ([`crate::interp::eval`]) on the widened
 //! operands; the widening is `cvt.f32.{f16,bf16}` ([`crate::cvt`]), which keeps a NaN's
 //! payload. There is no `.ftz` on these syntax lines: "By default, subnormal numbers are
-//! supported". Not yet: these forms in programs (the generator, the VM, kernels).
+//! supported". In programs each form is an [`Instr`] ([`crate::isa::mixed`]), evaluated by
+//! `crate::interp`; this module is the family's table (spelling, forms, requirement).
 
 use std::fmt;
 
-use crate::cvt::{Cvt, CvtRounding};
 use crate::expect::Expectation;
 use crate::format::Scalar;
 use crate::isa::{Instr, PtxVersion, Requirement};
@@ -156,18 +156,6 @@ impl Mixed {
         i + 1 < self.inputs()
     }
 
-    /// The f32 instruction that does the arithmetic on the widened operands.
-    pub fn f32_form(&self) -> Instr {
-        let mut text = self.op.name().to_string();
-        if let Some(m) = self.rounding {
-            text.push_str(&format!(".{}", m.name()));
-        }
-        if self.sat {
-            text.push_str(".sat");
-        }
-        text.push_str(".f32");
-        Instr::parse(&text, self.inputs()).expect("every mixed form's f32 counterpart is legal")
-    }
 }
 
 impl fmt::Display for Mixed {
@@ -183,25 +171,20 @@ impl fmt::Display for Mixed {
     }
 }
 
-/// The allowed results of `m` on `ops` (`a, c` or `a, b, c`; halves in their 16 bits).
+/// The allowed results of `m` on `ops` (`a, c` or `a, b, c`; halves in their 16 bits): the
+/// interpreter's, which widens the halves and runs the `.f32` form ([`Instr::from_mixed`]).
 pub fn eval(m: &Mixed, ops: &[u64]) -> Result<Expectation, MixedError> {
     let names = if m.op == Op::Fma { "a, b: half; c: f32" } else { "a: half, c: f32" };
     if ops.len() != m.inputs() {
         return Err(MixedError::Operands { form: m.to_string(), want: m.inputs(), names, got: ops.len() });
     }
-    let widen = Cvt { dst: Scalar::F32, packed: false, src: m.half, rounding: CvtRounding::None, ftz: false, sat: false, relu: false, satfinite: false };
-    let mut wide = Vec::with_capacity(ops.len());
     for (i, &x) in ops.iter().enumerate() {
         let (ty, bits) = if m.is_half_operand(i) { (m.half, 16) } else { (Scalar::F32, 32) };
         if x >> bits != 0 {
             return Err(MixedError::Width { form: m.to_string(), value: x, ty: ty.name() });
         }
-        wide.push(match m.is_half_operand(i) {
-            true => crate::cvt::eval(&widen, &[x]).map_err(|e| MixedError::Eval(e.to_string()))?.primary_bits(),
-            false => x,
-        });
     }
-    crate::interp::eval(&m.f32_form(), &wide).map_err(|e| MixedError::Eval(e.to_string()))
+    crate::interp::eval(&Instr::from_mixed(m), ops).map_err(|e| MixedError::Eval(e.to_string()))
 }
 
 #[cfg(test)]

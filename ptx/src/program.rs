@@ -164,16 +164,17 @@ impl ValType {
     }
 
     /// The type source `pos` of `instr` reads: a predicate (`selp`'s and a `.BoolOp`'s `c`),
-    /// or a value of the form's source type.
+    /// or a value of the form's source type at `pos` (a mixed-precision form's halves and
+    /// f32: [`Instr::src_type_at`]).
     pub fn of_operand(instr: &Instr, pos: usize) -> ValType {
         if instr.reads_predicate(pos) {
             ValType::Pred
-        } else if let Some(t) = instr.int_source() {
+        } else if let Some(t) = instr.int_source_at(pos) {
             ValType::Int(t)
         } else if let Some(n) = instr.narrow_source() {
             ValType::Narrow(n)
         } else {
-            ValType::Float(instr.src_type())
+            ValType::Float(instr.src_type_at(pos))
         }
     }
 
@@ -468,6 +469,8 @@ impl Program {
         self.body.iter().any(|s| {
             matches!(s.instr.op, Opcode::Add | Opcode::Sub | Opcode::Mul)
                 && s.instr.precision == crate::isa::Precision::Default
+                // A mixed-precision add/sub is not contracted (`run`'s `fusion_choices`).
+                && s.instr.atype.is_none()
         })
     }
 }

@@ -41,6 +41,11 @@ fn generated_kernels_assemble_for_sm_80_90_100_and_100a() {
         let specific = programs.iter().filter(|p| p.body().iter().any(|s| s.instr.requirement().variant != Variant::Plain)).count();
         assert_eq!(specific > 0, arch.variant != Variant::Plain, "{name}: {specific} programs with an sm_100a/f form");
         eprintln!("{name}: {specific} of {} programs hold an sm_100a/f form", programs.len());
+        // From sm_100 on, the mixed-precision forms (9.7.5); on sm_100a, the stochastic cvt.rs
+        // with its u32 random bits (9.7.9.21).
+        let holding = |f: fn(&Instr) -> bool| programs.iter().filter(|p| p.body().iter().any(|s| f(&s.instr))).count();
+        let (mixed, rs) = (holding(|i| i.atype.is_some()), holding(|i| i.is_stochastic()));
+        assert_eq!((mixed > 0, rs > 0), (arch.sm >= 100, arch.variant == Variant::A), "{name}: {mixed} mixed, {rs} cvt.rs programs");
         for (m, chunk) in programs.chunks(PER_MODULE).enumerate() {
             let mode = if m % 2 == 0 { Mode::Outputs } else { Mode::Trace };
             jobs.push((sm.clone(), format!("gen-{name}-{m}"), kernel::module(chunk, arch, mode).unwrap()));
@@ -173,14 +178,13 @@ cvt.rn.satfinite.e4m3x2.bf16x2 %h8, %r7;
 /// A one-instruction program around `form` (a predicate source comes from a `testp.f32`,
 /// which every sm has: predicates are never inputs).
 fn single_form_program(form: &Instr) -> Program {
-    let ty = form.src_type().name();
     let srcs: Vec<String> = (0..form.inputs).map(|i| format!("%x{i}")).collect();
     let (mut inputs, mut body) = (Vec::new(), String::new());
     for (i, s) in srcs.iter().enumerate() {
         if form.reads_predicate(i) {
             inputs.push("%c:f32".to_string());
             body.push_str(&format!("testp.finite.f32 {s}, %c;\n"));
-        } else if let Some(t) = form.int_source() {
+        } else if let Some(t) = form.int_source_at(i) {
             // An integer is never an input: a cvt from f32 defines it.
             inputs.push(format!("%i{i}:f32"));
             body.push_str(&format!("cvt.rzi.{}.f32 {s}, %i{i};\n", t.name()));
@@ -188,7 +192,8 @@ fn single_form_program(form: &Instr) -> Program {
             // An fp8 pair is never an input: it reads an f16 input's .b16 register.
             inputs.push(format!("{s}:f16"));
         } else {
-            inputs.push(format!("{s}:{ty}"));
+            // Each source's own type: a mixed-precision form reads a half and an f32.
+            inputs.push(format!("{s}:{}", form.src_type_at(i).name()));
         }
     }
     let text = format!("// inputs: {}\n{body}{form} %d, {};\n// outputs: %d\n", inputs.join(", "), srcs.join(", "));

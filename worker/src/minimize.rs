@@ -271,8 +271,11 @@ impl Ir {
             .body
             .iter()
             .zip(live)
-            .filter(|((_, srcs), &l)| l && srcs.contains(&Src::Input(i)))
-            .map(|((instr, _), _)| instr.src_type());
+            .filter(|(_, &l)| l)
+            .flat_map(|((instr, srcs), _)| {
+                // Each reading position's own type (a mixed-precision form reads a half and an f32).
+                srcs.iter().enumerate().filter(|(_, s)| **s == Src::Input(i)).map(|(k, _)| instr.src_type_at(k))
+            });
         let first = tys.next()?;
         (tys.all(|t| t == first) && first.bits() == own.bits() && RegClass::of(first) == RegClass::of(own))
             .then_some(ValType::Float(first))

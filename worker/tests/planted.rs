@@ -164,6 +164,15 @@ const PLANTED_BUGS: &[Planted] = &[
         explained_by: "other-rounding",
     },
     Planted {
+        // The mixed-precision forms exist from sm_100 on (9.7.5): the default target has none.
+        deviation: "mixed-bf16-as-f16",
+        args: &["--sm", "100", "--families", "add,sub,fma", "--types", "f32,bf16", "--cases", "100000"],
+        instr_prefixes: &["add.", "sub.", "fma."],
+        class: "gross",
+        within: 100_000,
+        explained_by: "bf16-as-f16",
+    },
+    Planted {
         deviation: "ue8m0-rz-as-rp",
         // The form exists on sm_100a only: the campaign, its reproducer and the files made
         // from it name that target.

@@ -237,6 +237,17 @@ fn reinterpreted(i: &Instr, from: Scalar) -> Vec<(Model, String)> {
     if i.is_approximate() {
         return vec![];
     }
+    if let Some(half) = i.atype {
+        // A mixed-precision form: its half operands widened from the other format (the f32
+        // result has no other format to be packed in).
+        let other = match (from, half) {
+            (Scalar::BF16, Type::Bf16) => Type::F16,
+            (Scalar::F16, Type::F16) => Type::Bf16,
+            _ => return vec![],
+        };
+        let g = Instr { atype: Some(other), ..*i };
+        return vec![(Model::Form(g), format!("computed as {g}"))];
+    }
     let ty = match (from, i.ty) {
         (Scalar::BF16, Type::Bf16) => Type::F16,
         (Scalar::BF16, Type::Bf16x2) => Type::F16x2,

@@ -82,6 +82,24 @@ fn flush(s: Scalar, v: u64) -> u64 {
     }
 }
 
+/// The operands with every subnormal float lane flushed, each read in its own source type (a
+/// mixed-precision form's half `a` as its `.atype`, its `c` as f32); predicates, integers and
+/// fp8 pairs unchanged.
+fn flushed_operands(instr: &Instr, operands: &[u64]) -> Vec<u64> {
+    let float = |k: usize| !instr.reads_predicate(k) && instr.int_source_at(k).is_none() && instr.narrow_source().is_none();
+    operands
+        .iter()
+        .enumerate()
+        .map(|(k, &o)| match float(k) {
+            true => {
+                let t = instr.src_type_at(k);
+                map_lanes(t, o, |v| flush(t.scalar(), v))
+            }
+            false => o,
+        })
+        .collect()
+}
+
 /// One lane of an expectation as an expectation of its own, to ask it about one lane.
 pub(crate) fn lane_expectation(e: &Expectation, i: usize) -> Expectation {
     // The same kind of lane (float, integer, fp8 element), only lane `i`.
@@ -107,18 +125,14 @@ impl Model {
                 nan && operands.iter().any(|&o| map_lanes(ty, o, |v| if s.is_nan(v) { v | quiet_bit(s) } else { v }) == got)
             }
             Model::CanonicalNan => (0..ty.lanes() as usize).all(|l| lane(ty, got, l) == s.mask() >> 1),
-            Model::InputsFlushed => {
-                let flushed: Vec<u64> = operands.iter().map(|&o| map_lanes(ty, o, |v| flush(s, v))).collect();
-                eval(instr, &flushed).is_ok_and(|e| e.accepts(got))
-            }
+            Model::InputsFlushed => eval(instr, &flushed_operands(instr, operands)).is_ok_and(|e| e.accepts(got)),
             Model::ResultFlushed => reference()
                 .is_some_and(|e| map_lanes(ty, e.primary_bits(), |v| flush(s, v)) == got),
             Model::FtzInputsOnly | Model::FtzResultOnly => {
                 let mut kept = *instr;
                 kept.ftz = crate::isa::Ftz::Preserve;
                 if *self == Model::FtzInputsOnly {
-                    let flushed: Vec<u64> = operands.iter().map(|&o| map_lanes(ty, o, |v| flush(s, v))).collect();
-                    eval(&kept, &flushed).is_ok_and(|e| e.accepts(got))
+                    eval(&kept, &flushed_operands(instr, operands)).is_ok_and(|e| e.accepts(got))
                 } else {
                     eval(&kept, operands).is_ok_and(|e| map_lanes(ty, e.primary_bits(), |v| flush(s, v)) == got)
                 }
@@ -164,6 +178,12 @@ pub(crate) fn lane_excess(e: &Expectation, l: usize, v: u64) -> Option<u64> {
 fn unfused(instr: &Instr, operands: &[u64]) -> Option<Expectation> {
     if !matches!(instr.op, Opcode::Fma | Opcode::Mad) || operands.len() != 3 {
         return None;
+    }
+    if let Some(half) = instr.atype {
+        // A mixed-precision fma: its halves widened exactly, then the f32 fma unfused.
+        let widen = crate::interp::widened_halves(half.scalar());
+        let wide = [widen[operands[0] as usize & 0xffff] as u64, widen[operands[1] as usize & 0xffff] as u64, operands[2]];
+        return unfused(&Instr { atype: None, ..*instr }, &wide);
     }
     let mut mul = Instr::new(Opcode::Mul, instr.ty);
     mul.precision = match instr.precision {

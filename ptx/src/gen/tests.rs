@@ -471,3 +471,67 @@ fn set_writes_its_destination_type_from_its_source_type() {
     }
     assert!(mixed > 50, "{mixed} set with .dtype != .stype");
 }
+
+/// The mixed-precision `add`/`sub`/`fma` (9.7.5) are drawn from sm_100 on, with both their
+/// types in the list: `a` (and `fma`'s `b`) read a half, `c` an f32, so a bf16 computed by a
+/// `cvt` or an fma feeds an f32 accumulation.
+#[test]
+fn mixed_precision_forms_read_a_half_and_an_f32_from_sm_100_on() {
+    let cfg = |sm, types: Vec<Type>| GenConfig { opcodes: vec![Opcode::Add, Opcode::Sub, Opcode::Fma, Opcode::Cvt], types, min_len: 3, max_len: 10, ..target(sm, 8, 6) };
+    let mixed = |g: &Generator| g.forms().filter(|f| f.atype.is_some()).count();
+    let g = Generator::new(cfg(100, vec![Type::F32, Type::Bf16, Type::F16])).unwrap();
+    assert_eq!(mixed(&g), crate::isa::mixed::mixed_forms().len());
+    assert_eq!(mixed(&Generator::new(cfg(90, vec![Type::F32, Type::Bf16, Type::F16])).unwrap()), 0);
+    // Both of a form's types must be listed: f32 alone has none, f32 and bf16 the bf16 ones.
+    assert_eq!(mixed(&Generator::new(cfg(100, vec![Type::F32])).unwrap()), 0);
+    let bf16 = Generator::new(cfg(100, vec![Type::F32, Type::Bf16])).unwrap();
+    assert!(bf16.forms().filter(|f| f.atype.is_some()).all(|f| f.atype == Some(Type::Bf16)) && mixed(&bf16) > 0);
+    let t = Target::new(100, PtxVersion::new(8, 6));
+    let (mut seen, mut from_cvt) = (0, 0);
+    for p in programs(&g, 21, 400) {
+        assert_eq!(p.check_target(t), Ok(()), "{p}");
+        for s in p.body().iter().filter(|s| s.instr.atype.is_some()) {
+            seen += 1;
+            for (pos, &r) in s.srcs().iter().enumerate() {
+                let want = if pos + 1 < s.srcs().len() { s.instr.atype.unwrap() } else { Type::F32 };
+                assert_eq!(ValType::of_operand(&s.instr, pos), ValType::Float(want), "{p}");
+                assert!(ValType::Float(want).reads(p.reg_type(r)), "{p}");
+                from_cvt += usize::from(pos == 0 && p.definition(r).is_some_and(|d| p.body()[d].instr.op == Opcode::Cvt));
+            }
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(5, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(seen > 200 && from_cvt > 20, "{seen} mixed-precision instructions, {from_cvt} reading a cvt's half");
+}
+
+/// `cvt.rs` (9.7.9.21, sm_100a): `a` and `b` read f32 values, `rbits` a `u32`, an integer input
+/// (random bits over the whole range) or a `cvt` to `.u32`; plain sm_100 has none.
+#[test]
+fn a_stochastic_cvt_reads_two_floats_and_its_random_bits_as_a_u32_on_sm_100a() {
+    use crate::isa::Variant;
+    let cfg = |variant| GenConfig { opcodes: vec![Opcode::Cvt, Opcode::Fma], types: vec![Type::F32, Type::Bf16x2, Type::F16x2], min_len: 2, max_len: 8, variant, ..target(100, 9, 1) };
+    let g = Generator::new(cfg(Variant::A)).unwrap();
+    assert_eq!(g.forms().filter(|f| f.is_stochastic()).count(), 8);
+    assert_eq!(Generator::new(cfg(Variant::Plain)).unwrap().forms().filter(|f| f.is_stochastic()).count(), 0);
+    let t = g.config().target();
+    let rbits = ValType::Int(crate::isa::stochastic::RBITS);
+    let (mut seen, mut from_input, mut from_cvt) = (0, 0, 0);
+    for p in programs(&g, 31, 1500) {
+        assert_eq!(p.check_target(t), Ok(()), "{p}");
+        for s in p.body().iter().filter(|s| s.instr.is_stochastic()) {
+            seen += 1;
+            let r = s.srcs();
+            assert!(ValType::Float(Type::F32).reads(p.reg_type(r[0])) && ValType::Float(Type::F32).reads(p.reg_type(r[1])), "{p}");
+            assert_eq!(p.reg_type(r[2]), rbits, "{p}");
+            match p.definition(r[2]) {
+                None => from_input += 1,
+                Some(d) => {
+                    assert_eq!(ValType::of_result(&p.body()[d].instr), rbits, "{p}");
+                    from_cvt += 1;
+                }
+            }
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(9, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(seen > 50 && from_input > 20 && from_cvt > 5, "{seen} cvt.rs, rbits {from_input} inputs and {from_cvt} cvts");
+}

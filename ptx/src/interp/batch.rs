@@ -66,6 +66,7 @@ impl Kernel {
         // Let `eval` report every error a form can have, on a harmless operand vector.
         eval(instr, &[0, 0, 0][..usize::from(instr.inputs).min(3)])?;
         let run = match arith_op(instr.op) {
+            _ if instr.atype.is_some() => Some(mixed_lanes as Loop),
             Some(op) => instr
                 .precision
                 .rounding()
@@ -103,10 +104,9 @@ impl Kernel {
     }
 
     fn fits(&self, c: &[u64; 3]) -> bool {
-        let bits = self.instr.value_src_bits();
-        c[..usize::from(self.instr.inputs)].iter().enumerate().all(|(k, v)| match self.instr.reads_predicate(k) {
-            true => *v <= 1,
-            false => bits == 64 || v >> bits == 0,
+        c[..usize::from(self.instr.inputs)].iter().enumerate().all(|(k, v)| {
+            let bits = self.instr.src_bits(k);
+            bits == 64 || v >> bits == 0
         })
     }
 }
@@ -310,6 +310,16 @@ fn cvt_loop(instr: &Instr) -> Option<Loop> {
         .or_else(|| instr.as_cvt_int().map(|_| cvt_int_lanes as Loop))
         .or_else(|| instr.as_tf32().map(|_| tf32_lanes as Loop))
         .or_else(|| instr.as_narrow().map(|_| narrow_lanes as Loop))
+        .or_else(|| instr.as_stochastic().map(|_| stochastic_lanes as Loop))
+}
+
+/// A `cvt.rs`: `crate::cvt::stochastic`'s primary register (a, b and the random bits).
+fn stochastic_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    let Some(c) = instr.as_stochastic() else { return generic_loop(instr, ops, out) };
+    for (x, o) in ops.iter().zip(out.iter_mut()) {
+        // The operands fit (`Kernel::fits`): three of them, so the only error cannot occur.
+        *o = c.eval(&x).map_or(0, |e| e.primary_bits());
+    }
 }
 
 /// An fp8 `cvt`: `crate::cvt::narrow`'s primary register (two f32 sources, or one pair).
@@ -343,6 +353,21 @@ fn cvt_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     for (x, o) in ops.iter().zip(out.iter_mut()) {
         *o = p.bits(x[0], x[1]);
     }
+}
+
+/// A mixed-precision `add`/`sub`/`fma` (`eval`'s `mixed`): the half columns widened to f32
+/// (exact), then the `.f32` form's own loop.
+fn mixed_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
+    let Some(half) = instr.atype else { return generic_loop(instr, ops, out) };
+    let f32_form = Instr { atype: None, ..*instr };
+    let Ok(k) = Kernel::new(&f32_form) else { return generic_loop(instr, ops, out) };
+    let table = super::widened_halves(half.scalar());
+    let widen = |col: &[u64]| col.iter().map(|&x| table[x as usize & 0xffff] as u64).collect::<Vec<u64>>();
+    let n = usize::from(instr.inputs);
+    let [a, b, c] = ops.cols;
+    // `a`, and `fma`'s `b`, are halves; the last source `c` is an f32.
+    let (a, b) = (widen(a), if n == 3 { widen(b) } else { b.to_vec() });
+    k.run_columns(Operands::new(&a, &b, c), out)
 }
 
 /// A comparison (`setp`, `set`, `selp`): `crate::compare::eval`'s predicate or register,

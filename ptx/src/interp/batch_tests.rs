@@ -165,3 +165,32 @@ fn kernel_rejects_what_eval_rejects() {
     assert!(Kernel::new(&bogus).is_err());
     assert!(eval(&bogus, &[0]).is_err());
 }
+
+/// The mixed-precision forms (9.7.5): `a` (and `fma`'s `b`) over the half specials, `c` over
+/// the f32 ones; the loop widens the halves and runs the `.f32` form's own loop.
+#[test]
+fn kernel_matches_eval_on_every_mixed_precision_form() {
+    let mut checked = 0;
+    for instr in crate::isa::mixed::mixed_forms() {
+        let kernel = Kernel::new(&instr).unwrap_or_else(|e| panic!("{instr}: {e}"));
+        assert!(kernel.dedicated(), "{instr} goes through eval");
+        let n = usize::from(instr.inputs);
+        let halves: Vec<u64> = cases_for(instr.atype.unwrap(), 1).into_iter().map(|c| c[0]).collect();
+        let singles: Vec<u64> = cases_for(Type::F32, 1).into_iter().map(|c| c[0]).collect();
+        let cases: Vec<[u64; 3]> = halves
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| {
+                let (b, c) = (halves[(i * 7 + 3) % halves.len()], singles[(i * 5 + 1) % singles.len()]);
+                if n == 3 { [h, b, c] } else { [h, c, 0] }
+            })
+            .collect();
+        let mut out = vec![0; cases.len()];
+        kernel.run(&cases, &mut out);
+        for (c, got) in cases.iter().zip(&out) {
+            assert_eq!(*got, eval(&instr, &c[..n]).unwrap().primary_bits(), "{instr} {:x?}", &c[..n]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 10_000, "only {checked} cases");
+}

@@ -33,13 +33,15 @@ pub fn eval(instr: &Instr, operands: &[u64]) -> Result<Expectation, EvalError> {
     if operands.len() != expected {
         return Err(EvalError::Arity { form: instr.to_string(), expected, got: operands.len() });
     }
-    let value_bits = instr.value_src_bits();
     for (index, &value) in operands.iter().enumerate() {
         // A predicate source (selp's and .BoolOp's `c`) is 0 or 1, as programs hold it.
-        let bits = if instr.reads_predicate(index) { 1 } else { value_bits };
+        let bits = instr.src_bits(index);
         if bits < 64 && value >> bits != 0 {
             return Err(EvalError::OperandWidth { form: instr.to_string(), index, value, bits });
         }
+    }
+    if let Some(half) = instr.atype {
+        return mixed(instr, half, operands);
     }
     if instr.op == Opcode::Cvt {
         return convert(instr, operands);
@@ -81,7 +83,8 @@ fn arity(instr: &Instr) -> usize {
         | Opcode::Lg2
         | Opcode::Ex2
         | Opcode::Tanh => 1,
-        // One source, or two f32 into a packed destination (9.7.9.21).
+        // One source, or two f32 into a packed destination, and `cvt.rs`'s random bits (9.7.9.21).
+        Opcode::Cvt if instr.is_stochastic() => 3,
         Opcode::Cvt => usize::from(instr.inputs).clamp(1, 2),
         // Two values, and with a .BoolOp the predicate it combines; selp's predicate.
         Opcode::Setp | Opcode::Set => usize::from(instr.inputs).clamp(2, 3),
@@ -100,6 +103,10 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
     }
     if let Some(c) = instr.as_narrow() {
         return narrow_cvt(instr, &c, ops);
+    }
+    if let Some(c) = instr.as_stochastic() {
+        // Each lane's carry rule, or both neighbours where the section leaves it open.
+        return c.eval(ops).map_err(|e| EvalError::Malformed { form: instr.to_string(), reason: cvt_reason(e) });
     }
     if let Some(c) = instr.as_cvt_int() {
         let &[x] = ops else {
@@ -137,6 +144,42 @@ fn narrow_cvt(instr: &Instr, c: &crate::cvt::narrow::NarrowCvt, ops: &[u64]) -> 
         Direction::Down { dst, .. } => Expectation::narrow_pair(dst, lo, hi),
         Direction::Up { dst: Wide::Bf16x2, .. } => Expectation::packed(crate::format::Scalar::BF16, lo, hi),
         Direction::Up { .. } => Expectation::packed(crate::format::Scalar::F16, lo, hi),
+    })
+}
+
+/// A mixed-precision `add`/`sub`/`fma` (9.7.5.1-3): `convert(a) + c` (`- c`, `convert(a) *
+/// convert(b) + c`) to infinite precision, rounded once. Every f16 and bf16 is an f32, so the
+/// half operands widen exactly (`cvt.f32.f16`, which keeps a NaN's payload: `crate::cvt`) and
+/// the result set is the `.f32` form's on the widened operands (`crate::mixed` tests this
+/// against rustc_apfloat).
+#[inline(never)]
+fn mixed(instr: &Instr, half: Type, ops: &[u64]) -> Result<Expectation, EvalError> {
+    let widen = widened_halves(half.scalar());
+    let mut wide = [0u64; 3];
+    for (k, (w, &x)) in wide.iter_mut().zip(ops).enumerate() {
+        // `a` (and `fma`'s `b`) are halves, the last source `c` the f32 (the widths are checked).
+        *w = if k + 1 < ops.len() { widen[x as usize & 0xffff] as u64 } else { x };
+    }
+    eval(&Instr { atype: None, ..*instr }, &wide[..ops.len()])
+}
+
+/// Every f16 (or bf16) value's f32 encoding, indexed by its bits: `cvt.f32.f16`'s (exact,
+/// 9.7.9.21: no rounding; a NaN's payload kept as `crate::cvt` keeps it), computed once by
+/// that conversion (256 KiB per format) so that the mixed-precision loops look it up.
+pub(crate) fn widened_halves(half: Scalar) -> &'static [u32] {
+    static TABLES: [std::sync::OnceLock<Vec<u32>>; 2] = [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+    TABLES[usize::from(half == Scalar::BF16)].get_or_init(|| {
+        let widen = crate::cvt::Primary::new(&crate::cvt::Cvt {
+            dst: Scalar::F32,
+            packed: false,
+            src: half,
+            rounding: crate::cvt::CvtRounding::None,
+            ftz: false,
+            sat: false,
+            relu: false,
+            satfinite: false,
+        });
+        (0..=0xffffu64).map(|x| widen.bits(x, 0) as u32).collect()
     })
 }
 

@@ -80,6 +80,7 @@ impl Instr {
             conv: None,
             cmp: c.cmp.map(|op| Comparison { op, combine: c.bool_op, from, int }),
             selp_int,
+            atype: None,
         })
     }
 
@@ -207,7 +208,7 @@ mod tests {
             let i = Instr::parse(text, 3).unwrap_or_else(|e| panic!("{text}: {e}"));
             let t = IntType::parse(&text[5..]).unwrap();
             assert_eq!((i.op, i.ty, i.selp_int, i.int_dest(), i.int_source()), (Opcode::Selp, ty, Some(t), Some(t), Some(t)), "{text}");
-            assert_eq!(i.value_src_bits(), t.bits, "{text}");
+            assert_eq!(i.src_bits(0), t.bits, "{text}");
             assert!(i.reads_predicate(2) && !i.reads_predicate(0) && !i.dest_is_predicate(), "{text}");
             assert_eq!(i.to_string(), text);
         }

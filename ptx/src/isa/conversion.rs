@@ -13,11 +13,13 @@
 //! `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`) and the e2m3/e3m2/ue8m0 and bf16x2-sourced ones of
 //! `sm_100a`/`sm_100f` (a [`crate::isa::Target`] with that suffix): [`Conversion::narrow`] is
 //! the pair's end, held in a `.b16` register, the other end the form's type (`f32 -> e4m3x2
-//! -> f16x2` is how FP8 kernels quantize and read back). The `e2m1x2` forms (a `.b8`
-//! register) and the `.rs` family (a random-bits operand) run alone (`ptx::form`).
+//! -> f16x2` is how FP8 kernels quantize and read back). So is the stochastic `.rs` family to
+//! f16x2/bf16x2 ([`super::stochastic`]). The `e2m1x2` forms (a `.b8` register) and the `.rs`
+//! forms to the x4 destinations run alone (`ptx::form`).
 
 use super::{Clamp, Conversion, Narrow, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
 use crate::cvt::narrow::{Direction, NarrowCvt, NarrowError, Wide};
+use crate::cvt::stochastic::StochasticCvt;
 use crate::cvt::int::CvtInt;
 use crate::cvt::tf32::Tf32Cvt;
 use crate::format::Scalar;
@@ -52,6 +54,7 @@ impl Instr {
             }),
             cmp: None,
             selp_int: None,
+            atype: None,
         }
     }
 
@@ -78,6 +81,7 @@ impl Instr {
             }),
             cmp: None,
             selp_int: None,
+            atype: None,
         }
     }
 
@@ -102,6 +106,7 @@ impl Instr {
             }),
             cmp: None,
             selp_int: None,
+            atype: None,
         }
     }
 
@@ -146,6 +151,7 @@ impl Instr {
             }),
             cmp: None,
             selp_int: None,
+            atype: None,
         }
     }
 
@@ -229,6 +235,9 @@ impl Instr {
         }
         if self.conv.is_some_and(|c| c.narrow.is_some()) {
             return self.validate_narrow();
+        }
+        if self.is_stochastic() {
+            return self.validate_stochastic();
         }
         if self.conv.is_some_and(|c| c.int.is_some()) {
             let c = self.as_cvt_int().ok_or_else(|| IsaError::Illegal {
@@ -327,33 +336,28 @@ pub(super) fn cvt_error(e: CvtError) -> IsaError {
     }
 }
 
-/// Parse a `cvt` spelling of the float-to-float or float-integer family (its operand count is
-/// the form's). The families are told apart as `ptxfuzz eval` tells them ([`AnyCvt::parse`]);
-/// a documented form of another family is refused with where it does run.
+/// Parse a `cvt` spelling of any family (its operand count is the form's). The families are
+/// told apart as `ptxfuzz eval` tells them ([`AnyCvt::parse`]).
 pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
     match AnyCvt::parse(text) {
         Ok(AnyCvt::Float(c)) => Ok(Instr::from_cvt(&c)),
         Ok(AnyCvt::Int(c)) => Ok(Instr::from_cvt_int(&c)),
         Ok(AnyCvt::Tf32(c)) => Ok(Instr::from_tf32(&c)),
         Ok(AnyCvt::Narrow(c)) => Ok(Instr::from_narrow(&c)),
-        Ok(other) => Err(IsaError::Syntax(format!(
-            "{}: the .rs conversions are not instructions of programs yet (an instruction does not encode their \
-             random-bits operand, nor the x4 forms' four-register source); `ptxfuzz eval {}` and `ptxfuzz capture` \
-             run it alone ({SECTION})",
-            other, other
-        ))),
+        Ok(AnyCvt::Stochastic(c)) => Ok(Instr::from_stochastic(&c)),
         Err(AnyCvtError::Cvt(e)) => Err(cvt_error(e)),
         Err(e) => Err(IsaError::Syntax(format!("{e} ({SECTION})"))),
     }
 }
 
-/// Every documented float-to-float, float-integer, tf32 and program-held fp8 `cvt`, as
-/// instructions (for the generator and the VM).
+/// Every documented float-to-float, float-integer, tf32, program-held fp8 and stochastic
+/// (`.rs`, f16x2/bf16x2) `cvt`, as instructions (for the generator and the VM).
 pub fn cvt_forms() -> Vec<Instr> {
     let ints = CvtInt::all().into_iter().map(|c| Instr::from_cvt_int(&c)).filter(|i| i.validate().is_ok());
     let tf32 = Tf32Cvt::all().into_iter().map(|c| Instr::from_tf32(&c));
     let fp8 = NarrowCvt::all().into_iter().map(|c| Instr::from_narrow(&c)).filter(|i| i.validate().is_ok());
-    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).chain(tf32).chain(fp8).collect();
+    let rs = StochasticCvt::all().into_iter().map(|c| Instr::from_stochastic(&c));
+    let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).chain(tf32).chain(fp8).chain(rs).collect();
     v.sort_unstable();
     v
 }
@@ -377,9 +381,9 @@ mod tests {
         let forms = cvt_forms();
         // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no),
         // the 10 tf32 forms, the 12 sm_89 fp8 ones and the 29 of sm_100a/sm_100f (all narrow
-        // forms but the .b8 e2m1x2 ones).
+        // forms but the .b8 e2m1x2 ones) and the 8 .rs ones to f16x2/bf16x2.
         let ints = CvtInt::all().len();
-        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12 + 29, "{ints}");
+        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12 + 29 + 8, "{ints}");
         assert!(forms.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -424,9 +428,10 @@ mod tests {
         assert!(matches!(relu.validate(), Err(IsaError::Illegal { section: "9.7.9.21", .. })), "{relu}");
         let e = Instr::parse("cvt.rn.s32.f32", 1).unwrap_err().to_string();
         assert!(e.contains("Integer rounding is required"), "{e}");
-        // Another family names where it runs.
-        let e = Instr::parse("cvt.rs.satfinite.f16x2.f32", 3).unwrap_err().to_string();
-        assert!(e.contains("not instructions of programs yet") && e.contains("ptxfuzz eval"), "{e}");
+        // The stochastic family is one too (`super::stochastic`), its x4 forms not.
+        assert!(Instr::parse("cvt.rs.satfinite.f16x2.f32", 3).unwrap().is_stochastic());
+        let e = Instr::parse("cvt.rs.satfinite.e5m2x4.f32", 5).unwrap_err().to_string();
+        assert!(e.contains("x4") && e.contains("9.7.9.21"), "{e}");
     }
 
     #[test]
@@ -469,9 +474,9 @@ mod tests {
         assert_eq!(held - arch_specific, 12);
         assert!(arch_specific > 20, "{arch_specific}");
         let e4m3 = Instr::parse("cvt.rn.satfinite.e4m3x2.f32", 2).unwrap();
-        assert_eq!((e4m3.ty, e4m3.inputs, e4m3.narrow_dest(), e4m3.value_src_bits()), (Type::F32, 2, Some(crate::isa::Narrow::E4m3), 32));
+        assert_eq!((e4m3.ty, e4m3.inputs, e4m3.narrow_dest(), e4m3.src_bits(0)), (Type::F32, 2, Some(crate::isa::Narrow::E4m3), 32));
         let up = Instr::parse("cvt.rn.f16x2.e5m2x2", 1).unwrap();
-        assert_eq!((up.ty, up.narrow_source(), up.value_src_bits()), (Type::F16x2, Some(crate::isa::Narrow::E5m2), 16));
+        assert_eq!((up.ty, up.narrow_source(), up.src_bits(0)), (Type::F16x2, Some(crate::isa::Narrow::E5m2), 16));
         // The section's rules still speak: .satfinite is mandatory, .ftz no narrow cvt has.
         let e = Instr::parse("cvt.rn.e4m3x2.f32", 2).unwrap_err().to_string();
         assert!(e.contains("mandatory"), "{e}");

@@ -65,7 +65,7 @@ mod tests {
                                 for nan in [NanMode::Number, NanMode::Propagate] {
                                     for abs in [AbsMode::None, AbsMode::Abs, AbsMode::XorsignAbs] {
                                         for inputs in 0..=4 {
-                                            let i = Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv: None, cmp: None, selp_int: None };
+                                            let i = Instr { op, testp, precision, ftz, clamp, nan, abs, ty, inputs, conv: None, cmp: None, selp_int: None, atype: None };
                                             let ok = i.validate().is_ok();
                                             assert_eq!(ok, forms.contains(&i), "{i} ({inputs} inputs)");
                                             accepted += usize::from(ok);

@@ -7,7 +7,9 @@
 //! that programs carry it like any other form: its legality, target and result are those of
 //! [`crate::cvt::Cvt`], to which [`conversion`] maps it. So are the float comparisons a
 //! program can hold, `setp` and `set` (with or without `.BoolOp`) and `selp` (9.7.6.1-3,
-//! 9.7.7.1-2), through [`comparison`] to [`crate::compare::Compare`].
+//! 9.7.7.1-2), through [`comparison`] to [`crate::compare::Compare`], and the mixed-precision
+//! `add`/`sub`/`fma` of sm_100 (9.7.5.1-3: `add.rn.f32.bf16 d, a, c`), through [`mixed`] to
+//! [`crate::mixed::Mixed`].
 
 #[cfg(test)]
 mod census;
@@ -15,8 +17,10 @@ pub mod comparison;
 pub mod conversion;
 mod diagnose;
 pub mod forms;
+pub mod mixed;
 pub mod requirements;
 pub mod rules;
+pub mod stochastic;
 pub mod table;
 pub mod target;
 pub mod text;
@@ -149,6 +153,10 @@ pub enum RoundTo {
     /// has no [`Rounding`]; [`Instr::precision`] is then `Default`). The result keeps the f32
     /// layout, its 13 low bits zero ([`crate::cvt::tf32`]'s reading), in a `.b32` register.
     Tf32(Tf32Rounding),
+    /// Stochastic rounding (`.rs`, 9.7.9.21): toward or away from zero by the carry of random
+    /// bits added to the discarded ones; the form's third source is those bits
+    /// ([`stochastic`](self::stochastic)).
+    Stochastic,
 }
 
 /// `.satfinite` (9.7.9.21, `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}{x2}.f32`): an out-of-range
@@ -410,6 +418,11 @@ pub struct Instr {
     /// `f16` for `.u16`), no operand's type: it only says which `--types` admit the form, as
     /// the float end of a float-integer `cvt` does.
     pub selp_int: Option<IntType>,
+    /// Only for the mixed-precision `add`/`sub`/`fma` (9.7.5.1-3, sm_100): `.atype` (`.abtype`
+    /// for `fma`), the half type of `a` (and `b`); [`Instr::ty`] is then `.f32`, the type of `d`
+    /// and `c` (`add.rn.f32.f16 d, a, c`). Its map to [`crate::mixed::Mixed`] is
+    /// [`mixed`](self::mixed)'s.
+    pub atype: Option<Type>,
 }
 
 impl Instr {
@@ -447,16 +460,28 @@ impl Instr {
             // operator (and a `set`'s source type), then validate.
             cmp: matches!(op, Opcode::Setp | Opcode::Set).then_some(Comparison { op: CmpOp::Eq, combine: None, from: ty, int: None }),
             selp_int: None,
+            atype: None,
         }
     }
 
     /// The type of the value sources: the form's type, except for a `cvt` (its source type)
-    /// and a `set` (its `.stype`).
+    /// and a `set` (its `.stype`). A mixed-precision form reads two types: see
+    /// [`Instr::src_type_at`].
     pub fn src_type(&self) -> Type {
         match (self.conv, self.cmp) {
             (Some(c), _) => c.from,
             (None, Some(c)) => c.from,
             (None, None) => self.ty,
+        }
+    }
+
+    /// The type of value source `pos`: [`Instr::src_type`], except for a mixed-precision form,
+    /// whose `a` (and `fma`'s `b`) is its `.atype` and whose last source `c` is `.f32`
+    /// (9.7.5.1-3: `add.f32.f16 d, a, c`, `fma.rn.f32.bf16 d, a, b, c`).
+    pub fn src_type_at(&self, pos: usize) -> Type {
+        match self.atype {
+            Some(half) if pos + 1 < usize::from(self.inputs) => half,
+            _ => self.src_type(),
         }
     }
 
@@ -512,14 +537,25 @@ impl Instr {
         }
     }
 
-    /// The width of the register a value source reads: [`Instr::src_type`]'s, or for an
-    /// integer source the register that holds it (16 bits for an 8-bit integer), for an fp8
-    /// pair its `.b16`.
-    pub fn value_src_bits(&self) -> u32 {
-        match (self.int_source(), self.narrow_source()) {
-            (Some(t), _) => t.reg_bits(),
-            (None, Some(n)) => n.packed_bits(),
-            (None, None) => self.src_type().bits(),
+    /// The integer source `pos` reads: [`Instr::int_source`] for every value source, except a
+    /// `cvt.rs`, whose `a` and `b` are f32 and whose third source, `rbits`, is a `u32`
+    /// ([`stochastic::RBITS`]).
+    pub fn int_source_at(&self, pos: usize) -> Option<IntType> {
+        if self.is_stochastic() {
+            return (pos == 2).then_some(stochastic::RBITS);
+        }
+        self.int_source()
+    }
+
+    /// The width of the register source `pos` reads: 1 for a predicate, else
+    /// [`Instr::src_type_at`]'s, or for an integer source the register that holds it (16 bits
+    /// for an 8-bit integer), for an fp8 pair its `.b16`.
+    pub fn src_bits(&self, pos: usize) -> u32 {
+        match (self.reads_predicate(pos), self.int_source_at(pos), self.narrow_source()) {
+            (true, _, _) => 1,
+            (false, Some(t), _) => t.reg_bits(),
+            (false, None, Some(n)) => n.packed_bits(),
+            (false, None, None) => self.src_type_at(pos).bits(),
         }
     }
 

@@ -145,7 +145,7 @@ impl FormRule {
     }
 
     pub fn admits(&self, i: &Instr) -> bool {
-        i.conv.is_none() && i.cmp.is_none() && i.selp_int.is_none() && self.covers(i.op, i.ty) && Slot::ALL.iter().all(|&s| self.admits_slot(s, i))
+        i.conv.is_none() && i.cmp.is_none() && i.selp_int.is_none() && i.atype.is_none() && self.covers(i.op, i.ty) && Slot::ALL.iter().all(|&s| self.admits_slot(s, i))
     }
 
     /// Every form of this row for one opcode and type.
@@ -178,6 +178,7 @@ impl FormRule {
                                     conv: None,
                                     cmp: None,
                                     selp_int: None,
+                                    atype: None,
                                 });
                             }
                         }

@@ -34,13 +34,17 @@ pub enum IsaError {
 
 impl Instr {
     /// Check the form against the spec's syntax rules (modifier sets per opcode and type).
-    /// A `cvt` is checked against the table of `crate::cvt` instead (9.7.9.21).
+    /// A `cvt` is checked against the table of `crate::cvt` instead (9.7.9.21), a comparison
+    /// against `crate::compare`'s, a mixed-precision form against `crate::mixed`'s (9.7.5).
     pub fn validate(&self) -> Result<(), IsaError> {
         if self.op == Opcode::Cvt || self.conv.is_some() {
             return self.validate_cvt().map(|_| ());
         }
         if self.op.is_comparison() || self.cmp.is_some() || self.selp_int.is_some() {
             return self.validate_compare().map(|_| ());
+        }
+        if self.atype.is_some() {
+            return self.validate_mixed().map(|_| ());
         }
         if FORM_RULES.iter().any(|r| r.admits(self)) {
             Ok(())
@@ -64,8 +68,14 @@ impl Instr {
         if let Some(c) = self.as_narrow() {
             return c.needs();
         }
+        if let Some(c) = self.as_stochastic() {
+            return c.needs();
+        }
         if let Some(c) = self.as_compare() {
             return c.requirement();
+        }
+        if let Some(m) = self.as_mixed() {
+            return m.requirement();
         }
         super::requirements::requirement_of(self)
     }
@@ -97,8 +107,9 @@ impl Instr {
     /// Whether the PTX ISA text documents this form. False for a legal form only ptxas accepts
     /// (`fma.rz.bf16`: see docs/isa-table.md) and for illegal forms.
     pub fn is_documented(&self) -> bool {
-        // Every `cvt` and comparison their tables accept is a documented one.
-        if self.op == Opcode::Cvt || self.op.is_comparison() {
+        // Every `cvt`, comparison and mixed-precision form their tables accept is a
+        // documented one.
+        if self.op == Opcode::Cvt || self.op.is_comparison() || self.atype.is_some() {
             return self.validate().is_ok();
         }
         FORM_RULES.iter().any(|r| r.source == Source::Spec && r.admits(self))

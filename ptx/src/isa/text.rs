@@ -60,8 +60,14 @@ impl fmt::Display for Instr {
         if let Some(c) = self.as_narrow() {
             return fmt::Display::fmt(&c, f);
         }
+        if let Some(c) = self.as_stochastic() {
+            return fmt::Display::fmt(&c, f);
+        }
         if let Some(c) = self.as_compare() {
             return fmt::Display::fmt(&c, f);
+        }
+        if let Some(m) = self.as_mixed() {
+            return fmt::Display::fmt(&m, f);
         }
         f.write_str(self.op.name())?;
         if let Some(t) = self.testp {
@@ -90,6 +96,9 @@ impl fmt::Display for Instr {
             AbsMode::XorsignAbs => f.write_str(".xorsign.abs")?,
         }
         write!(f, ".{}", self.ty.name())?;
+        if let Some(t) = self.atype {
+            write!(f, ".{}", t.name())?;
+        }
         // A malformed `cvt` or comparison (one `as_cvt`/`as_compare` refuses) still shows its
         // fields.
         if let Some(c) = self.conv {
@@ -228,6 +237,9 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
     }
     if ["setp", "set", "selp"].contains(&s) || ["setp.", "set.", "selp."].iter().any(|p| s.starts_with(p)) {
         return super::comparison::parse_compare(s);
+    }
+    if crate::mixed::is_mixed(s) {
+        return super::mixed::parse_mixed(s);
     }
     let words: Vec<&str> = s.split('.').collect();
     if words.iter().any(|w| w.is_empty()) {

@@ -288,3 +288,47 @@ cvt.rn.bf16x2.ue8m0x2 %r5, %h4;
     let need = p.check_target(crate::isa::Target::new(100, crate::isa::PtxVersion::new(9, 1))).unwrap_err();
     assert!(need.to_string().contains("needs sm_100a"), "{need}");
 }
+
+#[test]
+fn a_bf16_product_accumulated_in_f32_rounds_once_and_needs_sm_100() {
+    // f32 -> bf16 (.rn) -> fma.rn.f32.bf16 -> add.rz.f32.f16: a bf16 product accumulated in f32
+    // (9.7.5.3), then an f16 added in f32 (9.7.5.1). bf16(1 + 2^-7) squared is
+    // 1 + 2^-6 + 2^-14, exact in f32 before the one rounding; plus -1 leaves 2^-6 + 2^-14.
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32, %h2:f16
+cvt.rn.bf16.f32 %h3, %f0;
+fma.rn.f32.bf16 %f4, %h3, %h3, %f1;
+add.rz.f32.f16 %f5, %h2, %f4;
+// outputs: %f4, %f5
+",
+    )
+    .unwrap();
+    assert_eq!(p.to_string(), Program::parse(&p.to_string()).unwrap().to_string());
+    assert_eq!(p.reg_type(Reg(2)), ValType::Float(Type::F16));
+    let x = (1.0f32 + 2f32.powi(-7) + 2f32.powi(-12)).to_bits() as u64;
+    let got: Vec<u64> = p.run(&[x, (-1.0f32).to_bits() as u64, 0x3c00]).unwrap().iter().map(|e| e.primary_bits()).collect();
+    let product = 2f32.powi(-6) + 2f32.powi(-14);
+    assert_eq!(got, [product.to_bits() as u64, (1.0 + product).to_bits() as u64]);
+    assert_eq!(p.requirement().0, 100);
+    // `c` is the f32 and `a` the half: swapped, the program is refused with the types.
+    let e = Program::parse("// inputs: %f0:f32, %h1:f16\nadd.rn.f32.f16 %f2, %f0, %h1;\n// outputs: %f2\n").unwrap_err();
+    assert!(e.to_string().contains("f16"), "{e}");
+}
+
+#[test]
+fn a_stochastic_cvt_takes_its_random_bits_from_an_integer_input() {
+    // 9.7.9.21: d[31:16] from a with rbits[31:16], d[15:0] from b with rbits[15:0]. bf16 keeps
+    // 16 of f32's bits: a = 1 + 2^-8 (discarded 0x8000) carries with 0x8000 and not with
+    // 0x7fff; b = 1.0 is exact whatever the bits.
+    let p = Program::parse("// inputs: %f0:f32, %f1:f32, %r2:u32\ncvt.rs.bf16x2.f32 %r3, %f0, %f1, %r2;\n// outputs: %r3\n").unwrap();
+    assert_eq!(p.to_string(), Program::parse(&p.to_string()).unwrap().to_string());
+    let a = (1.0f32 + 2f32.powi(-8)).to_bits() as u64;
+    let run = |rbits: u64| p.run(&[a, 0x3f80_0000, rbits]).unwrap()[0].primary_bits();
+    assert_eq!(run(0x8000_1234), 0x3f81_3f80);
+    assert_eq!(run(0x7fff_ffff), 0x3f80_3f80);
+    let t = p.requirement();
+    assert_eq!((t.0, t.1), (100, PtxVersion::new(8, 7)));
+    // rbits is the u32 of a .b32 register: an f32 input there is refused.
+    let e = Program::parse("// inputs: %f0:f32, %f1:f32, %f2:f32\ncvt.rs.bf16x2.f32 %r3, %f0, %f1, %f2;\n// outputs: %r3\n").unwrap_err();
+    assert!(e.to_string().contains("u32"), "{e}");
+}

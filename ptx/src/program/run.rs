@@ -149,7 +149,9 @@ impl Program {
         }
         let (mut first, mut last) = (Vec::new(), Vec::new());
         for (j, s) in self.body.iter().enumerate() {
-            if !matches!(s.instr.op, Opcode::Add | Opcode::Sub) || s.instr.precision != Precision::Default {
+            // A mixed-precision add/sub (`add.f32.f16`) is not contracted: ptxas 13.5 keeps
+            // FMUL + FHADD for `mul.f32` feeding its `c` on sm_100, with or without `.rn`.
+            if !matches!(s.instr.op, Opcode::Add | Opcode::Sub) || s.instr.precision != Precision::Default || s.instr.atype.is_some() {
                 continue;
             }
             let candidates = s.srcs().iter().enumerate().filter_map(|(pos, r)| {
@@ -193,6 +195,7 @@ fn fused_fma(add: &Instr) -> Instr {
         conv: None,
         cmp: None,
         selp_int: None,
+        atype: None,
     }
 }
 

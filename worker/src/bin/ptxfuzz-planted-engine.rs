@@ -22,6 +22,8 @@
 //! - `i32-f32-rn-as-rz`: `cvt.rn.f32.{s32,u32}` truncates the integer's low bits. Only an
 //!   integer above 2^24 that f32 cannot hold shows it, which no float-to-integer `cvt` writes
 //!   (its integer came from an f32): the campaign must find it through integer inputs.
+//! - `mixed-bf16-as-f16`: the mixed-precision `{add,sub,fma}.f32.bf16` of sm_100 widen their
+//!   bf16 operands as f16 (a widening picked by width alone; `campaign --sm 100`).
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -48,9 +50,10 @@ enum Deviation {
     CvtRniAsRzi,
     Ue8m0RzAsRp,
     I32F32RnAsRz,
+    MixedBf16AsF16,
 }
 
-const NAMES: [(&str, Deviation); 12] = [
+const NAMES: [(&str, Deviation); 13] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -63,6 +66,7 @@ const NAMES: [(&str, Deviation); 12] = [
     ("cvt-rni-as-rzi", Deviation::CvtRniAsRzi),
     ("ue8m0-rz-as-rp", Deviation::Ue8m0RzAsRp),
     ("i32-f32-rn-as-rz", Deviation::I32F32RnAsRz),
+    ("mixed-bf16-as-f16", Deviation::MixedBf16AsF16),
 ];
 
 fn main() {
@@ -210,6 +214,7 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
         {
             primary(&Instr { precision: Precision::Rounded(Rounding::Rz), ..*i }, ops)
         }
+        Deviation::MixedBf16AsF16 if i.atype == Some(Type::Bf16) => primary(&Instr { atype: Some(Type::F16), ..*i }, ops),
         Deviation::Ue8m0RzAsRp
             if i.narrow_dest() == Some(Narrow::Ue8m0) && i.precision == Precision::Rounded(Rounding::Rz) =>
         {

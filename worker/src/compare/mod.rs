@@ -502,20 +502,23 @@ pub fn signature_of(
 ) -> Signature {
     let operands = match (instr, expected.scalar) {
         (Some(i), _) => {
-            // The sources' own format (a `cvt`'s or a `set`'s is not its result's), on the
-            // disagreeing lane; a predicate source is true or false.
-            let s = i.src_type().scalar();
-            let w = s.bits();
-            let lane = if i.src_type().lanes() == 2 { c.lane as u32 } else { 0 };
+            // Each source's own format (a `cvt`'s or a `set`'s is not its result's, a
+            // mixed-precision form reads a half and an f32), on the disagreeing lane; a
+            // predicate source is true or false.
             operands
                 .iter()
                 .enumerate()
-                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source(), i.narrow_source()) {
+                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source_at(k), i.narrow_source()) {
                     (true, _, _) => OperandClass::of_predicate(o),
                     (false, Some(t), _) => OperandClass::of_int(t, o),
                     // An fp8 pair: the element on the disagreeing lane (lane 0 the low byte).
                     (false, None, Some(n)) => OperandClass::of_narrow(n, (o >> (c.lane as u32 * n.slot_bits())) & 0xff),
-                    (false, None, None) => OperandClass::of(s, (o >> (lane * w)) & s.mask()),
+                    (false, None, None) => {
+                        let t = i.src_type_at(k);
+                        let s = t.scalar();
+                        let lane = if t.lanes() == 2 { c.lane as u32 } else { 0 };
+                        OperandClass::of(s, (o >> (lane * s.bits())) & s.mask())
+                    }
                 })
                 .collect()
         }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use ptx::form::Form;
 use ptx::isa::Instr;
-use ptx::program::{Program, Reg, Stmt};
+use ptx::program::{Program, Reg, Stmt, ValType};
 
 use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
 
@@ -90,7 +90,8 @@ pub enum CaptureError {
 pub fn program_of(instr: &Instr) -> Result<Program, ptx::program::ProgramError> {
     let n = instr.inputs as usize;
     let srcs: Vec<Reg> = (0..n).map(|k| Reg(k as u16)).collect();
-    Program::new(vec![instr.src_type(); n], vec![Stmt::new(*instr, &srcs)?], vec![Reg(n as u16)])
+    let inputs: Vec<ValType> = (0..n).map(|k| ValType::Float(instr.src_type_at(k))).collect();
+    Program::new(inputs, vec![Stmt::new(*instr, &srcs)?], vec![Reg(n as u16)])
 }
 
 impl Capture {
