@@ -181,7 +181,7 @@ fn unfused(instr: &Instr, operands: &[u64]) -> Option<Expectation> {
     }
     if let Some(half) = instr.atype {
         // A mixed-precision fma: its halves widened exactly, then the f32 fma unfused.
-        let widen = crate::interp::widened_halves(half.scalar());
+        let widen = crate::interp::widened_halves(half)?;
         let wide = [widen[operands[0] as usize & 0xffff] as u64, widen[operands[1] as usize & 0xffff] as u64, operands[2]];
         return unfused(&Instr { atype: None, ..*instr }, &wide);
     }

@@ -361,13 +361,19 @@ fn mixed_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     let Some(half) = instr.atype else { return generic_loop(instr, ops, out) };
     let f32_form = Instr { atype: None, ..*instr };
     let Ok(k) = Kernel::new(&f32_form) else { return generic_loop(instr, ops, out) };
-    let table = super::widened_halves(half.scalar());
+    let Some(table) = super::widened_halves(half) else { return generic_loop(instr, ops, out) };
     let widen = |col: &[u64]| col.iter().map(|&x| table[x as usize & 0xffff] as u64).collect::<Vec<u64>>();
-    let n = usize::from(instr.inputs);
     let [a, b, c] = ops.cols;
     // `a`, and `fma`'s `b`, are halves; the last source `c` is an f32.
-    let (a, b) = (widen(a), if n == 3 { widen(b) } else { b.to_vec() });
-    k.run_columns(Operands::new(&a, &b, c), out)
+    let a = widen(a);
+    let wide_b;
+    let b = if instr.inputs == 3 {
+        wide_b = widen(b);
+        &wide_b[..]
+    } else {
+        b
+    };
+    k.run_columns(Operands::new(&a, b, c), out)
 }
 
 /// A comparison (`setp`, `set`, `selp`): `crate::compare::eval`'s predicate or register,

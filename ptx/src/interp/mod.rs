@@ -154,7 +154,8 @@ fn narrow_cvt(instr: &Instr, c: &crate::cvt::narrow::NarrowCvt, ops: &[u64]) -> 
 /// against rustc_apfloat).
 #[inline(never)]
 fn mixed(instr: &Instr, half: Type, ops: &[u64]) -> Result<Expectation, EvalError> {
-    let widen = widened_halves(half.scalar());
+    let widen = widened_halves(half)
+        .ok_or(EvalError::Malformed { form: instr.to_string(), reason: "a mixed-precision .atype is .f16 or .bf16 (9.7.5)" })?;
     let mut wide = [0u64; 3];
     for (k, (w, &x)) in wide.iter_mut().zip(ops).enumerate() {
         // `a` (and `fma`'s `b`) are halves, the last source `c` the f32 (the widths are checked).
@@ -165,10 +166,17 @@ fn mixed(instr: &Instr, half: Type, ops: &[u64]) -> Result<Expectation, EvalErro
 
 /// Every f16 (or bf16) value's f32 encoding, indexed by its bits: `cvt.f32.f16`'s (exact,
 /// 9.7.9.21: no rounding; a NaN's payload kept as `crate::cvt` keeps it), computed once by
-/// that conversion (256 KiB per format) so that the mixed-precision loops look it up.
-pub(crate) fn widened_halves(half: Scalar) -> &'static [u32] {
+/// that conversion (256 KiB per format) so that the mixed-precision loops look it up. `None`
+/// for a type that is not a scalar half.
+pub(crate) fn widened_halves(half: Type) -> Option<&'static [u32]> {
     static TABLES: [std::sync::OnceLock<Vec<u32>>; 2] = [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
-    TABLES[usize::from(half == Scalar::BF16)].get_or_init(|| {
+    let slot = match half {
+        Type::F16 => 0,
+        Type::Bf16 => 1,
+        _ => return None,
+    };
+    let half = half.scalar();
+    Some(TABLES[slot].get_or_init(|| {
         let widen = crate::cvt::Primary::new(&crate::cvt::Cvt {
             dst: Scalar::F32,
             packed: false,
@@ -180,7 +188,7 @@ pub(crate) fn widened_halves(half: Scalar) -> &'static [u32] {
             satfinite: false,
         });
         (0..=0xffffu64).map(|x| widen.bits(x, 0) as u32).collect()
-    })
+    }))
 }
 
 /// A comparison: the predicate or register `crate::compare` gives (every result one value; a

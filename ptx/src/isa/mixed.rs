@@ -150,6 +150,11 @@ mod tests {
         let err = Instr::parse("fma.rz.f32.f16.sat", 3).unwrap_err().to_string();
         assert!(err.contains("canonical order") && err.contains("fma.rz.sat.f32.f16"), "{err}");
         assert!(Instr::parse("add.ftz.f32.f16", 2).unwrap_err().to_string().contains("subnormal numbers are supported"));
+        // An .atype no mixed form has is an evaluation error (no half is widened from another
+        // format), and the f16 form still widens as f16: 1.0 + 1.0.
+        let f32_atype = Instr { atype: Some(Type::F32), ..add };
+        assert!(crate::interp::eval(&f32_atype, &[0x3c00, 0]).is_err());
+        assert_eq!(crate::interp::eval(&add, &[0x3c00, 0x3f80_0000]).unwrap().primary_bits(), 0x4000_0000);
         // The .f32 forms are unchanged: no atype.
         assert_eq!(Instr::parse("add.rn.f32", 2).unwrap().atype, None);
     }
