@@ -151,6 +151,14 @@ impl Expectation {
         Expectation { scalar: None, integer: None, narrow: None, lanes }
     }
 
+    /// The two predicates of a packed `setp` (9.7.7.2): two one-bit lanes, `p` in bit 0.
+    pub fn predicate_pair(p: bool, q: bool) -> Expectation {
+        let mut lanes = ArrayVec::new();
+        lanes.push(LaneExpectation::exact(p as u64));
+        lanes.push(LaneExpectation::exact(q as u64));
+        Expectation { scalar: None, integer: None, narrow: None, lanes }
+    }
+
     /// Exactly `bits`, a value of `t` as its register holds it (sign- or zero-extended).
     pub fn integer(t: IntType, bits: u64) -> Expectation {
         let mut lanes = ArrayVec::new();

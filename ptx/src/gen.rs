@@ -18,7 +18,7 @@ use arbitrary::{Result, Unstructured};
 pub use config::GenConfig;
 pub use operand::{case, case_into, operand, operand_for, operand_with, Choices, Draw, Specials};
 
-use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision};
+use crate::isa::{Clamp, Ftz, Instr, Opcode, Precision, Type};
 use crate::program::{Program, Reg, RegClass, Stmt, ValType};
 use operand::{chance, threshold};
 
@@ -104,9 +104,9 @@ struct Odds {
 struct Scratch {
     /// Per register class, the instructions whose results can be read (predicates too: the
     /// third source of `selp` and of a `.BoolOp` reads one).
-    results: [Vec<u16>; 6],
+    results: [Vec<u16>; RegClass::ALL.len()],
     /// Per register class, the inputs that can be read.
-    inputs: [Vec<u16>; 6],
+    inputs: [Vec<u16>; RegClass::ALL.len()],
     /// Whether each instruction's result is read by a later one.
     used: Vec<bool>,
     /// The [`tagged`] results (integers, fp8 pairs), with their type: such a source reads one
@@ -141,6 +141,19 @@ fn tagged(t: ValType) -> bool {
 /// type, at every value source or (a `cvt.rs`'s random bits) at one.
 fn tagged_source(instr: &Instr) -> Option<ValType> {
     (0..usize::from(instr.inputs)).map(|k| ValType::of_operand(instr, k)).find(|&t| tagged(t))
+}
+
+/// The type of `types` in the register class of `t`: `t` itself if there, else the first
+/// (a `selp.b16` in a bf16-only config reads and makes bf16 values).
+fn class_type(types: &[Type], t: Type) -> Option<Type> {
+    types.contains(&t).then_some(t).or_else(|| types.iter().copied().find(|&u| RegClass::of(u) == RegClass::of(t)))
+}
+
+/// Whether a form other than a `selp.bN` writes a `ty` at `target`: a `selp.bN` of that type
+/// is offered (and has a VM arm) only then, so no `selp.b64` picks between f32x2 inputs below
+/// sm_100, where nothing else reads or writes them.
+pub(crate) fn computed_at(ty: Type, target: crate::isa::Target) -> bool {
+    legal_forms().iter().any(|g| g.ty == ty && !g.is_bits_selp() && g.check_target(target).is_ok())
 }
 
 /// The [`tagged`] type `instr` writes, if any.
@@ -190,15 +203,21 @@ impl Generator {
         }
         let target = cfg.target();
         let of_config = |f: &Instr| {
-            cfg.types.contains(&f.ty)
-                && (0..usize::from(f.inputs)).all(|k| f.reads_predicate(k) || cfg.types.contains(&f.src_type_at(k)))
+            // A `selp.bN` serves every type of its register class (`selp.b16` bf16 as f16) that
+            // something at the target computes (no `selp.b64` of f32x2 inputs below sm_100).
+            let has = |t: Type| match f.is_bits_selp() {
+                true => class_type(&cfg.types, t).is_some_and(|u| computed_at(u, target)),
+                false => cfg.types.contains(&t),
+            };
+            has(f.ty)
+                && (0..usize::from(f.inputs)).all(|k| f.reads_predicate(k) || has(f.src_type_at(k)))
                 && (cfg.approximate || !f.is_approximate())
                 && (cfg.contraction || !is_contractible(f))
                 && (cfg.undocumented || f.is_documented())
                 && f.check_target(target).is_ok()
         };
         let setps: Vec<Instr> =
-            legal_forms().iter().copied().filter(|f| f.op == Opcode::Setp && !f.reads_predicate(2) && of_config(f)).collect();
+            legal_forms().iter().copied().filter(|f| f.op == Opcode::Setp && !f.reads_predicate(2) && !f.writes_predicate_pair() && of_config(f)).collect();
         let makers: Vec<Instr> = legal_forms()
             .iter()
             .copied()
@@ -429,8 +448,10 @@ impl Generator {
                 continue;
             }
             // A `cvt` reads another type than it writes (f32 -> bf16 -> fma.bf16 chains), a
-            // mixed-precision form a half and an f32 (bf16 -> fma.rn.f32.bf16 -> f32).
+            // mixed-precision form a half and an f32 (bf16 -> fma.rn.f32.bf16 -> f32); a
+            // `selp.bN` a value of the config's types in its class (a new input is one).
             let ty = instr.src_type_at(pos);
+            let ty = if instr.is_bits_selp() { class_type(&self.cfg.types, ty).unwrap_or(ty) } else { ty };
             let class = RegClass::of(ty).index();
             let res = &sc.results[class];
             let ins = &sc.inputs[class];

@@ -157,10 +157,12 @@ pub fn write_entry(out: &mut String, name: &str, p: &Program, mode: Mode) {
         ".visible .entry {name}(\n\t.param .u64 {name}_in,\n\t.param .u64 {name}_out,\n\t.param .u32 {name}_n\n)\n{{\n\
          \t.reg .pred %k_p;\n\t.reg .b32 %k_i<4>;\n\t.reg .b64 %k_a<4>;\n\t.reg .b32 %k_w;\n\t.reg .b64 %k_x;\n"
     );
-    let mut present = [false; 6];
+    let mut present = [false; RegClass::ALL.len()];
     for i in 0..p.reg_count() {
         present[p.reg_type(Reg(i as u16)).class().index()] = true;
     }
+    // A predicate pair `%pN|%qN` takes its `%pN` from the predicates' declaration.
+    present[RegClass::Pred.index()] |= present[RegClass::PredPair.index()];
     for class in RegClass::ALL {
         if present[class.index()] {
             let _ = writeln!(out, "\t.reg {} {}<{}>;", class.ptx_type(), class.prefix(), p.reg_count());
@@ -205,7 +207,10 @@ fn store(out: &mut String, p: &Program, r: Reg, offset: usize) {
         // A .f32 register feeds no integer instruction: move its bits to a .b32 one first.
         RegClass::F32 => format!("\tmov.b32 %k_w, {name};\n\tcvt.u64.u32 %k_x, %k_w;\n"),
         RegClass::B16 => format!("\tcvt.u64.u16 %k_x, {name};\n"),
+        RegClass::B8 => format!("\tcvt.u64.u8 %k_x, {name};\n"),
         RegClass::Pred => format!("\tselp.u64 %k_x, 1, 0, {name};\n"),
+        // p in bit 0, q in bit 1 (`Expectation::predicate_pair`).
+        RegClass::PredPair => format!("\tselp.u64 %k_x, 1, 0, %p{r};\n\t@%q{r} or.b64 %k_x, %k_x, 2;\n", r = r.0),
     };
     out.push_str(&src);
     let _ = writeln!(out, "\tst.global.b64 [%k_a1+{offset}], %k_x;");

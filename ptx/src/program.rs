@@ -32,17 +32,32 @@ pub enum RegClass {
     Pred,
     F32,
     F64,
+    /// `.b8`: an `e2m1x2` pair (9.7.9.21: "d is .b8" for `cvt...e2m1x2`; ptxas 13.5 assembles
+    /// `.reg .b8`, `ld/st.global.b8` and `cvt.u64.u8` from one for sm_100a).
+    B8,
     /// `.b16`: f16 and bf16.
     B16,
     /// `.b32`: f16x2 and bf16x2 (9.7.4: packed halves live in 32-bit registers).
     B32,
     /// `.b64`: f32x2 (9.7.3.3: "operands d, a and b have .b64 type").
     B64,
+    /// The two `.pred` registers a packed `setp` writes, `%p3|%q3` (9.7.7.2: `p|q`): `%pN` is
+    /// declared with the predicates, `%qN` on its own ([`RegClass::prefix`]). Handed out as
+    /// bit 0 (p, the lower halves) and bit 1 (q, the upper).
+    PredPair,
 }
 
 impl RegClass {
-    pub const ALL: [RegClass; 6] =
-        [RegClass::Pred, RegClass::F32, RegClass::F64, RegClass::B16, RegClass::B32, RegClass::B64];
+    pub const ALL: [RegClass; 8] = [
+        RegClass::Pred,
+        RegClass::F32,
+        RegClass::F64,
+        RegClass::B8,
+        RegClass::B16,
+        RegClass::B32,
+        RegClass::B64,
+        RegClass::PredPair,
+    ];
 
     /// The class of registers an instruction of type `ty` reads and writes.
     pub fn of(ty: Type) -> RegClass {
@@ -55,12 +70,16 @@ impl RegClass {
         }
     }
 
-    /// Name prefix of canonical registers of this class.
+    /// Name prefix of canonical registers of this class: what a `.reg` line declares (a pair's
+    /// `%q`; its `%p` is the predicates' own, so a module that holds a pair declares both).
     pub fn prefix(self) -> &'static str {
         match self {
             RegClass::Pred => "%p",
+            RegClass::PredPair => "%q",
             RegClass::F32 => "%f",
             RegClass::F64 => "%fd",
+            // nvcc's name for 8-bit registers.
+            RegClass::B8 => "%rc",
             RegClass::B16 => "%h",
             RegClass::B32 => "%r",
             RegClass::B64 => "%rd",
@@ -70,9 +89,10 @@ impl RegClass {
     /// The PTX register declaration type.
     pub fn ptx_type(self) -> &'static str {
         match self {
-            RegClass::Pred => ".pred",
+            RegClass::Pred | RegClass::PredPair => ".pred",
             RegClass::F32 => ".f32",
             RegClass::F64 => ".f64",
+            RegClass::B8 => ".b8",
             RegClass::B16 => ".b16",
             RegClass::B32 => ".b32",
             RegClass::B64 => ".b64",
@@ -83,6 +103,8 @@ impl RegClass {
     pub fn bits(self) -> u32 {
         match self {
             RegClass::Pred => 1,
+            RegClass::PredPair => 2,
+            RegClass::B8 => 8,
             RegClass::B16 => 16,
             RegClass::F32 | RegClass::B32 => 32,
             RegClass::F64 | RegClass::B64 => 64,
@@ -100,6 +122,9 @@ impl RegClass {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ValType {
     Pred,
+    /// The two predicates of a packed `setp` (`p|q`, [`RegClass::PredPair`]): an output only,
+    /// since `selp` and a `.BoolOp` read one predicate.
+    PredPair,
     Float(Type),
     Int(IntType),
     /// A tf32 in the f32 layout (`crate::cvt::tf32`'s reading), in the `.b32` register that
@@ -116,6 +141,7 @@ impl ValType {
     pub fn name(self) -> &'static str {
         match self {
             ValType::Pred => "pred",
+            ValType::PredPair => "predx2",
             ValType::Float(t) => t.name(),
             ValType::Int(t) => t.name(),
             ValType::Tf32 => "tf32",
@@ -126,6 +152,8 @@ impl ValType {
     pub fn from_name(s: &str) -> Option<ValType> {
         if s == "pred" {
             Some(ValType::Pred)
+        } else if s == "predx2" {
+            Some(ValType::PredPair)
         } else if s == "tf32" {
             Some(ValType::Tf32)
         } else if let Some(n) = Narrow::from_pair_name(s) {
@@ -138,6 +166,7 @@ impl ValType {
     pub fn class(self) -> RegClass {
         match self {
             ValType::Pred => RegClass::Pred,
+            ValType::PredPair => RegClass::PredPair,
             ValType::Float(t) => RegClass::of(t),
             ValType::Int(t) => match t.reg_bits() {
                 16 => RegClass::B16,
@@ -145,8 +174,10 @@ impl ValType {
                 _ => RegClass::B64,
             },
             ValType::Tf32 => RegClass::B32,
-            // `e2m1x2` is a `.b8` and needs sm_100a: no program holds it (`Instr::validate`).
-            ValType::Narrow(_) => RegClass::B16,
+            ValType::Narrow(n) => match n.packed_bits() {
+                8 => RegClass::B8,
+                _ => RegClass::B16,
+            },
         }
     }
 
@@ -178,9 +209,24 @@ impl ValType {
         }
     }
 
-    /// The type of the destination of `instr`.
+    /// The type of the register `instr` writes when its first source holds `a`:
+    /// [`ValType::of_result`], except that a `selp.b16/.b32/.b64` hands on the register it picks
+    /// ([`Instr::is_bits_selp`]), so its result is typed as its `a` (a bf16 stays a bf16, an
+    /// `s32` an `s32`).
+    pub fn of_selected(instr: &Instr, a: ValType) -> ValType {
+        if instr.is_bits_selp() {
+            a
+        } else {
+            ValType::of_result(instr)
+        }
+    }
+
+    /// The type of the destination of `instr` (a `selp.bN`'s canonical type: use
+    /// [`ValType::of_selected`] where its source is known).
     pub fn of_result(instr: &Instr) -> ValType {
-        if instr.dest_is_predicate() {
+        if instr.writes_predicate_pair() {
+            ValType::PredPair
+        } else if instr.dest_is_predicate() {
             ValType::Pred
         } else if let Some(t) = instr.int_dest() {
             ValType::Int(t)
@@ -251,6 +297,10 @@ pub struct RegName {
 
 impl fmt::Display for RegName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.class == RegClass::PredPair {
+            // PTX spells the pair `p|q` (9.7.7.2).
+            return write!(f, "%p{}|%q{}", self.reg.0, self.reg.0);
+        }
         f.write_str(self.class.prefix())?;
         fmt::Display::fmt(&self.reg.0, f)
     }
@@ -285,7 +335,7 @@ pub enum ProgramError {
     },
     #[error("register {reg} is defined twice: programs are in SSA form, give each result its own register")]
     Redefinition { reg: String },
-    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred, u8 .. s64 (an integer input, or a cvt's or set's integer result), tf32 (a cvt to tf32's result), e4m3x2 or e5m2x2 (an fp8 cvt's)")]
+    #[error("register {reg}: unknown type '{name}'; use one of f16, f16x2, bf16, bf16x2, f32, f32x2, f64, pred, u8 .. s64 (an integer input, or a cvt's or set's integer result), tf32 (a cvt to tf32's result), e4m3x2, e5m2x2, e2m3x2, e3m2x2, ue8m0x2 or e2m1x2 (a narrow cvt's)")]
     UnknownType { reg: String, name: String },
     #[error("input {reg} has no type: give it one in \"types\" (JSON) or as {reg}:f32 in the inputs line (text)")]
     MissingInputType { reg: String },
@@ -293,8 +343,8 @@ pub enum ProgramError {
     PredicateInput { reg: String, name: String },
     #[error("input {reg} is declared tf32: a tf32 is what a cvt to tf32 writes; declare the input f32 (an f32 source reads either)")]
     Tf32Input { reg: String },
-    #[error("input {reg} is declared {name}: inputs are floating-point or integer registers; an fp8 source (cvt.rn.f16x2.{name}) reads the bits of any .b16 register: declare the input f16")]
-    NarrowInput { reg: String, name: String },
+    #[error("input {reg} is declared {name}: inputs are floating-point or integer registers; {advice}")]
+    NarrowInput { reg: String, name: String, advice: &'static str },
     #[error("\"types\" says {reg} is {declared}, but instruction {index} defines it as {defined}; fix the type or drop the entry")]
     DeclaredType { reg: String, declared: String, defined: &'static str, index: usize },
     #[error("\"types\" names {reg}, which is neither an input nor defined by an instruction")]
@@ -436,9 +486,16 @@ impl Program {
     }
 
     pub fn reg_type(&self, r: Reg) -> ValType {
-        match self.definition(r) {
-            None => self.inputs[r.0 as usize],
-            Some(j) => ValType::of_result(&self.body[j].instr),
+        let mut r = r;
+        loop {
+            let Some(j) = self.definition(r) else { return self.inputs[r.0 as usize] };
+            let s = &self.body[j];
+            // A `selp.bN` is typed as its `a` (`ValType::of_selected`), an earlier register in
+            // a valid program; a later one (a program being refused) stops the walk.
+            match s.srcs().first() {
+                Some(&a) if s.instr.is_bits_selp() && a < r => r = a,
+                _ => return ValType::of_result(&s.instr),
+            }
         }
     }
 
@@ -569,3 +626,5 @@ mod tests {
 
 #[cfg(test)]
 mod cvt_tests;
+#[cfg(test)]
+mod select_tests;

@@ -46,6 +46,12 @@ fn generated_kernels_assemble_for_sm_80_90_100_and_100a() {
         let holding = |f: fn(&Instr) -> bool| programs.iter().filter(|p| p.body().iter().any(|s| f(&s.instr))).count();
         let (mixed, rs) = (holding(|i| i.atype.is_some()), holding(|i| i.is_stochastic()));
         assert_eq!((mixed > 0, rs > 0), (arch.sm >= 100, arch.variant == Variant::A), "{name}: {mixed} mixed, {rs} cvt.rs programs");
+        // Everywhere the packed setp's p|q (9.7.7.2) and the bit-type selp (9.7.6.3); on
+        // sm_100a the e2m1x2 pairs in .b8 registers.
+        let (pairs, bits) = (holding(|i| i.writes_predicate_pair()), holding(|i| i.is_bits_selp()));
+        let fp4 = holding(|i| i.narrow_dest().or(i.narrow_source()).is_some_and(|n| n.packed_bits() == 8));
+        assert!(pairs > 0 && bits > 0, "{name}: {pairs} setp pairs, {bits} bit selps");
+        assert_eq!(fp4 > 0, arch.variant == Variant::A, "{name}: {fp4} e2m1x2 programs");
         for (m, chunk) in programs.chunks(PER_MODULE).enumerate() {
             let mode = if m % 2 == 0 { Mode::Outputs } else { Mode::Trace };
             jobs.push((sm.clone(), format!("gen-{name}-{m}"), kernel::module(chunk, arch, mode).unwrap()));
@@ -145,8 +151,8 @@ fma.rn.f16x2 %r6, %r5, %r3, %r5;
     assert!(e.contains("sm_89"), "{e}");
 }
 
-/// The MX formats of 9.7.9.21 (e2m3/e3m2 elements, ue8m0 scales) quantized and read back, as a
-/// program kernel for `sm_100a`.
+/// The MX formats of 9.7.9.21 (e2m3/e3m2 elements, ue8m0 scales, e2m1 in its `.b8` register)
+/// quantized and read back, as a program kernel for `sm_100a`.
 #[test]
 fn an_mx_quantize_and_read_back_chain_assembles_for_sm_100a() {
     let Some(ptxas) = ptxas_or_skip("an_mx_quantize_and_read_back_chain_assembles_for_sm_100a") else { return };
@@ -159,7 +165,10 @@ cvt.rn.relu.f16x2.e3m2x2 %r5, %h4;
 cvt.rp.satfinite.ue8m0x2.f32 %h6, %f0, %f1;
 cvt.rn.bf16x2.ue8m0x2 %r7, %h6;
 cvt.rn.satfinite.e4m3x2.bf16x2 %h8, %r7;
-// outputs: %r5, %r7, %h8
+cvt.rn.satfinite.e2m1x2.f32 %rc9, %f0, %f1;
+cvt.rn.f16x2.e2m1x2 %r10, %rc9;
+cvt.rn.satfinite.relu.e2m1x2.bf16x2 %rc11, %r7;
+// outputs: %r5, %r7, %h8, %rc9, %r10, %rc11
 ",
     )
     .unwrap();
@@ -188,6 +197,10 @@ fn single_form_program(form: &Instr) -> Program {
             // An integer is never an input: a cvt from f32 defines it.
             inputs.push(format!("%i{i}:f32"));
             body.push_str(&format!("cvt.rzi.{}.f32 {s}, %i{i};\n", t.name()));
+        } else if form.narrow_source().is_some_and(|n| n.packed_bits() == 8) {
+            // Nothing but a cvt to e2m1x2 writes its .b8 register.
+            inputs.push(format!("%e{i}:f32"));
+            body.push_str(&format!("cvt.rn.satfinite.e2m1x2.f32 {s}, %e{i}, %e{i};\n"));
         } else if form.narrow_source().is_some() {
             // An fp8 pair is never an input: it reads an f16 input's .b16 register.
             inputs.push(format!("{s}:f16"));
@@ -196,7 +209,9 @@ fn single_form_program(form: &Instr) -> Program {
             inputs.push(format!("{s}:{}", form.src_type_at(i).name()));
         }
     }
-    let text = format!("// inputs: {}\n{body}{form} %d, {};\n// outputs: %d\n", inputs.join(", "), srcs.join(", "));
+    // A packed setp writes a pair (9.7.7.2).
+    let d = if form.writes_predicate_pair() { "%d|%e" } else { "%d" };
+    let text = format!("// inputs: {}\n{body}{form} {d}, {};\n// outputs: {d}\n", inputs.join(", "), srcs.join(", "));
     Program::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 

@@ -247,7 +247,8 @@ fn write_other(out: &mut dyn Write, form: &Form, cases: &[u64], results: &[u64])
     Ok(())
 }
 
-/// The lines of one form: operands and result in register-width hex, testp results 0/1.
+/// The lines of one form: operands and result in register-width hex, testp and setp results
+/// 0/1 (a packed setp's p + 2q).
 fn write_form(out: &mut dyn Write, instr: &Instr, p: &Program, cases: &[u64], results: &[u64]) -> Result<()> {
     let n = p.inputs().len();
     let digits = |bits: u32| (bits as usize).div_ceil(4);
@@ -258,7 +259,8 @@ fn write_form(out: &mut dyn Write, instr: &Instr, p: &Program, cases: &[u64], re
             write!(out, " 0x{v:0w$x}", w = digits(t.bits()))?;
         }
         match dst {
-            ValType::Pred => writeln!(out, " -> {r}")?,
+            // A packed setp's pair as p + 2q, as `write_other` writes every setp.
+            ValType::Pred | ValType::PredPair => writeln!(out, " -> {r}")?,
             t => writeln!(out, " -> 0x{r:0w$x}", w = digits(t.bits()))?,
         }
     }

@@ -323,12 +323,13 @@ fn drop_instruction(ir: &Ir, reference: Option<&[u64]>) -> Vec<Ir> {
         // A predicate cannot be a program input: such a result is not replaced by a fresh
         // input (a source of its class below may still replace it). An integer result becomes
         // an integer input of its type (f32 -> s32 -> f32 shrinks to the one conversion that
-        // fails); a tf32 result an f32 input (`instr.ty`), which its f32 readers take; an fp8
-        // pair an f16 input with its bits (an fp8 source reads any .b16 register, 9.7.9.21).
+        // fails); a tf32 result an f32 input (`instr.ty`), which its f32 readers take; a narrow
+        // pair in a .b16 an f16 input with its bits (its reader reads any .b16 register,
+        // 9.7.9.21); an e2m1x2 pair none (no input is a .b8 register, `RegClass::B8`).
         let input_type = match ValType::of_result(instr) {
-            ValType::Pred => None,
+            ValType::Pred | ValType::PredPair => None,
             t @ ValType::Int(_) => Some(t),
-            ValType::Narrow(_) => Some(ValType::Float(Type::F16)),
+            t @ ValType::Narrow(_) => (t.class() == RegClass::B16).then_some(ValType::Float(Type::F16)),
             ValType::Tf32 | ValType::Float(_) => Some(ValType::Float(instr.ty)),
         };
         if let (Some(values), Some(ty)) = (reference, input_type) {

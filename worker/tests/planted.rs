@@ -173,6 +173,15 @@ const PLANTED_BUGS: &[Planted] = &[
         explained_by: "bf16-as-f16",
     },
     Planted {
+        // A packed setp's pair (9.7.7.2) is a program output, compared bit by bit.
+        deviation: "setp-pair-swapped",
+        args: &["--families", "setp,add", "--types", "f16x2,bf16x2", "--cases", "100000"],
+        instr_prefixes: &["setp."],
+        class: "comparison",
+        within: 100_000,
+        explained_by: "predicates-swapped",
+    },
+    Planted {
         deviation: "ue8m0-rz-as-rp",
         // The form exists on sm_100a only: the campaign, its reproducer and the files made
         // from it name that target.

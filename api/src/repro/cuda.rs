@@ -97,9 +97,11 @@ fn c_reg(class: RegClass) -> (&'static str, &'static str, &'static str, &'static
         RegClass::F32 => ("float", "f", "__uint_as_float((unsigned int)(X))", "(unsigned long long)__float_as_uint(X)"),
         RegClass::F64 => ("double", "d", "__longlong_as_double((long long)(X))", "(unsigned long long)__double_as_longlong(X)"),
         RegClass::B16 => ("unsigned short", "h", "(unsigned short)(X)", "(unsigned long long)(X)"),
+        // No asm constraint binds a `.b8`: `kernel` moves it through a short.
+        RegClass::B8 => ("unsigned short", "h", "(unsigned short)(X)", "(unsigned long long)(X)"),
         RegClass::B32 => ("unsigned int", "r", "(unsigned int)(X)", "(unsigned long long)(X)"),
         RegClass::B64 => ("unsigned long long", "l", "(X)", "(X)"),
-        RegClass::Pred => ("unsigned int", "r", "(unsigned int)(X)", "(unsigned long long)(X)"),
+        RegClass::Pred | RegClass::PredPair => ("unsigned int", "r", "(unsigned int)(X)", "(unsigned long long)(X)"),
     }
 }
 
@@ -114,17 +116,25 @@ fn kernel(s: &mut String, p: &Program) {
         let d = p.dst(j);
         let class = p.name(d).class;
         let (ty, con, _, _) = c_reg(class);
-        // A predicate cannot be an asm operand: a predicate source comes in as 0/1 and
-        // becomes `q` inside the block; a predicate result is set in `p` and handed out as 0/1.
-        let mut pre = String::new();
+        // Neither a predicate nor a `.b8` register can be an asm operand (no constraint
+        // binds them): such a source comes in as an unsigned int (0/1) or short and becomes
+        // the block's own `q` or `b{i}` register; such a result is written to `p` or `b` and
+        // handed out the same way.
+        let (mut decls, mut pre) = (Vec::new(), String::new());
         let ops: Vec<String> = stmt
             .srcs()
             .iter()
             .enumerate()
             .map(|(i, &r)| match p.name(r).class {
                 RegClass::Pred => {
-                    pre = format!("setp.ne.u32 q, %{}, 0; ", i + 1);
+                    decls.push(".reg .pred q;".to_string());
+                    pre += &format!("setp.ne.u32 q, %{}, 0; ", i + 1);
                     "q".to_string()
+                }
+                RegClass::B8 => {
+                    decls.push(format!(".reg .b8 b{i};"));
+                    pre += &format!("cvt.u8.u16 b{i}, %{}; ", i + 1);
+                    format!("b{i}")
                 }
                 _ => format!("%{}", i + 1),
             })
@@ -134,12 +144,24 @@ fn kernel(s: &mut String, p: &Program) {
             .iter()
             .map(|&r| format!("\"{}\"(r{})", c_reg(p.name(r).class).1, r.0))
             .collect();
-        let text = match (class == RegClass::Pred, pre.is_empty()) {
-            (true, true) => format!("{{ .reg .pred p; {} p, {}; selp.u32 %0, 1, 0, p; }}", stmt.instr, ops.join(", ")),
-            (true, false) => format!("{{ .reg .pred p, q; {pre}{} p, {}; selp.u32 %0, 1, 0, p; }}", stmt.instr, ops.join(", ")),
-            (false, false) => format!("{{ .reg .pred q; {pre}{} %0, {}; }}", stmt.instr, ops.join(", ")),
-            (false, true) => format!("{} %0, {};", stmt.instr, ops.join(", ")),
+        let (dst, post) = match class {
+            RegClass::Pred => {
+                decls.push(".reg .pred p;".to_string());
+                ("p", " selp.u32 %0, 1, 0, p;")
+            }
+            RegClass::B8 => {
+                decls.push(".reg .b8 b;".to_string());
+                ("b", " cvt.u16.u8 %0, b;")
+            }
+            // A packed setp's `p|q` as p + 2q (`ptx::kernel`'s stores).
+            RegClass::PredPair => {
+                decls.push(".reg .pred p, pq;".to_string());
+                ("p|pq", " selp.u32 %0, 1, 0, p; @pq or.b32 %0, %0, 2;")
+            }
+            _ => ("%0", ""),
         };
+        let body = format!("{pre}{} {dst}, {};{post}", stmt.instr, ops.join(", "));
+        let text = if decls.is_empty() { body } else { format!("{{ {} {body} }}", decls.join(" ")) };
         let _ = writeln!(s, "\t{ty} r{};", d.0);
         let _ = writeln!(s, "\tasm volatile(\"{text}\" : \"={con}\"(r{}) : {});", d.0, inputs.join(", "));
     }
@@ -328,9 +350,25 @@ mod tests {
         .unwrap();
         let mut s = String::new();
         kernel(&mut s, &p);
-        let and = "asm volatile(\"{ .reg .pred p, q; setp.ne.u32 q, %3, 0; setp.gt.and.f32 p, %1, %2, q; selp.u32 %0, 1, 0, p; }\" : \"=r\"(r3) : \"f\"(r0), \"f\"(r1), \"r\"(r2));";
+        let and = "asm volatile(\"{ .reg .pred q; .reg .pred p; setp.ne.u32 q, %3, 0; setp.gt.and.f32 p, %1, %2, q; selp.u32 %0, 1, 0, p; }\" : \"=r\"(r3) : \"f\"(r0), \"f\"(r1), \"r\"(r2));";
         let selp = "asm volatile(\"{ .reg .pred q; setp.ne.u32 q, %3, 0; selp.f32 %0, %1, %2, q; }\" : \"=f\"(r4) : \"f\"(r0), \"f\"(r1), \"r\"(r3));";
         assert!(s.contains(and) && s.contains(selp), "{s}");
+    }
+
+    #[test]
+    fn b8_registers_enter_and_leave_the_asm_as_shorts() {
+        // e2m1x2 pairs live in .b8 registers (9.7.9.21), which no asm constraint binds.
+        let p = Program::parse(
+            "// inputs: %f0:f32, %f1:f32\ncvt.rn.satfinite.e2m1x2.f32 %rc2, %f0, %f1;\n\
+             cvt.rn.f16x2.e2m1x2 %r3, %rc2;\n// outputs: %r3, %rc2\n",
+        )
+        .unwrap();
+        let mut s = String::new();
+        kernel(&mut s, &p);
+        let down = "asm volatile(\"{ .reg .b8 b; cvt.rn.satfinite.e2m1x2.f32 b, %1, %2; cvt.u16.u8 %0, b; }\" : \"=h\"(r2) : \"f\"(r0), \"f\"(r1));";
+        let up = "asm volatile(\"{ .reg .b8 b0; cvt.u8.u16 b0, %1; cvt.rn.f16x2.e2m1x2 %0, b0; }\" : \"=r\"(r3) : \"h\"(r2));";
+        assert!(s.contains(down) && s.contains(up), "{s}");
+        assert!(s.contains("unsigned short r2;") && s.contains("out[1] = (unsigned long long)(r2);"), "{s}");
     }
 
     #[test]

@@ -124,6 +124,15 @@ pub const CATALOGUE: &[Entry] = &[
         spec: "9.7.3.5 fma (one rounding)",
         candidates: |_, _| vec![(Model::Unfused, "mul then add".into())],
     },
+    // Before another operator: on one case, p and q exchanged also reads as the outcome of the
+    // reverse order (lt of (1, 3) against (2, 2) swapped is gt's), but one wiring mistake is
+    // the simpler cause.
+    Entry {
+        id: "predicates-swapped",
+        description: "a packed setp's two predicates exchanged: p from the upper halves, q from the lower",
+        spec: "9.7.7.2 setp.f16x2/.bf16x2: p for the lower halves, q for the upper",
+        candidates: |i, _| if i.writes_predicate_pair() { vec![(Model::LanesSwapped, "q|p".into())] } else { vec![] },
+    },
     Entry {
         id: "other-comparison",
         description: "the outcome of another comparison operator: the ordered one for the unordered one or the reverse (NaN operands), or another order",
@@ -168,7 +177,7 @@ pub const CATALOGUE: &[Entry] = &[
         id: "lanes-swapped",
         description: "a packed result with its two lanes swapped",
         spec: "9.7.4 packed half types (lane order)",
-        candidates: |i, _| if i.ty.lanes() == 2 { vec![(Model::LanesSwapped, String::new())] } else { vec![] },
+        candidates: |i, _| if i.ty.lanes() == 2 && !i.writes_predicate_pair() { vec![(Model::LanesSwapped, String::new())] } else { vec![] },
     },
     Entry {
         id: "lane-broadcast",

@@ -139,8 +139,15 @@ impl Model {
             }
             Model::Unfused => unfused(instr, operands).is_some_and(|e| e.accepts(got)),
             Model::ViaF32 { read, rounding } => via_f32(instr, *read, *rounding, operands) == Some(got),
+            // A packed setp's lanes are its one-bit predicates p (bit 0) and q (bit 1).
+            Model::LanesSwapped if instr.writes_predicate_pair() => {
+                got < 4 && reference().is_some_and(|e| e.accepts((got & 1) << 1 | got >> 1))
+            }
             Model::LanesSwapped => ty.lanes() == 2
                 && reference().is_some_and(|e| e.accepts(pack(ty, &[lane(ty, got, 1), lane(ty, got, 0)]))),
+            Model::LaneBroadcast(i) if instr.writes_predicate_pair() => {
+                (got == 0 || got == 3) && reference().is_some_and(|e| lane_expectation(&e, *i).accepts(got & 1))
+            }
             Model::LaneBroadcast(i) => ty.lanes() == 2
                 && lane(ty, got, 0) == lane(ty, got, 1)
                 && reference().is_some_and(|e| lane_expectation(&e, *i).accepts(lane(ty, got, 0))),

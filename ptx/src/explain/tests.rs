@@ -200,3 +200,21 @@ fn selp_returning_the_unselected_operand_is_selection_inverted() {
     let cases = [case(&[0x3f80_0000, 0x4000_0000, 1], 0x4000_0000), case(&[0x3f80_0000, 0x4000_0000, 0], 0x3f80_0000)];
     assert_eq!(id_of("selp.f32", 3, &cases), Some("selection-inverted"));
 }
+
+#[test]
+fn a_packed_setp_with_p_and_q_exchanged_is_predicates_swapped_before_another_operator() {
+    // a = (lo 1.0, hi 3.0), b = (2.0, 2.0): lt gives p = 1, q = 0, so 0b01; swapped 0b10.
+    // The first alone is also gt's outcome; the swap, one wiring mistake, is named first.
+    assert_eq!(id_of("setp.lt.f16x2", 2, &[case(&[0x4200_3c00, 0x4000_4000], 0b10)]), Some("predicates-swapped"));
+    let cases = [
+        case(&[0x4200_3c00, 0x4000_4000], 0b10),
+        case(&[0x3c00_4200, 0x4000_4000], 0b01),
+        case(&[0x3c00_3c00, 0x4000_4000], 0b11),
+    ];
+    assert_eq!(id_of("setp.lt.f16x2", 2, &cases), Some("predicates-swapped"));
+    // Another operator is still another operator: le where lt was asked, on equal lower halves.
+    assert_eq!(id_of("setp.lt.f16x2", 2, &[case(&[0x4200_4000, 0x4000_4000], 0b01)]), Some("other-comparison"));
+    // Both predicates from the lower halves is a broadcast, not a swap.
+    let cases = [case(&[0x4200_3c00, 0x4000_4000], 0b11), case(&[0x3c00_4200, 0x4000_4000], 0b00)];
+    assert_eq!(id_of("setp.lt.bf16x2", 2, &cases), Some("lane-broadcast"));
+}

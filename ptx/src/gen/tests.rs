@@ -376,7 +376,10 @@ fn an_sm_100a_target_adds_the_f6_and_ue8m0_cvts_and_reads_each_pair_from_a_cvt_t
     for form in ["cvt.rn.satfinite.e2m3x2.f32", "cvt.rn.f16x2.e3m2x2", "cvt.rz.satfinite.ue8m0x2.f32", "cvt.rn.bf16x2.ue8m0x2", "cvt.rn.satfinite.e4m3x2.bf16x2"] {
         assert!(names.iter().any(|n| n == form), "{form} missing on sm_100a");
     }
-    assert!(!names.iter().any(|n| n.contains("e2m1x2")), "e2m1x2 is a .b8 register");
+    // FP4 in its .b8 register (RegClass::B8), both ways.
+    for form in ["cvt.rn.satfinite.e2m1x2.f32", "cvt.rn.satfinite.relu.e2m1x2.f16x2", "cvt.rn.f16x2.e2m1x2"] {
+        assert!(names.iter().any(|n| n == form), "{form} missing on sm_100a");
+    }
     let t = g.config().target();
     assert_eq!(t.variant, Variant::A);
     let mut read = std::collections::BTreeSet::new();
@@ -390,7 +393,7 @@ fn an_sm_100a_target_adds_the_f6_and_ue8m0_cvts_and_reads_each_pair_from_a_cvt_t
         }
         p.run(&g.case(&mut Unstructured::new(&bytes(7, 64)), &p).unwrap()).unwrap();
     }
-    for n in [Narrow::E4m3, Narrow::E5m2, Narrow::E2m3, Narrow::E3m2, Narrow::Ue8m0] {
+    for n in [Narrow::E4m3, Narrow::E5m2, Narrow::E2m3, Narrow::E3m2, Narrow::E2m1, Narrow::Ue8m0] {
         assert!(read.contains(&n), "no {} pair read back in 1500 programs", n.name());
     }
     // The plain sm_100 has only the fp8 ones of sm_89; sm_100f has the family's (the bf16x2
@@ -430,8 +433,10 @@ fn comparisons_read_computed_values_and_their_predicates_are_outputs() {
     }
     assert_outputs_are_the_unread_results(&ps);
     assert!(setps > 200 && on_results > 50 && combined > 50, "{setps} setp, {on_results} operands from a mul, {combined} .BoolOp");
-    // 84 forms, each alone and with .and, .or, .xor.
-    assert_eq!(g.forms().filter(|f| f.op == Opcode::Setp).count(), 4 * 84);
+    // 84 forms and the 42 packed ones (two predicates, outputs only), each alone and with
+    // .and, .or, .xor.
+    assert_eq!(g.forms().filter(|f| f.op == Opcode::Setp).count(), 4 * (84 + 42));
+    assert!(ps.iter().any(|p| p.body().iter().any(|s| s.instr.writes_predicate_pair())));
 }
 
 #[test]
@@ -534,4 +539,29 @@ fn a_stochastic_cvt_reads_two_floats_and_its_random_bits_as_a_u32_on_sm_100a() {
         p.run(&g.case(&mut Unstructured::new(&bytes(9, 64)), &p).unwrap()).unwrap();
     }
     assert!(seen > 50 && from_input > 20 && from_cvt > 5, "{seen} cvt.rs, rbits {from_input} inputs and {from_cvt} cvts");
+}
+
+#[test]
+fn a_bf16_only_config_selects_bf16_values_with_selp_b16_and_no_f16_appears() {
+    // selp has no .bf16 type (9.7.6.3): selp.b16 is how bf16 values are selected.
+    let cfg = GenConfig { opcodes: vec![Opcode::Setp, Opcode::Selp, Opcode::Add], types: vec![Type::Bf16], min_len: 3, max_len: 6, ..target(90, 7, 8) };
+    let g = Generator::new(cfg).unwrap();
+    let selps: Vec<String> = g.forms().filter(|f| f.op == Opcode::Selp).map(|f| f.to_string()).collect();
+    assert_eq!(selps, ["selp.b16"]);
+    let mut picked = 0;
+    for p in programs(&g, 31, 400) {
+        assert!(p.inputs().iter().all(|&t| t == ValType::Float(Type::Bf16)), "{p}");
+        for (j, s) in p.body().iter().enumerate().filter(|(_, s)| s.instr.is_bits_selp()) {
+            assert_eq!(p.reg_type(p.dst(j)), ValType::Float(Type::Bf16), "{p}");
+            picked += s.srcs()[..2].iter().filter(|&&r| p.definition(r).is_some()).count();
+        }
+        p.run(&g.case(&mut Unstructured::new(&bytes(3, 64)), &p).unwrap()).unwrap();
+    }
+    assert!(picked > 20, "{picked} selp.b16 operands were computed bf16 values");
+    // f32x2 has no selp.b64 below sm_100, where nothing computes one.
+    let ops = vec![Opcode::Setp, Opcode::Selp, Opcode::Add];
+    let old = Generator::new(GenConfig { opcodes: ops.clone(), types: vec![Type::F32x2, Type::F32], ..target(90, 7, 8) }).unwrap();
+    assert!(old.forms().all(|f| f.ty != Type::F32x2));
+    let new = Generator::new(GenConfig { opcodes: ops, types: vec![Type::F32x2, Type::F32], ..target(100, 8, 6) }).unwrap();
+    assert!(new.forms().any(|f| f.to_string() == "selp.b64"));
 }

@@ -385,9 +385,11 @@ fn compare_loop(instr: &Instr) -> Option<Loop> {
 fn compare_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     use crate::compare::Compared;
     let Some(c) = instr.as_compare() else { return generic_loop(instr, ops, out) };
-    let n = c.inputs();
+    let (n, pair) = (c.inputs(), instr.writes_predicate_pair());
     for (x, o) in ops.iter().zip(out.iter_mut()) {
         *o = match crate::compare::eval(&c, &x[..n]) {
+            // A packed setp's `p|q` as `Expectation::predicate_pair` packs it.
+            Ok(Compared::Predicates { p, q: Some(q) }) if pair => p as u64 | (q as u64) << 1,
             Ok(Compared::Predicates { p, .. }) => p as u64,
             Ok(Compared::Register { bits, .. }) => bits,
             Err(_) => 0,

@@ -124,7 +124,9 @@ fn cvt_kernel_loop_gives_the_primary_of_eval_on_every_form() {
                 .iter()
                 .map(|&v: &u64| if t.reg_bits() == 64 { v } else { v & ((1 << t.reg_bits()) - 1) })
                 .collect(),
-            // An fp8 pair: every element in each lane (the low one counting up, the high down).
+            // A narrow pair: every element in each lane (the low one counting up, the high
+            // down); e2m1x2's .b8 every register value.
+            None if instr.narrow_source().is_some_and(|n| n.packed_bits() == 8) => (0..256u64).collect(),
             None if instr.narrow_source().is_some() => (0..256u64).map(|i| i | (255 - i) << 8).collect(),
             // A half pair: the specials in both lanes, the high one shifted along.
             None if instr.src_type().lanes() == 2 => {

@@ -198,6 +198,9 @@ fn compare(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
     let malformed = |reason| EvalError::Malformed { form: instr.to_string(), reason };
     let c = instr.as_compare().ok_or(malformed("not a setp, set or selp a program holds"))?;
     match crate::compare::eval(&c, ops) {
+        Ok(crate::compare::Compared::Predicates { p, q: Some(q) }) if instr.writes_predicate_pair() => {
+            Ok(Expectation::predicate_pair(p, q))
+        }
         Ok(crate::compare::Compared::Predicates { p, .. }) => Ok(Expectation::predicate(p)),
         Ok(crate::compare::Compared::Register { bits, .. }) => Ok(match instr.int_dest() {
             Some(t) => Expectation::integer(t, bits),

@@ -11,11 +11,12 @@
 //! or zero, [`Comparison::int`]: an integer register, as a `cvt` to an integer writes), and
 //! `selp.{f32,f64,u16,s16,u32,s32,u64,s64} d, a, b, c` (an integer `selp` chooses between
 //! integers a `cvt` or `set` wrote, [`Instr::selp_int`]: `cvt.rzi.s32.f32` on both arms of a
-//! branch a compiler made select-free, then `cvt.rn.f32.s32`). Outside programs (`ptx::form`
-//! runs them alone: `ptxfuzz eval`, `capture --forms`): the packed `setp` (two predicates),
-//! comparisons of integer and bit types, and `selp` on the `.b16`/`.b32`/`.b64` types (its
-//! type does not say which format the register holds). A negated source `!c` is an operand modifier, not a form;
-//! programs do not spell it.
+//! branch a compiler made select-free, then `cvt.rn.f32.s32`), and `selp.{b16,b32,b64}`, how
+//! a compiler selects halves, half pairs and f32x2 pairs (no `selp.f16` exists): one form per
+//! width ([`BITS_SELP`]) whose result is the register it picks. Outside programs (`ptx::form`
+//! runs them alone: `ptxfuzz eval`, `capture --forms`): the packed `setp` (two predicates) and
+//! comparisons of integer and bit types. A negated source `!c` is an operand modifier, not a
+//! form; programs do not spell it.
 
 use super::{AbsMode, Clamp, Comparison, Ftz, Instr, IntType, IsaError, NanMode, Opcode, Precision, Type};
 use crate::compare::{Compare, CompareError, Kind, Ty};
@@ -41,6 +42,13 @@ fn same_width_float(t: IntType) -> Option<Type> {
     }
 }
 
+/// A bit-type `selp`'s [`Instr::ty`]: the one float type of each width that has no `selp` of
+/// its own (9.7.6.3's types are `.b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64`):
+/// `f16` for `.b16`, `f16x2` for `.b32`, `f32x2` for `.b64`. The form reads any register of
+/// that class (bf16 and f16, bf16x2 and f16x2, ...) and hands on what it picks: its result
+/// has the type of its `a` ([`crate::program::ValType::of_selected`]).
+const BITS_SELP: [(u32, Type); 3] = [(16, Type::F16), (32, Type::F16x2), (64, Type::F32x2)];
+
 /// The compare operand type of an instruction type.
 fn compare_type(t: Type) -> Ty {
     if t.lanes() == 2 {
@@ -57,14 +65,16 @@ impl Instr {
         // An integer `selp` takes the float type of its width as its `ty` ([`Instr::selp_int`]).
         let (from, selp_int) = match (c.kind, c.ty) {
             (Kind::Selp, Ty::Int(t)) => (same_width_float(t)?, Some(t)),
+            (Kind::Selp, Ty::Bits(n)) => (BITS_SELP.iter().find(|r| r.0 == n)?.1, None),
             (_, t) => (float_type(t)?, None),
         };
         let (op, ty, int) = match c.kind {
-            Kind::Setp if from.lanes() == 1 => (Opcode::Setp, from, None),
+            // A packed setp writes two predicates, `p|q` (`crate::program::ValType::PredPair`).
+            Kind::Setp => (Opcode::Setp, from, None),
             // The float end is the form's type, as for a float-integer `cvt`.
             Kind::Set { dtype: Ty::Int(t) } => (Opcode::Set, from, Some(t)),
             Kind::Set { dtype } => (Opcode::Set, float_type(dtype)?, None),
-            Kind::Selp if from.lanes() == 1 => (Opcode::Selp, from, None),
+            Kind::Selp if from.lanes() == 1 || matches!(c.ty, Ty::Bits(_)) => (Opcode::Selp, from, None),
             _ => return None,
         };
         Some(Instr {
@@ -93,11 +103,21 @@ impl Instr {
             (Opcode::Selp, None) => (Kind::Selp, self.ty, None),
             _ => return None,
         };
-        let ty = self.selp_int.map_or_else(|| compare_type(ty), Ty::Int);
+        let ty = match (self.selp_int, BITS_SELP.iter().find(|r| r.1 == ty)) {
+            (Some(t), _) => Ty::Int(t),
+            (None, Some(&(n, _))) if kind == Kind::Selp => Ty::Bits(n),
+            (None, _) => compare_type(ty),
+        };
         let c = Compare { kind, cmp: self.cmp.map(|c| c.op), bool_op, ftz: self.ftz == Ftz::Flush, ty };
         // Fields the map does not give back (a modifier no comparison has, another operand
         // count) make it none.
         (Instr::from_compare(&c) == Some(*self)).then_some(c)
+    }
+
+    /// Whether this is a `selp.b16`/`.b32`/`.b64` ([`BITS_SELP`]): it picks one of two registers
+    /// of its class whatever they hold.
+    pub fn is_bits_selp(&self) -> bool {
+        self.op == Opcode::Selp && self.selp_int.is_none() && BITS_SELP.iter().any(|r| r.1 == self.ty)
     }
 
     /// The legality of a comparison instruction: the section's rule it breaks, or fields no
@@ -116,7 +136,7 @@ impl Instr {
 /// What a program's comparison is, for the messages that refuse the others.
 const HOLDS: &str = "a program holds setp.CmpOp{.BoolOp}{.ftz}.{f16,bf16,f32,f64} p, a, b{, c}, \
      set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c} over a float .stype (.dtype f32, f16, bf16, f16x2, bf16x2, u16, s16, u32 or s32), \
-     and selp.{f32,f64,u16,s16,u32,s32,u64,s64} d, a, b, c";
+     and selp.{b16,b32,b64,f32,f64,u16,s16,u32,s32,u64,s64} d, a, b, c";
 
 /// A comparison table error as an ISA error: a broken rule with its section.
 fn compare_error(e: CompareError) -> IsaError {
@@ -142,7 +162,7 @@ pub(super) fn parse_compare(text: &str) -> Result<Instr, IsaError> {
     Instr::from_compare(&c).ok_or_else(|| IsaError::Illegal {
         form: c.to_string(),
         rule: format!(
-            "{HOLDS} (two predicates, integer and bit sources need registers programs do not have); \
+            "{HOLDS} (two predicates, integer and bit comparisons need registers programs do not have); \
              ptxfuzz eval and capture --forms run this form"
         ),
         section: "9.7.6",
@@ -168,11 +188,12 @@ mod tests {
         let count = |op: Opcode, combined: bool| {
             forms.iter().filter(|i| i.op == op && i.cmp.is_some_and(|c| c.combine.is_some()) == combined).count()
         };
-        // setp: 14 float operators on f16, bf16, f32, f64, .ftz on f16 and f32 (14 x 6), each
-        // alone and with .and/.or/.xor.
-        assert_eq!((count(Opcode::Setp, false), count(Opcode::Setp, true)), (84, 3 * 84));
-        // selp.f32 and selp.f64, and on the six integer types (9.7.6.3 has no 8-bit one).
-        assert_eq!(count(Opcode::Selp, false), 2 + 6);
+        // setp: 14 float operators on f16, bf16, f32, f64, .ftz on f16 and f32 (14 x 6), and on
+        // f16x2 (with and without .ftz) and bf16x2 (14 x 3), each alone and with .and/.or/.xor.
+        assert_eq!((count(Opcode::Setp, false), count(Opcode::Setp, true)), (84 + 42, 3 * (84 + 42)));
+        // selp.f32 and selp.f64, on the six integer types (9.7.6.3 has no 8-bit one) and the
+        // three bit types.
+        assert_eq!(count(Opcode::Selp, false), 2 + 6 + 3);
         assert!(count(Opcode::Set, false) > 100 && count(Opcode::Set, true) == 3 * count(Opcode::Set, false));
         for i in &forms {
             let c = i.as_compare().unwrap();
@@ -227,8 +248,27 @@ mod tests {
     }
 
     #[test]
+    fn a_bits_selp_is_one_form_per_width_typed_by_the_float_type_without_a_selp_of_its_own() {
+        for (text, ty) in [("selp.b16", Type::F16), ("selp.b32", Type::F16x2), ("selp.b64", Type::F32x2)] {
+            let i = Instr::parse(text, 3).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!((i.op, i.ty, i.selp_int, i.int_dest()), (Opcode::Selp, ty, None, None), "{text}");
+            assert!(i.is_bits_selp() && i.reads_predicate(2) && !i.reads_predicate(1), "{text}");
+            assert_eq!((i.to_string(), i.src_bits(0)), (text.to_string(), ty.bits()), "{text}");
+            assert_eq!(i.validate(), Ok(()), "{text}");
+        }
+        // A bf16 or f32 type on a selp is no bits form: bf16 has no selp, selp.f32 is the float one.
+        let b16 = Instr::parse("selp.b16", 3).unwrap();
+        assert!(Instr { ty: Type::Bf16, ..b16 }.validate().is_err());
+        assert!(!Instr::parse("selp.f32", 3).unwrap().is_bits_selp());
+        // It picks bits: c ? a : b, NaN payloads and all.
+        let e = crate::interp::eval(&b16, &[0x7e01, 0x3c00, 1]).unwrap();
+        assert_eq!(e.primary_bits(), 0x7e01);
+        assert_eq!(crate::interp::eval(&b16, &[0x7e01, 0x3c00, 0]).unwrap().primary_bits(), 0x3c00);
+    }
+
+    #[test]
     fn forms_programs_cannot_hold_are_refused_with_the_reason() {
-        for (text, n) in [("setp.lt.f16x2", 2), ("selp.b32", 3), ("selp.b16", 3), ("setp.eq.u32", 2), ("set.lt.u32.u32", 2), ("set.eq.f32.b32", 2)] {
+        for (text, n) in [("setp.eq.u32", 2), ("set.lt.u32.u32", 2), ("set.eq.f32.b32", 2)] {
             let e = Instr::parse(text, n).unwrap_err().to_string();
             assert!(e.contains("a program holds") && e.contains("ptxfuzz eval"), "{text}: {e}");
         }

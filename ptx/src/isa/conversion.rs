@@ -12,12 +12,12 @@
 //! the fp8 forms of `sm_89` (`cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}`,
 //! `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`) and the e2m3/e3m2/ue8m0 and bf16x2-sourced ones of
 //! `sm_100a`/`sm_100f` (a [`crate::isa::Target`] with that suffix): [`Conversion::narrow`] is
-//! the pair's end, held in a `.b16` register, the other end the form's type (`f32 -> e4m3x2
-//! -> f16x2` is how FP8 kernels quantize and read back). So is the stochastic `.rs` family to
-//! f16x2/bf16x2 ([`super::stochastic`]). The `e2m1x2` forms (a `.b8` register) and the `.rs`
-//! forms to the x4 destinations run alone (`ptx::form`).
+//! the pair's end, held in a `.b16` register (`e2m1x2`'s in a `.b8` one), the other end the
+//! form's type (`f32 -> e4m3x2 -> f16x2` is how FP8 kernels quantize and read back). So is the
+//! stochastic `.rs` family to f16x2/bf16x2 ([`super::stochastic`]). The `.rs` forms to the x4
+//! destinations run alone (`ptx::form`).
 
-use super::{Clamp, Conversion, Narrow, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
+use super::{Clamp, Conversion, Finite, Ftz, Instr, IntEnd, IsaError, NanMode, NarrowEnd, AbsMode, Opcode, Precision, RoundTo, Type};
 use crate::cvt::narrow::{Direction, NarrowCvt, NarrowError, Wide};
 use crate::cvt::stochastic::StochasticCvt;
 use crate::cvt::int::CvtInt;
@@ -277,9 +277,10 @@ impl Instr {
 }
 
 impl Instr {
-    /// The legality of a narrow-format `cvt` in a program: the section's rule it breaks, a field
-    /// no narrow `cvt` has, or an `e2m1x2` form (a `.b8` register). The `sm_100a`/`sm_100f`
-    /// forms are legal; [`Instr::check_target`] asks for the suffix.
+    /// The legality of a narrow-format `cvt` in a program: the section's rule it breaks, or a
+    /// field no narrow `cvt` has. The `sm_100a`/`sm_100f` forms are legal (the `e2m1x2` ones in
+    /// `.b8` registers: `crate::program::RegClass::B8`); [`Instr::check_target`] asks for the
+    /// suffix.
     fn validate_narrow(&self) -> Result<(), IsaError> {
         let c = self.as_narrow().ok_or_else(|| IsaError::Illegal {
             form: self.to_string(),
@@ -292,17 +293,6 @@ impl Instr {
             NarrowError::Illegal { form, rule } => IsaError::Illegal { form, rule: rule.into(), section: "9.7.9.21" },
             e => IsaError::Syntax(e.to_string()),
         })?;
-        if c.dst_bits() == 8 || matches!(c.dir, Direction::Up { src: Narrow::E2m1, .. }) {
-            // `e2m1x2` is a `.b8` register (9.7.9.21); a program's registers are 16 bits and
-            // wider.
-            return Err(IsaError::Illegal {
-                form: c.to_string(),
-                rule: "its e2m1x2 operand is a .b8 register, which programs do not have; \
-                       `ptxfuzz eval` and `ptxfuzz capture --forms` run it alone"
-                    .into(),
-                section: "9.7.9.21",
-            });
-        }
         Ok(())
     }
 }
@@ -350,12 +340,12 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
     }
 }
 
-/// Every documented float-to-float, float-integer, tf32, program-held fp8 and stochastic
-/// (`.rs`, f16x2/bf16x2) `cvt`, as instructions (for the generator and the VM).
+/// Every documented float-to-float, float-integer, tf32, narrow-format and stochastic (`.rs`,
+/// f16x2/bf16x2) `cvt`, as instructions (for the generator and the VM).
 pub fn cvt_forms() -> Vec<Instr> {
     let ints = CvtInt::all().into_iter().map(|c| Instr::from_cvt_int(&c)).filter(|i| i.validate().is_ok());
     let tf32 = Tf32Cvt::all().into_iter().map(|c| Instr::from_tf32(&c));
-    let fp8 = NarrowCvt::all().into_iter().map(|c| Instr::from_narrow(&c)).filter(|i| i.validate().is_ok());
+    let fp8 = NarrowCvt::all().into_iter().map(|c| Instr::from_narrow(&c));
     let rs = StochasticCvt::all().into_iter().map(|c| Instr::from_stochastic(&c));
     let mut v: Vec<Instr> = Cvt::all().iter().map(Instr::from_cvt).chain(ints).chain(tf32).chain(fp8).chain(rs).collect();
     v.sort_unstable();
@@ -380,10 +370,11 @@ mod tests {
         }
         let forms = cvt_forms();
         // The float-integer forms less the 8 bf16 <-> .u8/.s8 ones x 4 roundings x (.ftz no),
-        // the 10 tf32 forms, the 12 sm_89 fp8 ones and the 29 of sm_100a/sm_100f (all narrow
-        // forms but the .b8 e2m1x2 ones) and the 8 .rs ones to f16x2/bf16x2.
+        // the 10 tf32 forms, the 12 sm_89 fp8 ones and the 29 of sm_100a/sm_100f with 16-bit
+        // pairs, the 8 e2m1x2 ones (.b8 pairs: from f32, f16x2 or bf16x2, and back to f16x2,
+        // each with and without .relu) and the 8 .rs ones to f16x2/bf16x2.
         let ints = CvtInt::all().len();
-        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12 + 29 + 8, "{ints}");
+        assert_eq!(forms.len(), all.len() + ints - 16 + 10 + 12 + 29 + 8 + 8, "{ints}");
         assert!(forms.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -435,7 +426,7 @@ mod tests {
     }
 
     #[test]
-    fn every_narrow_cvt_maps_to_an_instruction_and_programs_hold_all_but_the_b8_e2m1x2_ones() {
+    fn every_narrow_cvt_maps_to_an_instruction_and_programs_hold_it_in_b16_or_b8_registers() {
         use crate::isa::{PtxVersion, Target, Variant};
         let (mut held, mut arch_specific) = (0, 0);
         for c in NarrowCvt::all() {
@@ -443,18 +434,14 @@ mod tests {
             assert_eq!(i.as_narrow(), Some(c), "{c}");
             assert_eq!((i.as_cvt(), i.as_cvt_int(), i.as_tf32()), (None, None, None), "{c}");
             assert_eq!(i.to_string(), c.to_string());
-            if c.to_string().contains("e2m1x2") {
-                // A .b8 register: said with the form, and where it runs instead.
-                let e = i.validate().unwrap_err().to_string();
-                assert!(e.contains(".b8") && e.contains("ptxfuzz eval"), "{e}");
-                continue;
-            }
             assert_eq!(i.validate(), Ok(()), "{c}");
             assert_eq!(Instr::parse(&c.to_string(), c.inputs()), Ok(i), "{c}");
             assert_eq!(i.requirement(), c.needs(), "{c}");
             let pair = crate::program::ValType::Narrow(i.narrow_dest().or(i.narrow_source()).unwrap());
             let (src, dst) = (crate::program::ValType::of_operand(&i, 0), crate::program::ValType::of_result(&i));
-            assert!((src == pair) != (dst == pair) && pair.class() == crate::program::RegClass::B16, "{c}");
+            // 9.7.9.21: "d is .b8" for e2m1x2, a .b16 for every other pair.
+            let class = if c.to_string().contains("e2m1x2") { crate::program::RegClass::B8 } else { crate::program::RegClass::B16 };
+            assert!((src == pair) != (dst == pair) && pair.class() == class, "{c}");
             held += 1;
             let need = c.needs();
             let plain = Target::new(need.sm, PtxVersion::new(9, 1));

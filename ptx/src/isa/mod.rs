@@ -559,9 +559,16 @@ impl Instr {
         }
     }
 
-    /// The register type of the destination (`pred` for testp and setp).
+    /// The register type of the destination (`pred` for testp and setp; `p|q` for a packed
+    /// setp, [`Instr::writes_predicate_pair`]).
     pub fn dest_is_predicate(&self) -> bool {
         matches!(self.op, Opcode::Testp | Opcode::Setp)
+    }
+
+    /// Whether this is a `setp` on `.f16x2`/`.bf16x2`: two predicates, `p` for the lower
+    /// halves and `q` for the upper (9.7.7.2: `setp.CmpOp.f16x2 p|q, a, b`).
+    pub fn writes_predicate_pair(&self) -> bool {
+        self.op == Opcode::Setp && self.ty.lanes() == 2
     }
 
     /// Whether the result is approximate (issue 4's acceptance model) rather than IEEE-exact.

@@ -123,7 +123,7 @@ fn an_integer_input_holds_any_value_of_its_type_and_any_register_of_its_width_ca
     let p = Program::parse("// inputs: %h0:s8\ncvt.rn.f32.s8 %f1, %h0;\n// outputs: %f1\n").unwrap();
     assert_eq!(p.run(&[0xff80]).unwrap()[0].primary_bits(), (-128.0f32).to_bits() as u64);
     // A predicate, tf32 or fp8 pair is only ever a result.
-    for (decl, says) in [("%p0:pred", "predicate"), ("%r0:tf32", "tf32"), ("%h0:e4m3x2", "fp8")] {
+    for (decl, says) in [("%p0:pred", "predicate"), ("%r0:tf32", "tf32"), ("%h0:e4m3x2", "narrow pair")] {
         let e = Program::parse(&format!("// inputs: {decl}\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n")).unwrap_err();
         assert!(e.to_string().contains(says), "{decl}: {e}");
     }
@@ -287,6 +287,37 @@ cvt.rn.bf16x2.ue8m0x2 %r5, %h4;
     // Only sm_100a has the f32-sourced forms.
     let need = p.check_target(crate::isa::Target::new(100, crate::isa::PtxVersion::new(9, 1))).unwrap_err();
     assert!(need.to_string().contains("needs sm_100a"), "{need}");
+}
+
+#[test]
+fn an_fp4_pair_lives_in_a_b8_register_that_only_e2m1x2_sources_read() {
+    // 9.7.9.21: "d is .b8" for .e2m1x2. (1.0, -3.0) quantized (a to the upper element) and
+    // read back: e2m1 (bias 1) 1.0 is 0.01.0, -3.0 is 1.10.1; 7.0 saturates to 6.0 (0.11.1).
+    let p = Program::parse(
+        "// inputs: %f0:f32, %f1:f32
+cvt.rn.satfinite.e2m1x2.f32 %rc2, %f0, %f1;
+cvt.rn.f16x2.e2m1x2 %r3, %rc2;
+cvt.rn.satfinite.relu.e2m1x2.f16x2 %rc4, %r3;
+// outputs: %rc2, %r3, %rc4
+",
+    )
+    .unwrap();
+    let fp4 = ValType::Narrow(crate::isa::Narrow::E2m1);
+    assert_eq!((p.reg_type(Reg(2)), p.reg_type(Reg(2)).class(), p.reg_type(Reg(4))), (fp4, RegClass::B8, fp4));
+    let run = |a: f32, b: f32| -> Vec<u64> {
+        p.run(&[a.to_bits() as u64, b.to_bits() as u64]).unwrap().iter().map(|e| e.primary_bits()).collect()
+    };
+    // .relu clamps the -3.0 element to +0.
+    assert_eq!(run(1.0, -3.0), [0x2d, 0x3c00_c200, 0x20]);
+    assert_eq!(run(7.0, 0.25), [0x70, 0x4600_0000, 0x70]);
+    // The text form names the .b8 registers %rc and round-trips.
+    assert_eq!(Program::parse(&p.to_string()).unwrap(), p);
+    assert!(p.to_string().contains("cvt.rn.f16x2.e2m1x2 %r3, %rc2;"), "{p}");
+    // Nothing else is a .b8: a .b16 register is not an e2m1x2 source, and no input is one.
+    let e = Program::parse("// inputs: %h0:f16\ncvt.rn.f16x2.e2m1x2 %r1, %h0;\n// outputs: %r1\n").unwrap_err();
+    assert!(e.to_string().contains("is a f16 register, but cvt.rn.f16x2.e2m1x2 needs e2m1x2 (a .b8 register)"), "{e}");
+    let e = Program::parse("// inputs: %rc0:e2m1x2\ncvt.rn.f16x2.e2m1x2 %r1, %rc0;\n// outputs: %r1\n").unwrap_err();
+    assert!(matches!(e, ProgramError::NarrowInput { .. }) && e.to_string().contains("cvt.rn.satfinite.e2m1x2.f32"), "{e}");
 }
 
 #[test]

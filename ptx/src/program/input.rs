@@ -21,9 +21,19 @@ impl ValType {
         let reg = reg.to_string();
         match self {
             ValType::Float(_) | ValType::Int(_) => Ok(()),
-            ValType::Pred => Err(ProgramError::PredicateInput { reg, name: self.name().to_string() }),
+            ValType::Pred | ValType::PredPair => Err(ProgramError::PredicateInput { reg, name: self.name().to_string() }),
             ValType::Tf32 => Err(ProgramError::Tf32Input { reg }),
-            ValType::Narrow(_) => Err(ProgramError::NarrowInput { reg, name: self.name().to_string() }),
+            ValType::Narrow(n) => {
+                let advice = if n.packed_bits() == 8 {
+                    // No other value lives in a `.b8` register (`RegClass::B8`).
+                    "an e2m1x2 pair (a .b8 register) is only ever a cvt's result: define it from two f32 \
+                     inputs with cvt.rn.satfinite.e2m1x2.f32"
+                } else {
+                    "a narrow pair's source (cvt.rn.f16x2.e4m3x2, ...) reads the bits of any .b16 register: \
+                     declare the input f16"
+                };
+                Err(ProgramError::NarrowInput { reg, name: self.name().to_string(), advice })
+            }
         }
     }
 
@@ -34,6 +44,7 @@ impl ValType {
             ValType::Float(t) => Expectation::exact_register(t, bits),
             // Never an input (`check_input`); as a register, its bits.
             ValType::Pred => Expectation::predicate(bits & 1 == 1),
+            ValType::PredPair => Expectation::predicate_pair(bits & 1 == 1, bits & 2 == 2),
             ValType::Tf32 => Expectation::exact_register(Type::F32, bits),
             ValType::Narrow(_) => Expectation::exact_register(Type::F16, bits),
         }
@@ -52,6 +63,8 @@ impl ValType {
             ValType::Int(t) => t.value(bits).to_string(),
             ValType::Float(t) => format_register_decimal(t, bits),
             ValType::Pred => (bits & 1).to_string(),
+            // `p|q`, as `ptxfuzz eval setp.lt.f16x2` prints it.
+            ValType::PredPair => format!("{}|{}", bits & 1, (bits >> 1) & 1),
             ValType::Tf32 => format_register_decimal(Type::F32, bits),
             ValType::Narrow(_) => format_register_decimal(Type::F16, bits),
         }

@@ -159,8 +159,8 @@ impl Builder {
     }
 
     pub(super) fn output(&mut self, name: &str, place: &str) -> Result<(), ProgramError> {
-        check_name(name, place)?;
-        self.outputs.push(name.to_string());
+        check_dst_name(name, place)?;
+        self.outputs.push(pair_name(name));
         Ok(())
     }
 
@@ -173,10 +173,16 @@ impl Builder {
             .split_once(|c: char| c.is_ascii_whitespace())
             .ok_or_else(|| syntax(format!("'{code}' has no operands: write e.g. `add.rn.f32 %f2, %f0, %f1;`")))?;
         let names: Vec<&str> = operands.split(',').map(str::trim).collect();
-        for n in &names {
+        let (dst, srcs) = names.split_first().expect("split yields at least one item");
+        check_dst_name(dst, place)?;
+        for n in srcs {
+            if n.contains('|') {
+                return Err(syntax(format!(
+                    "'{n}': a packed setp's predicate pair is a program output, not a source (selp and a .BoolOp read one predicate)"
+                )));
+            }
             check_name(n, place)?;
         }
-        let (dst, srcs) = names.split_first().expect("split yields at least one item");
         let index = self.stmts.len();
         let instr = Instr::parse(mnemonic, srcs.len()).map_err(|e| ProgramError::IllegalForm {
             index,
@@ -190,10 +196,18 @@ impl Builder {
                 got: srcs.len(),
             });
         }
+        if dst.contains('|') != instr.writes_predicate_pair() {
+            // 9.7.7.2: a packed setp writes `p|q`; nothing else writes two registers.
+            return Err(syntax(if dst.contains('|') {
+                format!("'{dst}' names two predicates, but only a packed setp (setp.lt.f16x2) writes a pair; name one register")
+            } else {
+                format!("{mnemonic} writes two predicates (lower and upper halves): name them as a pair, e.g. %p{index}|%q{index}")
+            }));
+        }
         self.stmts.push(RawStmt {
             instr,
             text: code.to_string(),
-            dst: dst.to_string(),
+            dst: pair_name(dst),
             srcs: srcs.iter().map(|s| s.to_string()).collect(),
         });
         Ok(())
@@ -222,12 +236,8 @@ impl Builder {
             t.check_input(name)?;
             inputs.push(t);
         }
-        let reg_type = |r: Reg, inputs: &[ValType], stmts: &[RawStmt]| -> ValType {
-            match (r.0 as usize).checked_sub(k) {
-                None => inputs[r.0 as usize],
-                Some(j) => ValType::of_result(&stmts[j].instr),
-            }
-        };
+        // Every register's type, as far as the instructions go (`Program::reg_type`'s rule).
+        let mut types = inputs.clone();
         let mut body = Vec::with_capacity(self.stmts.len());
         for (j, s) in self.stmts.iter().enumerate() {
             let mut src = [Reg(0); 3];
@@ -240,18 +250,20 @@ impl Builder {
                 if r.0 as usize >= k + j {
                     return Err(ProgramError::UseBeforeDefinition { index: j, reg: name.clone() });
                 }
-                let have = reg_type(r, &inputs, &self.stmts);
+                let have = types[r.0 as usize];
                 if !need.reads(have) {
                     return Err(ProgramError::mismatch(j, &s.instr, name.clone(), have, need));
                 }
                 *slot = r;
             }
+            let a = if s.srcs.is_empty() { ValType::Pred } else { types[src[0].0 as usize] };
+            types.push(ValType::of_selected(&s.instr, a));
             body.push(Stmt::from_parts(s.instr, src));
         }
         for (name, ty) in &self.declared {
             let r = *regs.get(name.as_str()).ok_or_else(|| ProgramError::UntypedName { reg: name.clone() })?;
             if let Some(j) = (r.0 as usize).checked_sub(k) {
-                let defined = ValType::of_result(&self.stmts[j].instr);
+                let defined = types[k + j];
                 if ValType::from_name(ty) != Some(defined) {
                     return Err(ProgramError::DeclaredType {
                         reg: name.clone(),
@@ -270,6 +282,21 @@ impl Builder {
             outputs.push(r);
         }
         Program::new(inputs, body, outputs)
+    }
+}
+
+/// A register's name with the spaces of a pair's `p | q` dropped, so `%p3 | %q3` and `%p3|%q3`
+/// name the same pair.
+fn pair_name(name: &str) -> String {
+    name.split('|').map(str::trim).collect::<Vec<_>>().join("|")
+}
+
+/// A destination's (or output's) name: one register, or a packed setp's pair `p|q` (two
+/// identifiers, named together as the program's register).
+fn check_dst_name(name: &str, place: &str) -> Result<(), ProgramError> {
+    match name.split_once('|') {
+        Some((p, q)) => check_name(p.trim(), place).and_then(|()| check_name(q.trim(), place)),
+        None => check_name(name, place),
     }
 }
 

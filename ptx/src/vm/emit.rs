@@ -249,9 +249,10 @@ fn load_type(class: RegClass) -> &'static str {
     match class {
         RegClass::F32 => "f32",
         RegClass::F64 => "f64",
+        RegClass::B8 => "b8",
         RegClass::B16 => "b16",
         RegClass::B32 => "b32",
-        RegClass::B64 | RegClass::Pred => "b64",
+        RegClass::B64 | RegClass::Pred | RegClass::PredPair => "b64",
     }
 }
 
@@ -290,8 +291,15 @@ fn write_arm(o: &mut String, k: usize, form: &Instr) {
         RegClass::B16 => {
             let _ = writeln!(o, "\tcvt.u64.u16 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
         }
+        RegClass::B8 => {
+            let _ = writeln!(o, "\tcvt.u64.u8 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
+        }
         RegClass::Pred => {
             let _ = writeln!(o, "\tselp.u64 %v_x, 1, 0, {d};\n\tst.local.b64 [%v_a14], %v_x;");
+        }
+        // p in bit 0, q in bit 1, as `kernel`'s stores write a pair.
+        RegClass::PredPair => {
+            let _ = writeln!(o, "\tselp.u64 %v_x, 1, 0, %p{n};\n\t@%q{n} or.b64 %v_x, %v_x, 2;\n\tst.local.b64 [%v_a14], %v_x;");
         }
     }
     o.push_str("\tbra.uni VM_FETCH;\n");

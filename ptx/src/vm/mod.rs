@@ -71,7 +71,10 @@ pub fn arms(sm: u32) -> Result<Vec<Instr>, VmError> {
     Ok(legal_forms()
         .iter()
         .copied()
-        .filter(|f| f.check_target(Target::new(sm, floor.max(f.requirement().ptx))).is_ok())
+        .filter(|f| {
+            let t = Target::new(sm, floor.max(f.requirement().ptx));
+            f.check_target(t).is_ok() && (!f.is_bits_selp() || crate::gen::computed_at(f.ty, t))
+        })
         .collect())
 }
 
@@ -116,10 +119,10 @@ mod tests {
     fn newer_sms_have_more_arms_and_unknown_sms_are_errors() {
         let n = |sm| arms(sm).unwrap().len();
         assert!(n(80) < n(90) && n(90) < n(100), "{} {} {}", n(80), n(90), n(100));
-        // sm_100 has every form but the 29 narrow `cvt`s that need sm_100a or sm_100f and the 8
-        // `cvt.rs` of sm_100a: the VM module is a plain `.target sm_100`.
+        // sm_100 has every form but the 37 narrow `cvt`s that need sm_100a or sm_100f (8 of
+        // them e2m1x2) and the 8 `cvt.rs` of sm_100a: the VM module is a plain `.target sm_100`.
         let arch_specific = legal_forms().iter().filter(|f| f.requirement().variant != crate::isa::Variant::Plain).count();
-        assert_eq!((n(100), arch_specific), (legal_forms().len() - 37, 29 + 8));
+        assert_eq!((n(100), arch_specific), (legal_forms().len() - 45, 37 + 8));
         assert_eq!(arms(91).unwrap_err(), VmError::UnknownSm(91));
         assert_eq!(module_version(100).unwrap(), PtxVersion::new(8, 8));
         // Not sm_80's floor (7.0): its `cvt...satfinite` arms need PTX 8.1 (9.7.9.21).

@@ -125,7 +125,9 @@ pub fn module(form: &Instr, sm: u32, judging: Judging) -> Result<String, VmError
             RegClass::B32 => writeln!(o, "\tcvt.u32.u64 {r}, %sw_v;"),
             RegClass::F32 => writeln!(o, "\tcvt.u32.u64 %sw_y, %sw_v;\n\tmov.b32 {r}, %sw_y;"),
             // `unsupported` admits only results and inputs of at most 32 bits.
-            RegClass::F64 | RegClass::B64 | RegClass::Pred => unreachable!("{form} passed `unsupported`"),
+            RegClass::F64 | RegClass::B64 | RegClass::B8 | RegClass::Pred | RegClass::PredPair => {
+                unreachable!("{form} passed `unsupported`")
+            }
         }
         .expect("writing to a String");
     }
@@ -135,7 +137,9 @@ pub fn module(form: &Instr, sm: u32, judging: Judging) -> Result<String, VmError
         RegClass::B16 => writeln!(o, "\tcvt.u64.u16 %sw_o, {d};"),
         RegClass::B32 => writeln!(o, "\tcvt.u64.u32 %sw_o, {d};"),
         RegClass::F32 => writeln!(o, "\tmov.b32 %sw_y, {d};\n\tcvt.u64.u32 %sw_o, %sw_y;"),
-        RegClass::F64 | RegClass::B64 | RegClass::Pred => unreachable!("{form} passed `unsupported`"),
+        RegClass::F64 | RegClass::B64 | RegClass::B8 | RegClass::Pred | RegClass::PredPair => {
+            unreachable!("{form} passed `unsupported`")
+        }
     }
     .expect("writing to a String");
     // The fingerprint term: splitmix64's finalizer of (u << out_bits) | out.

@@ -25,6 +25,15 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
             decimal: if bits & 1 == 1 { "true".into() } else { "false".into() },
             lanes: Vec::new(),
         },
+        // A packed setp's p (bit 0, the lower halves) and q (bit 1).
+        ValType::PredPair => {
+            let word = |b: u64| if b & 1 == 1 { "true" } else { "false" };
+            Shown {
+                hex: format!("0x{:x}", bits & 3),
+                decimal: format!("{}|{}", word(bits), word(bits >> 1)),
+                lanes: vec![("p".into(), word(bits).into()), ("q".into(), word(bits >> 1).into())],
+            }
+        }
         // A cvt's integer, as its register holds it (an 8-bit one extended to 16 bits).
         ValType::Int(t) => Shown {
             hex: format!("0x{:0w$x}", bits & reg_mask(t.reg_bits()), w = (t.reg_bits() / 4) as usize),
@@ -42,8 +51,10 @@ pub fn show(ty: ValType, bits: u64) -> Shown {
                     (format!("0x{e:02x}"), format!("{} ({class})", format_narrow_decimal(n, e)))
                 })
                 .collect();
+            let pair = n.packed_bits();
             Shown {
-                hex: format!("0x{:04x}", bits & 0xffff),
+                // The whole register: `0x38c0` for a .b16 pair, `0x6a` for e2m1x2's .b8.
+                hex: format!("0x{:0w$x}", bits & ((1 << pair) - 1), w = (pair / 4) as usize),
                 decimal: (0..2).map(|i| format_narrow_decimal(n, element(i))).collect::<Vec<_>>().join(","),
                 lanes,
             }
@@ -101,12 +112,16 @@ pub fn register_ulps(ty: ValType, reference: u64, actual: u64) -> String {
     }
     if let ValType::Narrow(n) = ty {
         // Steps of the element's format, element by element (sign-magnitude read as an integer).
-        let w = n.slot_bits();
+        // The sign is the element's top bit (bit 5 of a 6-bit element, bit 3 of e2m1), and
+        // ue8m0 has none (PTX ISA 5.2.3, `ptx::narrow_format::LAYOUTS`).
+        let (w, layout) = (n.slot_bits(), n.layout());
+        let sign = if layout.signed { 1u64 << (layout.bits() - 1) } else { 0 };
         return (0..2)
             .map(|i| {
-                let (x, y) = ((reference >> (i * w)) & 0xff, (actual >> (i * w)) & 0xff);
+                let element = |v: u64| (v >> (i * w)) & ((1 << w) - 1);
+                let (x, y) = (element(reference), element(actual));
                 let nan = |v| ptx::narrow_format::classify(n, v) == ptx::format::FpClass::Nan;
-                let key = |v: u64| if v & 0x80 != 0 { -((v & 0x7f) as i64) } else { v as i64 };
+                let key = |v: u64| if v & sign != 0 { -((v & (sign - 1)) as i64) } else { v as i64 };
                 if nan(x) || nan(y) { "n/a".to_string() } else { (key(y) - key(x)).unsigned_abs().to_string() }
             })
             .collect::<Vec<_>>()
@@ -158,6 +173,8 @@ mod tests {
         assert_eq!(v.lanes, [("0x3c00".to_string(), "1".to_string()), ("0x4000".to_string(), "2".to_string())]);
         assert!(show(ValType::Float(Type::F32), 0x3f80_0000).lanes.is_empty());
         assert_eq!(show(ValType::Pred, 1).decimal, "true");
+        let pair = show(ValType::PredPair, 2);
+        assert_eq!((pair.hex.as_str(), pair.decimal.as_str()), ("0x2", "false|true"));
         let s8 = ptx::integer::IntType { signed: true, bits: 8 };
         let v = show(ValType::Int(s8), 0xfffe);
         assert_eq!((v.hex.as_str(), v.decimal.as_str()), ("0xfffe", "-2"));
@@ -174,6 +191,22 @@ mod tests {
         assert_eq!(show(e4m3, 0x7f01).lanes[0].1, "0.001953125 (subnormal)");
         // Steps of the format, both zeros one value; a NaN element has none.
         assert_eq!(register_ulps(e4m3, 0x3880, 0x7f01), "1 ; n/a");
+    }
+
+    #[test]
+    fn narrower_elements_use_their_own_width_and_sign_bit() {
+        use ptx::narrow_format::Narrow;
+        // e2m1x2 is one .b8: 0x6a is (low) 0xa = -1 and (high) 0x6 = 4.
+        let fp4 = ValType::Narrow(Narrow::E2m1);
+        let v = show(fp4, 0x6a);
+        assert_eq!((v.hex.as_str(), v.decimal.as_str()), ("0x6a", "-1,4"));
+        // -0.5 (0x9) to +0.5 (0x1) is two steps through the one zero; 4 to 6 two steps.
+        assert_eq!(register_ulps(fp4, 0x69, 0x71), "2 ; 1");
+        // e2m3's sign is bit 5: 0x21 is the negative of 0x01.
+        let fp6 = ValType::Narrow(Narrow::E2m3);
+        assert_eq!(register_ulps(fp6, 0x0021, 0x0001), "2 ; 0");
+        // ue8m0 has no sign: 0x80 and 0x7f are one step apart, not 255.
+        assert_eq!(register_ulps(ValType::Narrow(Narrow::Ue8m0), 0x7f80, 0x8080), "0 ; 1");
     }
 
     #[test]

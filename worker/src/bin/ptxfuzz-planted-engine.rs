@@ -24,6 +24,8 @@
 //!   (its integer came from an f32): the campaign must find it through integer inputs.
 //! - `mixed-bf16-as-f16`: the mixed-precision `{add,sub,fma}.f32.bf16` of sm_100 widen their
 //!   bf16 operands as f16 (a widening picked by width alone; `campaign --sm 100`).
+//! - `setp-pair-swapped`: a packed `setp.{f16x2,bf16x2}` writes the upper halves' outcome to
+//!   `p` and the lower's to `q` (a predicate pair, an output of programs).
 //!
 //! Usage: `ptxfuzz campaign --target "exec:ptxfuzz-planted-engine rz-as-rn"`.
 
@@ -51,9 +53,10 @@ enum Deviation {
     Ue8m0RzAsRp,
     I32F32RnAsRz,
     MixedBf16AsF16,
+    SetpPairSwapped,
 }
 
-const NAMES: [(&str, Deviation); 13] = [
+const NAMES: [(&str, Deviation); 14] = [
     ("faithful", Deviation::Faithful),
     ("ftz-result", Deviation::FtzResult),
     ("rz-as-rn", Deviation::RzAsRn),
@@ -67,6 +70,7 @@ const NAMES: [(&str, Deviation); 13] = [
     ("ue8m0-rz-as-rp", Deviation::Ue8m0RzAsRp),
     ("i32-f32-rn-as-rz", Deviation::I32F32RnAsRz),
     ("mixed-bf16-as-f16", Deviation::MixedBf16AsF16),
+    ("setp-pair-swapped", Deviation::SetpPairSwapped),
 ];
 
 fn main() {
@@ -215,6 +219,7 @@ fn eval(i: &Instr, ops: &[u64], dev: Deviation) -> Result<u64, String> {
             primary(&Instr { precision: Precision::Rounded(Rounding::Rz), ..*i }, ops)
         }
         Deviation::MixedBf16AsF16 if i.atype == Some(Type::Bf16) => primary(&Instr { atype: Some(Type::F16), ..*i }, ops),
+        Deviation::SetpPairSwapped if i.writes_predicate_pair() => primary(i, ops).map(|pq| (pq & 1) << 1 | pq >> 1),
         Deviation::Ue8m0RzAsRp
             if i.narrow_dest() == Some(Narrow::Ue8m0) && i.precision == Precision::Rounded(Rounding::Rz) =>
         {

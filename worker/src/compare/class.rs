@@ -166,7 +166,8 @@ fn other_rounding_accepts(instr: &Instr, operands: &[u64], got: u64) -> bool {
 /// operand `selp` did not select (`c ? b : a`).
 fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u64) -> Option<usize> {
     match instr.op {
-        Opcode::Setp => Some(0),
+        // A packed setp's first wrong predicate: p (bit 0), else q (bit 1).
+        Opcode::Setp => Some(usize::from((expected.primary_bits() ^ got) & 1 == 0 && instr.writes_predicate_pair())),
         Opcode::Selp => {
             let c = operands.get(2)? & 1 == 1;
             (got == operands[usize::from(c)]).then_some(0)
