@@ -9,7 +9,7 @@ use ptx::gen::{GenConfig, Generator};
 use ptx::interp::{self, Expectation};
 use ptx::isa::{AbsMode, BoolOp, Clamp, CmpOp, Comparison, Conversion, Finite, Ftz, Instr, IntEnd, IntType, NanMode, Narrow, NarrowEnd, Opcode, Precision, RoundTo, Tf32Rounding, TestpOp, Type};
 use ptx::kernel::{self, Mode};
-use ptx::program::{Program, Reg, ValType};
+use ptx::program::{Program, Reg, RegClass, ValType};
 use ptx::Rounding;
 
 /// The generator config of the `explore` target, also what a replay of its corpus must decode
@@ -147,18 +147,21 @@ pub fn text_generator() -> &'static Generator {
 }
 
 /// Register names for `p` chosen by the input: canonical, or foreign identifiers of several
-/// shapes (PTX ISA 4.4), none of which is a canonical name, all distinct.
+/// shapes (PTX ISA 4.4), none of which is a canonical name, all distinct. A packed setp's
+/// predicate pair is named as two (`p|q`, 9.7.7.2): `%x3|%x3q`.
 fn any_names(u: &mut Unstructured, p: &Program) -> Result<Vec<String>> {
     (0..p.reg_count())
         .map(|i| {
-            Ok(match u.int_in_range(0u8..=5)? {
-                0 => p.name(Reg(i as u16)).to_string(),
+            let name = p.name(Reg(i as u16));
+            let base = match u.int_in_range(0u8..=5)? {
+                0 => return Ok(name.to_string()),
                 1 => format!("%x{i}"),
                 2 => format!("v{i}"),
                 3 => format!("$t{i}_"),
                 4 => format!("_{i}"),
-                _ => format!("{}{i}_", p.name(Reg(i as u16)).class.prefix()),
-            })
+                _ => format!("{}{i}_", name.class.prefix()),
+            };
+            Ok(if name.class == RegClass::PredPair { format!("{base}|{base}q") } else { base })
         })
         .collect()
 }
