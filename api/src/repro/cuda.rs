@@ -96,9 +96,8 @@ fn c_reg(class: RegClass) -> (&'static str, &'static str, &'static str, &'static
     match class {
         RegClass::F32 => ("float", "f", "__uint_as_float((unsigned int)(X))", "(unsigned long long)__float_as_uint(X)"),
         RegClass::F64 => ("double", "d", "__longlong_as_double((long long)(X))", "(unsigned long long)__double_as_longlong(X)"),
-        RegClass::B16 => ("unsigned short", "h", "(unsigned short)(X)", "(unsigned long long)(X)"),
         // No asm constraint binds a `.b8`: `kernel` moves it through a short.
-        RegClass::B8 => ("unsigned short", "h", "(unsigned short)(X)", "(unsigned long long)(X)"),
+        RegClass::B16 | RegClass::B8 => ("unsigned short", "h", "(unsigned short)(X)", "(unsigned long long)(X)"),
         RegClass::B32 => ("unsigned int", "r", "(unsigned int)(X)", "(unsigned long long)(X)"),
         RegClass::B64 => ("unsigned long long", "l", "(X)", "(X)"),
         RegClass::Pred | RegClass::PredPair => ("unsigned int", "r", "(unsigned int)(X)", "(unsigned long long)(X)"),
