@@ -6,9 +6,10 @@
 //! `bf16`, `f32`, `f64`; `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32` and the packed
 //! `.{f16x2,bf16x2}.f32 d, a, b`; between a float and an integer type in [`int`]; the 8-, 6-
 //! and 4-bit formats and ue8m0 in [`narrow`]; `tf32` (with `.rna`) in [`tf32`]; the stochastic
-//! `.rs` to `.f16x2`/`.bf16x2` in [`stochastic`]. Not yet: `.rs` to the x4 narrow destinations,
-//! `.s2f6x2`. The float-to-float forms of this file are instructions of programs too
-//! (`Opcode::Cvt`, mapped in `crate::isa::conversion`); the other families are not yet.
+//! `.rs` to `.f16x2`/`.bf16x2` in [`stochastic`], to the x4 narrow destinations in
+//! [`stochastic_quad`]. Not yet: `.s2f6x2`. Every family but the x4 `.rs` forms (a
+//! four-register source) is an instruction of programs too (`Opcode::Cvt`, mapped in
+//! `crate::isa::conversion`).
 //!
 //! ptxas 13.5 accepts more spellings than the section documents (e.g. `cvt.rn.f32.bf16`, a
 //! rounding on a widening conversion, and `cvt.bf16.f16` without one); those are refused here
@@ -279,6 +280,9 @@ pub mod tf32;
 
 #[path = "cvt_stochastic.rs"]
 pub mod stochastic;
+
+#[path = "cvt_stochastic_quad.rs"]
+pub mod stochastic_quad;
 
 #[path = "cvt_any.rs"]
 mod any;

@@ -7,6 +7,7 @@ use std::fmt;
 use super::int::CvtInt;
 use super::narrow::{NarrowCvt, NarrowError};
 use super::stochastic::StochasticCvt;
+use super::stochastic_quad::QuadCvt;
 use super::tf32::Tf32Cvt;
 use super::{Cvt, CvtError};
 
@@ -18,6 +19,8 @@ pub enum AnyCvt {
     Narrow(NarrowCvt),
     Tf32(Tf32Cvt),
     Stochastic(StochasticCvt),
+    /// `.rs` to an x4 destination, four f32 sources in braces.
+    StochasticQuad(QuadCvt),
 }
 
 /// Why a spelling is not a documented `cvt`: the family's own error.
@@ -31,9 +34,11 @@ pub enum AnyCvtError {
 
 impl AnyCvt {
     /// Parse `text` in the family that claims it. The order matters where two could:
-    /// `cvt.rs.satfinite.e4m3x4.f32` names a narrow type but is a `.rs` form.
+    /// `cvt.rs.satfinite.e4m3x4.f32` names a narrow type but is a `.rs` form, of the x4 family.
     pub fn parse(text: &str) -> Result<AnyCvt, AnyCvtError> {
-        Ok(if StochasticCvt::claims(text) {
+        Ok(if QuadCvt::claims(text) {
+            AnyCvt::StochasticQuad(QuadCvt::parse(text)?)
+        } else if StochasticCvt::claims(text) {
             AnyCvt::Stochastic(StochasticCvt::parse(text)?)
         } else if Tf32Cvt::claims(text) {
             AnyCvt::Tf32(Tf32Cvt::parse(text)?)
@@ -55,16 +60,19 @@ impl AnyCvt {
             .chain(NarrowCvt::all().into_iter().map(AnyCvt::Narrow))
             .chain(Tf32Cvt::all().into_iter().map(AnyCvt::Tf32))
             .chain(StochasticCvt::all().into_iter().map(AnyCvt::Stochastic))
+            .chain(QuadCvt::all().into_iter().map(AnyCvt::StochasticQuad))
             .collect()
     }
 
-    /// Source operands: one, two (two f32 into a packed destination) or three (`.rs`: rbits).
+    /// Source operands: one, two (two f32 into a packed destination), three (`.rs`: rbits) or
+    /// five (`.rs` to an x4 destination: a, b, e, f and rbits).
     pub fn inputs(&self) -> usize {
         match self {
             AnyCvt::Float(c) => c.inputs(),
             AnyCvt::Narrow(c) => c.inputs(),
             AnyCvt::Int(_) | AnyCvt::Tf32(_) => 1,
             AnyCvt::Stochastic(c) => c.inputs(),
+            AnyCvt::StochasticQuad(c) => c.inputs(),
         }
     }
 
@@ -79,6 +87,7 @@ impl AnyCvt {
             AnyCvt::Narrow(c) => super::narrow::eval(c, ops)?.bits,
             AnyCvt::Tf32(c) => c.eval(ops)?.primary_bits(),
             AnyCvt::Stochastic(c) => c.eval(ops)?.primary_bits(),
+            AnyCvt::StochasticQuad(c) => c.eval(ops)?.primary_bits(),
         })
     }
 }
@@ -91,6 +100,7 @@ impl fmt::Display for AnyCvt {
             AnyCvt::Narrow(c) => c.fmt(f),
             AnyCvt::Tf32(c) => c.fmt(f),
             AnyCvt::Stochastic(c) => c.fmt(f),
+            AnyCvt::StochasticQuad(c) => c.fmt(f),
         }
     }
 }
@@ -107,14 +117,18 @@ mod tests {
             AnyCvt::Narrow(_) => "narrow",
             AnyCvt::Tf32(_) => "tf32",
             AnyCvt::Stochastic(_) => "rs",
+            AnyCvt::StochasticQuad(_) => "rs-x4",
         };
         assert_eq!(family("cvt.rn.bf16.f32"), "float");
         assert_eq!(family("cvt.rni.s32.f32"), "int");
         assert_eq!(family("cvt.rn.satfinite.e4m3x2.f32"), "narrow");
         assert_eq!(family("cvt.rna.tf32.f32"), "tf32");
         assert_eq!(family("cvt.rs.bf16x2.f32"), "rs");
-        // An x4 narrow destination is a .rs form, refused by that family with its reason.
-        assert!(AnyCvt::parse("cvt.rs.satfinite.e4m3x4.f32").unwrap_err().to_string().contains("Figures 40 and 41"));
+        // An x4 narrow destination is a .rs form of its own family, which wants .satfinite.
+        assert_eq!(family("cvt.rs.satfinite.e4m3x4.f32"), "rs-x4");
+        assert_eq!(family("cvt.rs.relu.satfinite.e2m1x4.f32"), "rs-x4");
+        assert!(AnyCvt::parse("cvt.rs.e4m3x4.f32").unwrap_err().to_string().contains("mandatory"));
+        assert!(AnyCvt::parse("cvt.rn.satfinite.e4m3x4.f32").unwrap_err().to_string().contains("only by cvt.rs"));
     }
 
     #[test]
@@ -132,5 +146,8 @@ mod tests {
         assert_eq!(p("cvt.rn.satfinite.e4m3x2.f32", &[0x3f80_0000, 0x43fa_0000]), 0x387e);
         assert_eq!(p("cvt.rz.tf32.f32", &[0x3f80_1fff]), 0x3f80_0000);
         assert!(AnyCvt::parse("cvt.rzi.s32.f32").unwrap().primary(&[1, 2]).is_err());
+        // 1.0, 2.0, -0.5, 448.0 to e4m3x4, exact: a in the top byte.
+        let ops = [0x3f80_0000, 0x4000_0000, 0xbf00_0000, 0x43e0_0000, 0];
+        assert_eq!(p("cvt.rs.satfinite.e4m3x4.f32", &ops), 0x3840_b07e);
     }
 }

@@ -23,6 +23,7 @@ pub use crate::narrow_format::{decode, Layout, Narrow, LAYOUTS};
 #[path = "cvt_narrow_eval.rs"]
 mod eval;
 pub use eval::{eval, Allowed, Narrowed};
+pub(crate) use eval::down;
 
 /// The section every rule cites.
 pub const SECTION: &str = "PTX ISA 9.7.9.21 (cvt)";

@@ -108,8 +108,9 @@ pub fn eval(c: &NarrowCvt, ops: &[u64]) -> Result<Narrowed, NarrowError> {
     Ok(Narrowed { bits: lanes[1].primary() << half | lanes[0].primary(), width, lanes })
 }
 
-/// One wide value to the narrow format `n`.
-fn down(c: &NarrowCvt, n: Narrow, x: f64) -> Allowed {
+/// One wide value to the narrow format `n` (also the x4 `.rs` forms' neighbours, with `.rz`
+/// and `.rp`: `crate::cvt::stochastic_quad`).
+pub(crate) fn down(c: &NarrowCvt, n: Narrow, x: f64) -> Allowed {
     let l = n.layout();
     let sign_bit = if l.signed { 1u64 << (l.exp_bits + l.man_bits) } else { 0 };
     if x.is_nan() {

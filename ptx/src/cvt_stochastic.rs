@@ -17,8 +17,8 @@
 //! | NaN, infinity, `.relu`, `.satfinite` | as `ptx::cvt`'s `.rn`/`.rz` forms | the section's Saturation modifier rows apply to every rounding |
 //!
 //! Carrying a value of one bf16 step past MAX_NORM gives infinity (the carry reaches the
-//! exponent), and with `.satfinite` MAX_NORM. The x4 destinations (`.e4m3x4` ...) are not
-//! covered: the section gives their `rbits` layout only in Figures 40 and 41, not in its text.
+//! exponent), and with `.satfinite` MAX_NORM. The x4 destinations (`.e4m3x4` ...), four
+//! sources in braces, are `crate::cvt::stochastic_quad`'s.
 
 use std::fmt;
 
@@ -59,7 +59,7 @@ impl StochasticCvt {
                     false
                 }
                 "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "e2m1x4" => {
-                    return Err(bad("the x4 destinations of .rs are not covered: the section gives their rbits layout only in Figures 40 and 41, not in its text"))
+                    return Err(bad("an x4 destination takes four sources, d, {a, b, e, f}, rbits: ptx::cvt::stochastic_quad parses it"))
                 }
                 other => return Err(bad(&format!("'.{other}' is not on the .rs syntax lines: cvt.rs{{.relu}}{{.satfinite}}.{{f16x2,bf16x2}}.f32"))),
             };

@@ -132,7 +132,7 @@ fn spellings_targets_and_forms() {
         assert_eq!(c.needs().target(), "sm_100a");
     }
     let err = |s: &str| StochasticCvt::parse(s).unwrap_err().to_string();
-    assert!(err("cvt.rs.satfinite.e4m3x4.f32").contains("Figures 40 and 41"));
+    assert!(err("cvt.rs.satfinite.e4m3x4.f32").contains("stochastic_quad"));
     assert!(err("cvt.rs.f16.f32").contains("not on the .rs syntax lines"));
     assert!(err("cvt.rs.f32.f16x2").contains("needs .f16x2 or .bf16x2, then .f32"));
     assert!(err("cvt.rs.relu.relu.f16x2.f32").contains("twice"));

@@ -79,6 +79,10 @@ pub enum Reading {
     SignBitOnly,
     /// The mul and add of a contractible (no rounding modifier) pair fused into one fma.
     Contracted,
+    /// A `cvt.rs` to an x4 destination rounds an element the other way: which byte of `rbits`
+    /// meets which element, and which of its discarded bits, is drawn only in Figures 40 and
+    /// 41 of 9.7.9.21 (`crate::cvt::stochastic_quad`).
+    RbitsLayout,
 }
 
 impl Reading {
@@ -93,6 +97,7 @@ impl Reading {
             Reading::NanUnspecified => "nan-unspecified",
             Reading::SignBitOnly => "sign-bit-only",
             Reading::Contracted => "contracted",
+            Reading::RbitsLayout => "rbits-layout",
         }
     }
 }
@@ -140,8 +145,9 @@ pub struct Expectation {
     /// The format of a pair of 8-bit elements (a `cvt` to `.e4m3x2`, ...): two lanes of
     /// [`Narrow::slot_bits`] each, element 0 in the low half.
     pub narrow: Option<Narrow>,
-    /// One entry per lane, lane 0 in the low bits.
-    pub lanes: ArrayVec<LaneExpectation, 2>,
+    /// One entry per lane, lane 0 in the low bits: four only for the x4 destinations of
+    /// `cvt.rs` ([`Expectation::narrow_quad`]).
+    pub lanes: ArrayVec<LaneExpectation, 4>,
 }
 
 impl Expectation {
@@ -193,6 +199,12 @@ impl Expectation {
         lanes.push(lo);
         lanes.push(hi);
         Expectation { scalar: None, integer: None, narrow: Some(n), lanes }
+    }
+
+    /// Four `n` elements (a `cvt.rs` to `.e4m3x4`, ...), `lanes[0]` the element in the low
+    /// bits (`f`'s, 9.7.9.21: "d[7:0] = convert(f)").
+    pub fn narrow_quad(n: Narrow, lanes: [LaneExpectation; 4]) -> Expectation {
+        Expectation { scalar: None, integer: None, narrow: Some(n), lanes: ArrayVec::from(lanes) }
     }
 
     /// Exactly the bits of a register of type `ty` (an input read back unchanged).

@@ -173,8 +173,9 @@ impl Form {
                 Direction::Up { src, .. } => vec![Operand::NarrowPair { bits: src.packed_bits() }],
             },
             Form::Cvt(AnyCvt::Tf32(_)) => vec![Operand::Float(Scalar::F32)],
-            // a, b and the random bits (9.7.9.21: "rbits ... .b32").
-            Form::Cvt(AnyCvt::Stochastic(c)) => {
+            // a, b (and e, f for an x4 destination), then the random bits (9.7.9.21: "rbits ...
+            // .b32").
+            Form::Cvt(c @ (AnyCvt::Stochastic(_) | AnyCvt::StochasticQuad(_))) => {
                 let mut r = vec![Operand::Float(Scalar::F32); c.inputs() - 1];
                 r.push(Operand::Bits(32));
                 r
@@ -215,6 +216,8 @@ impl Form {
             Form::Cvt(AnyCvt::Int(c)) => Dest::Reg(float(c.float)),
             Form::Cvt(AnyCvt::Narrow(c)) => Dest::Reg(Reg::Bits(c.dst_bits())),
             Form::Cvt(AnyCvt::Tf32(_) | AnyCvt::Stochastic(_)) => Dest::Reg(Reg::Bits(32)),
+            // "d has .b32 type" (".b16" for .e2m1x4), 9.7.9.21.
+            Form::Cvt(AnyCvt::StochasticQuad(c)) => Dest::Reg(Reg::Bits(c.dst_bits())),
             Form::Compare(c) => match c.kind {
                 Kind::Setp => Dest::Predicates { q: !matches!(c.ty, Ty::Float(Scalar::F16 | Scalar::BF16)) },
                 Kind::Set { dtype } => Dest::Reg(compare_operand(dtype).reg()),
@@ -243,6 +246,7 @@ impl Form {
             Form::Cvt(AnyCvt::Tf32(c)) => c.requirement(),
             Form::Cvt(AnyCvt::Narrow(c)) => c.needs(),
             Form::Cvt(AnyCvt::Stochastic(c)) => c.needs(),
+            Form::Cvt(AnyCvt::StochasticQuad(c)) => c.needs(),
             Form::Compare(c) => c.requirement(),
             Form::Mixed(m) => m.requirement(),
         }
@@ -333,6 +337,10 @@ mod tests {
         assert_eq!((f.operands(), f.result_bits()), (vec![Operand::NarrowPair { bits: 8 }], 32));
         let f = form("cvt.rs.bf16x2.f32");
         assert_eq!(f.sources(), vec![Reg::F32, Reg::F32, Reg::Bits(32)]);
+        // An x4 destination: a, b, e, f and rbits in, a .b32 out (.b16 for e2m1x4).
+        let f = form("cvt.rs.relu.satfinite.e3m2x4.f32");
+        assert_eq!((f.sources(), f.dest()), (vec![Reg::F32, Reg::F32, Reg::F32, Reg::F32, Reg::Bits(32)], Dest::Reg(Reg::Bits(32))));
+        assert_eq!(form("cvt.rs.satfinite.e2m1x4.f32").result_bits(), 16);
         assert_eq!(form("setp.lt.f16x2").dest(), Dest::Predicates { q: true });
         assert_eq!(form("setp.lt.f16").dest(), Dest::Predicates { q: false });
         assert_eq!(form("setp.lt.and.f32").sources(), vec![Reg::F32, Reg::F32, Reg::Pred]);

@@ -74,6 +74,7 @@ impl Form {
             }
             Form::Cvt(AnyCvt::Tf32(c)) => Answer::set(c.eval(ops).map_err(|e| FormError::Cvt(e.into()))?),
             Form::Cvt(AnyCvt::Stochastic(c)) => Answer::set(c.eval(ops).map_err(|e| FormError::Cvt(e.into()))?),
+            Form::Cvt(AnyCvt::StochasticQuad(c)) => Answer::set(c.eval(ops).map_err(|e| FormError::Cvt(e.into()))?),
             Form::Compare(c) => match compare::eval(c, ops)? {
                 Compared::Predicates { p, q } => Answer::one(p as u64 | (q.unwrap_or(false) as u64) << 1),
                 Compared::Register { bits, .. } => Answer::one(bits),

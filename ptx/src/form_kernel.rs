@@ -15,9 +15,14 @@ use std::fmt::Write as _;
 use crate::form::{Dest, Form, Reg};
 use crate::isa::PtxVersion;
 
-/// The instruction line, its operands named `%d` (or `%p|%q`, `%p`) and `%s0`, `%s1`, ...
+/// The instruction line, its operands named `%d` (or `%p|%q`, `%p`) and `%s0`, `%s1`, ...; an
+/// x4 `cvt.rs` takes its four values as one vector operand, `{%s0, %s1, %s2, %s3}, %s4`.
 fn instruction(form: &Form) -> String {
-    let srcs: Vec<String> = (0..form.sources().len()).map(|j| format!("%s{j}")).collect();
+    let mut srcs: Vec<String> = (0..form.sources().len()).map(|j| format!("%s{j}")).collect();
+    if let Form::Cvt(crate::cvt::AnyCvt::StochasticQuad(_)) = form {
+        let rbits = srcs.split_off(4);
+        srcs = vec![format!("{{{}}}", srcs.join(", ")), rbits.join("")];
+    }
     let d = match form.dest() {
         Dest::Reg(_) => "%d",
         Dest::Predicates { q: true } => "%p|%q",
@@ -94,6 +99,9 @@ mod tests {
         assert!(m.contains("mul.wide.u32 %off, %i, 24;"), "three words per case: {m}");
         assert!(m.contains("ld.global.b32 %s2, [%a+16];"), "{m}");
         assert!(m.contains("cvt.rs.relu.satfinite.f16x2.f32 %d, %s0, %s1, %s2;"), "{m}");
+        let m = module(&form("cvt.rs.satfinite.e2m1x4.f32"), "sm_100a", PtxVersion::new(8, 7));
+        assert!(m.contains("cvt.rs.satfinite.e2m1x4.f32 %d, {%s0, %s1, %s2, %s3}, %s4;"), "{m}");
+        assert!(m.contains(".reg .b16 %d;") && m.contains("mul.wide.u32 %off, %i, 40;"), "{m}");
         let m = module(&form("setp.gtu.or.ftz.f32"), "sm_90", PtxVersion::new(7, 8));
         assert!(m.contains("setp.ne.u32 %s2, %w, 0;") && m.contains("or.b32 %w, %w, %w2;"), "{m}");
     }

@@ -360,23 +360,30 @@ fn every_form_agrees_with_ptxas_on_sm_80_90_100() {
     assert!(fails.is_empty(), "table and ptxas disagree:\n{}", fails.join("\n"));
 }
 
-/// The instruction VM (ptx::vm) for sm_80, sm_90 and sm_100 assembles, and its arms, read back
-/// from the module text, are exactly the forms the generator can emit at that sm (every kind of
-/// form switched on).
+/// The instruction VM (ptx::vm) for sm_80, sm_90, sm_100 and sm_100a assembles, and its arms,
+/// read back from the module text, are exactly the forms the generator can emit at that target
+/// (every kind of form switched on; at sm_100a the f6/f4/ue8m0 and `.rs` `cvt`s too).
 #[test]
-fn vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100() {
+fn vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100_100a() {
+    use ptx::isa::Arch;
     use std::collections::BTreeSet;
-    let Some(ptxas) = ptxas_or_skip("vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100") else {
+    let Some(ptxas) = ptxas_or_skip("vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100_100a") else {
         return;
     };
-    let jobs: Vec<(u32, String)> = [80u32, 90, 100].iter().map(|&sm| (sm, ptx::vm::module(sm).unwrap())).collect();
+    // (the -arch spelling after sm_, the module)
+    let jobs: Vec<(String, String)> = ["80", "90", "100", "100a"]
+        .iter()
+        .map(|&sm| (sm.to_string(), ptx::vm::module(Arch::parse(sm).unwrap()).unwrap()))
+        .collect();
     let mut fails = Vec::new();
     for (sm, module) in &jobs {
+        let arch = Arch::parse(sm).unwrap();
         let cfg = GenConfig {
             approximate: true,
             contraction: true,
             undocumented: true,
-            ..GenConfig::for_target(*sm, ptx::vm::module_version(*sm).unwrap())
+            variant: arch.variant,
+            ..GenConfig::for_target(arch.sm, ptx::vm::module_version(arch).unwrap())
         };
         let gen: BTreeSet<(String, usize)> =
             Generator::new(cfg).unwrap().forms().map(|f| (f.to_string(), f.inputs as usize)).collect();
@@ -394,7 +401,7 @@ fn vm_module_assembles_with_one_arm_per_generator_form_on_sm_80_90_100() {
         }
     }
     fails.extend(parallel(&jobs, |(sm, module)| {
-        assemble(&ptxas, module, *sm, &format!("vm-sm{sm}")).err().map(|e| format!("vm sm_{sm}:\n{}", explain(module, &e)))
+        assemble(&ptxas, module, sm, &format!("vm-sm{sm}")).err().map(|e| format!("vm sm_{sm}:\n{}", explain(module, &e)))
     }));
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }

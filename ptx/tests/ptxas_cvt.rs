@@ -141,20 +141,31 @@ fn tf32_forms_assemble_exactly_where_their_requirement_allows() {
     assert_ptxas_agrees(&ptxas, "tf32", &jobs);
 }
 
-/// Every `.rs` form (`ptx::cvt::stochastic`) assembles on sm_100a with PTX 8.7 and sm_103a,
-/// and is refused on plain sm_100, on sm_100f and with PTX 8.6.
+/// Every `.rs` form, to f16x2/bf16x2 (`ptx::cvt::stochastic`) and to the x4 destinations with
+/// their braced four-register source (`ptx::cvt::stochastic_quad`), assembles on sm_100a with
+/// PTX 8.7 and sm_103a, and is refused on plain sm_100, on sm_100f, on sm_120a and with PTX 8.6.
 #[test]
 fn stochastic_rounding_forms_assemble_on_sm_100a_and_103a_only() {
     let Some(ptxas) = ptxas_or_skip("stochastic_rounding_forms_assemble_on_sm_100a_and_103a_only") else {
         return;
     };
+    let pairs = ptx::cvt::stochastic::StochasticCvt::all().into_iter().map(AnyCvt::Stochastic);
+    let quads = ptx::cvt::stochastic_quad::QuadCvt::all().into_iter().map(AnyCvt::StochasticQuad);
     let mut jobs: Vec<Job> = Vec::new();
-    for c in ptx::cvt::stochastic::StochasticCvt::all() {
-        let n = c.needs();
-        for (target, ptx, legal) in [("100a", n.ptx, true), ("103a", PtxVersion::new(8, 8), true), ("100", n.ptx, false), ("100f", PtxVersion::new(8, 8), false), ("100a", PtxVersion::new(8, 6), false)] {
-            let module = kernel_of(Form::Cvt(AnyCvt::Stochastic(c)), target, ptx);
+    for c in pairs.chain(quads) {
+        let n = Form::Cvt(c).needs();
+        for (target, ptx, legal) in [
+            ("100a", n.ptx, true),
+            ("103a", PtxVersion::new(8, 8), true),
+            ("100", n.ptx, false),
+            ("100f", PtxVersion::new(8, 8), false),
+            ("120a", PtxVersion::new(8, 7), false),
+            ("100a", PtxVersion::new(8, 6), false),
+        ] {
+            let module = kernel_of(Form::Cvt(c), target, ptx);
             jobs.push(Job::new(target, format!("{c} (PTX {ptx})"), module, legal));
         }
     }
+    assert_eq!(jobs.len(), 6 * (8 + 10));
     assert_ptxas_agrees(&ptxas, "rs", &jobs);
 }

@@ -62,7 +62,7 @@ pub fn run(args: CaptureCheckArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.or(capture.sm) };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.or(capture.sm), ..EngineOptions::default() };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let exec = if target.exec_modes().contains(&args.exec) { args.exec } else { target.exec_modes()[0] };
     let every_form = Form::all();

@@ -70,7 +70,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let sm = args.sm.or(target.info().sm).unwrap_or(90);
     let mut cfg = GenConfig { approximate: true, sm, ..GenConfig::default() };

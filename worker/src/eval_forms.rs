@@ -54,6 +54,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
     use ptx::cvt::AnyCvt;
     let c = match AnyCvt::parse(mnemonic)? {
         AnyCvt::Stochastic(c) => return stochastic_line(&c, operands, accept, profile, full),
+        AnyCvt::StochasticQuad(c) => return quad_line(&c, operands, accept, profile),
         AnyCvt::Tf32(c) => {
             let ops = operands.iter().map(|t| parse_operand(Type::F32, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
             let line = cvt_result(&c.eval(&ops)?, ptx::Scalar::F32, Type::F32, accept, profile, full);
@@ -74,16 +75,41 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
 /// A `cvt.rs` (`ptx::cvt::stochastic`): `a`, `b` in f32, `rbits` as integer or hex bits; the
 /// packed destination as `HEX\tLOW,HIGH`.
 fn stochastic_line(c: &ptx::cvt::stochastic::StochasticCvt, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
-    anyhow::ensure!(operands.len() == c.inputs(), "{c} takes a, b (f32) and rbits (b32), not {} operand(s)", operands.len());
-    let rbits = ptx::cvt::int::IntType { signed: false, bits: 32 };
-    let ops = operands
-        .iter()
-        .enumerate()
-        .map(|(i, t)| if i == 2 { parse_int(rbits, t) } else { Ok(parse_operand(Type::F32, t)?) })
-        .collect::<Result<Vec<_>>>()
-        .with_context(|| format!("bad operand for {c} (a, b: f32; rbits: b32)"))?;
+    let ops = rs_operands(&c.to_string(), "a, b", operands)?;
     let dst = if c.dst == ptx::Scalar::F16 { Type::F16x2 } else { Type::Bf16x2 };
     Ok(cvt_result(&c.eval(&ops)?, c.dst, dst, accept, profile, full))
+}
+
+/// The operands of a `cvt.rs`: the f32 values named `floats` (`"a, b"`), then `rbits` as an
+/// integer or hex bits (9.7.9.21: "rbits ... .b32").
+fn rs_operands(form: &str, floats: &str, operands: &[&str]) -> Result<Vec<u64>> {
+    let n = floats.split(", ").count();
+    anyhow::ensure!(operands.len() == n + 1, "{form} takes {floats} (f32) and rbits (b32), not {} operand(s)", operands.len());
+    let rbits = ptx::cvt::int::IntType { signed: false, bits: 32 };
+    operands
+        .iter()
+        .enumerate()
+        .map(|(i, t)| if i == n { parse_int(rbits, t) } else { Ok(parse_operand(Type::F32, t)?) })
+        .collect::<Result<Vec<_>>>()
+        .with_context(|| format!("bad operand for {form} ({floats}: f32; rbits: b32)"))
+}
+
+/// A `cvt.rs` to an x4 destination (`ptx::cvt::stochastic_quad`): `a b e f` in f32, `rbits` as
+/// integer or hex bits; the destination as `HEX\tDECIMAL,...` (low element, `f`'s, first, as
+/// the pair forms print theirs), the allowed set after it with `--accept`.
+fn quad_line(c: &ptx::cvt::stochastic_quad::QuadCvt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+    let ops = rs_operands(&c.to_string(), "a, b, e, f", operands)?;
+    let exp = c.eval(&ops)?;
+    let (bits, w) = (exp.primary_bits(), exp.lane_bits());
+    let lanes: Vec<String> = (0..4).map(|i| ptx::cvt::narrow::decode(c.dst, bits >> (w * i) & ((1 << w) - 1)).to_string().to_lowercase()).collect();
+    let mut line = format!("0x{bits:0n$x}\t{}", lanes.join(","), n = (c.dst_bits() / 4) as usize);
+    if accept {
+        line.push_str(&format!("\t({exp}; lane0 is f's, lane3 a's)"));
+    }
+    if let Profile::Hardware(_) = profile {
+        line.push_str(&format!("\t(cvt: {} records no cvt yet; the spec's value)", profile.name()));
+    }
+    Ok(line)
 }
 
 /// A `cvt` result in the destination register type `dst` (lanes of `scalar`): the primary as

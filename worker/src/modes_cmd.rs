@@ -64,10 +64,9 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => default_target(),
     };
-    if let Some(arch) = args.gen.sm.filter(|a| a.variant != ptx::isa::Variant::Plain) {
-        bail!("modes-check compares the instruction VM, a plain sm_XX module, with whole-program kernels: {arch} has no VM; give --sm {}", arch.sm);
-    }
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.gen.sm.map(|a| a.sm) };
+    // `--sm 100a`: the VM and the kernels are both `.target sm_100a` (they load on an sm_100 GPU).
+    let variant = args.gen.sm.map_or(ptx::isa::Variant::Plain, |a| a.variant);
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.gen.sm.map(|a| a.sm), variant };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     if let Some(path) = &args.reclassify {
         return reclassify(target.as_mut(), path, t0);

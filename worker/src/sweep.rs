@@ -573,7 +573,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => crate::oracles::default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let space = 1u128 << bits;
     let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(space, |l| l as u128) };

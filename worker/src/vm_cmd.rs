@@ -9,7 +9,7 @@ const AFTER: &str = "\
 The instruction VM (docs/engines.md, \"The instruction VM\") is one PTX module per sm with one
 .entry, ptxfuzz_vm, that runs any program encoded as bytecode (ptx::vm::Bytecode) over many
 cases: one arm per legal instruction form at that sm, each form written exactly as the
-per-program kernels write it. It assembles with ptxas for sm_80, sm_90 and sm_100 (CI) and
+per-program kernels write it. It assembles with ptxas for sm_80, sm_90, sm_100 and sm_100a (CI) and
 ran on an H200 (sm_90, docs/hardware/README.md: every recorded H100 case bit for bit); its
 cvt, setp, set and selp arms were added since and have not run on a GPU yet.
 
@@ -17,16 +17,19 @@ Examples:
   ptxfuzz vm-ptx --sm 90 > vm_sm90.ptx && ptxas -arch=sm_90 vm_sm90.ptx -o vm_sm90.cubin
   ptxfuzz vm-ptx --sm 100 --list | grep '^min\\.'
   ptxfuzz vm-ptx --sm 90 --list | wc -l        (the number of arms)
+  ptxfuzz vm-ptx --sm 100a --list | grep '^cvt\\.rs'  (arms only sm_100a has)
   ptxfuzz vm-ptx --sm 90 --sweep rcp.approx.f32 (the GPU sweep module `sweep` runs for a form)";
 
 /// Print the instruction VM's PTX module for an sm (or, with --list, the forms it covers).
 #[derive(Args, Debug)]
 #[command(after_help = AFTER)]
 pub struct VmPtxArgs {
-    /// Target GPU, `sm_XX` as XX (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121). The
-    /// module's `.target`; its `.version` is the lowest PTX ISA version every arm needs.
-    #[arg(long, default_value_t = 90)]
-    sm: u32,
+    /// Target GPU, `sm_XX` as XX (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121), or with
+    /// its suffix (100a, 100f: the module then has the forms only that target has, and loads
+    /// on that sm, or its family for f, alone). The module's `.target`; its `.version` is the
+    /// lowest PTX ISA version every arm needs.
+    #[arg(long, default_value = "90")]
+    sm: ptx::isa::Arch,
 
     /// Print the forms the module has an arm for instead of the PTX, one per line in arm order
     /// (the arm index is the line number minus 1): the mnemonic as `ptxfuzz eval` takes it, a
@@ -48,7 +51,8 @@ pub fn run(args: VmPtxArgs) -> Result<()> {
         let instr = ptx::isa::Instr::parse_default(form)?;
         let pf = ptx::approx::prefilter::Prefilter::of(&instr);
         let judging = pf.as_ref().map_or(ptx::vm::sweep::Judging::Dense, ptx::vm::sweep::Judging::Filtered);
-        ptx::vm::sweep::module(&instr, args.sm, judging)?
+        anyhow::ensure!(args.sm.variant == ptx::isa::Variant::Plain, "--sweep builds a plain module (its forms are plain): give --sm {}", args.sm.sm);
+        ptx::vm::sweep::module(&instr, args.sm.sm, judging)?
     } else if args.list {
         ptx::vm::arms(args.sm)?.iter().map(|f| format!("{f}\t{}\n", f.inputs)).collect::<String>()
     } else {

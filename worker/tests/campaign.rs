@@ -150,12 +150,17 @@ fn undocumented_forms_are_off_by_default_and_labelled_when_turned_on() {
 }
 
 #[test]
-fn an_arch_specific_sm_is_refused_on_cuda_before_a_gpu_is_opened_and_runs_on_interp() {
+fn an_arch_specific_sm_goes_to_the_cuda_engine_and_runs_on_interp() {
     let out = scratch("sm100a");
+    // The cuda target takes --sm 100a: without a driver it says so, on a GPU other than an
+    // sm_100 it says the module cannot load there, on an sm_100 it runs.
     let o = Command::new(PTXFUZZ).args(["campaign", "--target", "cuda", "--sm", "100a", "--seconds", "1", "--out"]).arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("sm_100a") && err.contains("plain sm_XX only") && err.contains("--target interp"), "{err}");
+    if !o.status.success() {
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("no NVIDIA driver found") || err.contains("cannot compile for sm_100a on this"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
     let text = run(&["--target", "interp", "--sm", "100a", "--families", "cvt", "--cases", "20000", "--quiet"], &out);
     let s = summary(&out);
     assert_eq!(s["config"]["variant"], "a", "{text}");

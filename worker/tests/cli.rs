@@ -73,9 +73,18 @@ fn eval_answers_tf32_and_stochastic_rounding_cvt() {
     assert!(err.contains("has no .relu") && err.contains("9.7.9.21"), "{err}");
     // 1 + 2^-8 is half a bf16 step above 1: rbits 0xffff (upper half, a) carries, 0 (b) does not.
     assert_eq!(ptxfuzz(&["eval", "cvt.rs.bf16x2.f32", "1.00390625", "1.00390625", "0xffff0000"]).1, "0x3f813f80\t1,1.01\n");
-    let (code, _, err) = ptxfuzz(&["eval", "cvt.rs.satfinite.e4m3x4.f32", "1", "2", "3", "4", "0"]);
+    // The x4 destinations: a in the top byte, printed low element (f's) first; 1.1 rounds away
+    // with a's byte of rbits 0x40 (0.8 of a step plus a quarter carries), not with 0.
+    assert_eq!(ptxfuzz(&["eval", "cvt.rs.satfinite.e4m3x4.f32", "1", "2", "3", "4", "0"]).1, "0x38404448\t4,3,2,1\n");
+    assert_eq!(ptxfuzz(&["eval", "cvt.rs.satfinite.e4m3x4.f32", "1.1", "1.1", "0", "0", "0x40000000"]).1, "0x39380000\t0,0,1,1.125\n");
+    let accept = ptxfuzz(&["eval", "--accept", "cvt.rs.satfinite.e2m1x4.f32", "1.1", "0", "0", "0", "0"]).1;
+    assert!(accept.starts_with("0x2000\t0,0,0,1\t(") && accept.contains("0x3 (1.5) (rbits-layout)"), "{accept}");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rs.e4m3x4.f32", "1", "2", "3", "4", "0"]);
     assert_eq!(code, 1);
-    assert!(err.contains("Figures 40 and 41"), "{err}");
+    assert!(err.contains(".satfinite, which is mandatory") && err.contains("9.7.9.21"), "{err}");
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rs.satfinite.e4m3x4.f32", "1", "2", "3", "0"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("takes a, b, e, f (f32) and rbits (b32), not 4"), "{err}");
 }
 
 #[test]

@@ -335,6 +335,10 @@ pub(super) fn parse_cvt(text: &str) -> Result<Instr, IsaError> {
         Ok(AnyCvt::Tf32(c)) => Ok(Instr::from_tf32(&c)),
         Ok(AnyCvt::Narrow(c)) => Ok(Instr::from_narrow(&c)),
         Ok(AnyCvt::Stochastic(c)) => Ok(Instr::from_stochastic(&c)),
+        Ok(AnyCvt::StochasticQuad(c)) => Err(IsaError::Syntax(format!(
+            "{c} d, {{a, b, e, f}}, rbits: an x4 destination has a four-register source, which programs do not hold; \
+             `ptxfuzz eval` and `ptxfuzz capture` run it alone ({SECTION})"
+        ))),
         Err(AnyCvtError::Cvt(e)) => Err(cvt_error(e)),
         Err(e) => Err(IsaError::Syntax(format!("{e} ({SECTION})"))),
     }

@@ -5,8 +5,9 @@
 //! `u32` integer ([`Instr::int_source_at`]): the generator gives it an integer input (random
 //! bits drawn over the whole range) or an earlier `u32`, so `f32 -> cvt.rs.bf16x2.f32 ->
 //! fma.rn.bf16x2` is a program (how stochastic rounding feeds low-precision training). The x4
-//! destinations are not covered ([`crate::cvt::stochastic`]: their `rbits` layout is only in
-//! the section's figures), nor a four-register source.
+//! destinations ([`crate::cvt::stochastic_quad`]) are not instructions of programs: a
+//! four-register source `{a, b, e, f}` has no place in `Stmt`; `eval` and the batched form
+//! kernels run them alone (`crate::form`).
 
 use super::{AbsMode, Clamp, Conversion, Finite, Ftz, Instr, IntType, IsaError, NanMode, Opcode, Precision, RoundTo, Type};
 use crate::cvt::stochastic::StochasticCvt;

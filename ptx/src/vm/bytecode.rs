@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use super::{arms, VmError, REG_SLOTS};
-use crate::isa::Instr;
+use crate::isa::{Arch, Instr};
 use crate::program::Program;
 
 /// Format tag in the header's top 16 bits ("VM" in ASCII, bumped if the layout changes).
@@ -26,10 +26,10 @@ pub const FORMAT: u64 = 0x564d;
 const SLOT_BITS: u32 = 12;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 
-/// A program encoded for the sm_`sm` VM.
+/// A program encoded for the VM of one target (`arch`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bytecode {
-    sm: u32,
+    arch: Arch,
     words: Vec<u64>,
 }
 
@@ -51,16 +51,18 @@ pub struct Decoded {
     pub outputs: Vec<u16>,
 }
 
-/// The arm index of each form of an sm, for encoding.
+/// The arm index of each form of a target, for encoding.
 pub struct Encoder {
-    sm: u32,
+    arch: Arch,
     index: HashMap<Instr, u16>,
 }
 
 impl Encoder {
-    pub fn new(sm: u32) -> Result<Encoder, VmError> {
-        let index = arms(sm)?.into_iter().enumerate().map(|(i, f)| (f, i as u16)).collect();
-        Ok(Encoder { sm, index })
+    /// The encoder of `arch`'s VM (an sm number for the plain `sm_XX`).
+    pub fn new(arch: impl Into<Arch>) -> Result<Encoder, VmError> {
+        let arch = arch.into();
+        let index = arms(arch)?.into_iter().enumerate().map(|(i, f)| (f, i as u16)).collect();
+        Ok(Encoder { arch, index })
     }
 
     /// `p` as bytecode; fails if a form has no arm at this sm or the program needs more
@@ -77,7 +79,7 @@ impl Encoder {
                 index: j,
                 form: s.instr.to_string(),
                 inputs: s.instr.inputs,
-                sm: self.sm,
+                arch: self.arch,
             })?;
             let mut w = arm as u64 | (p.dst(j).0 as u64) << 16;
             for (i, r) in s.srcs().iter().enumerate() {
@@ -86,23 +88,24 @@ impl Encoder {
             words.push(w);
         }
         words.extend(p.outputs().iter().map(|r| r.0 as u64));
-        Ok(Bytecode { sm: self.sm, words })
+        Ok(Bytecode { arch: self.arch, words })
     }
 }
 
 impl Bytecode {
     /// [`Encoder::encode`] for one program (to encode many, build the [`Encoder`] once).
-    pub fn encode(p: &Program, sm: u32) -> Result<Bytecode, VmError> {
-        Encoder::new(sm)?.encode(p)
+    pub fn encode(p: &Program, arch: impl Into<Arch>) -> Result<Bytecode, VmError> {
+        Encoder::new(arch)?.encode(p)
     }
 
-    /// Words read back from a GPU buffer or a file, to be decoded for sm_`sm`.
-    pub fn from_words(sm: u32, words: Vec<u64>) -> Bytecode {
-        Bytecode { sm, words }
+    /// Words read back from a GPU buffer or a file, to be decoded for `arch`'s VM.
+    pub fn from_words(arch: impl Into<Arch>, words: Vec<u64>) -> Bytecode {
+        Bytecode { arch: arch.into(), words }
     }
 
-    pub fn sm(&self) -> u32 {
-        self.sm
+    /// The target whose arm list the words index.
+    pub fn arch(&self) -> Arch {
+        self.arch
     }
 
     /// The words, as the GPU reads them (see the module docs).
@@ -112,7 +115,7 @@ impl Bytecode {
 
     /// Decode against the arm list of the bytecode's sm, checking every field.
     pub fn decode(&self) -> Result<Decoded, VmError> {
-        self.decode_with(&arms(self.sm)?)
+        self.decode_with(&arms(self.arch)?)
     }
 
     /// As [`Bytecode::decode`] with the sm's arm list given (to decode many, compute it once).
@@ -141,7 +144,7 @@ impl Bytecode {
                 word,
                 arm,
                 arms: arms.len(),
-                sm: self.sm,
+                arch: self.arch,
             })?;
             let dst = slot(word, x >> 16 & SLOT_MASK)?;
             let mut src = [0u16; 3];
@@ -195,7 +198,7 @@ mod tests {
     fn form_missing_on_the_sm_and_oversized_programs_are_encode_errors() {
         let p = prog("// inputs: %rd0:f32x2\nadd.rn.f32x2 %rd1, %rd0, %rd0;\n// outputs: %rd1\n");
         let e = Bytecode::encode(&p, 90).unwrap_err();
-        assert!(matches!(e, VmError::NotCovered { index: 0, sm: 90, .. }), "{e}");
+        assert!(matches!(e, VmError::NotCovered { index: 0, arch, .. } if arch == Arch::from(90)), "{e}");
         assert!(e.to_string().contains("add.rn.f32x2"), "{e}");
         assert!(Bytecode::encode(&p, 100).is_ok());
         assert_eq!(Bytecode::encode(&p, 91).unwrap_err(), VmError::UnknownSm(91));

@@ -28,7 +28,7 @@
 use std::fmt::Write;
 
 use super::{arms, module_version, VmError, REG_SLOTS};
-use crate::isa::Instr;
+use crate::isa::{Arch, Instr};
 use crate::program::text::write_line;
 use crate::program::{Reg, RegClass, RegName, ValType};
 
@@ -49,13 +49,14 @@ pub fn slot_shift(bits: u32) -> u32 {
     }
 }
 
-/// The sm_`sm` VM module's PTX.
-pub fn module(sm: u32) -> Result<String, VmError> {
-    let arms = arms(sm)?;
-    let v = module_version(sm)?;
+/// The VM module's PTX for `arch` (an sm number for the plain `sm_XX`, or e.g. `sm_100a`).
+pub fn module(arch: impl Into<Arch>) -> Result<String, VmError> {
+    let arch = arch.into();
+    let arms = arms(arch)?;
+    let v = module_version(arch)?;
     let mut o = String::with_capacity(400 * arms.len() + 4096);
-    let _ = writeln!(o, ".version {v}\n.target sm_{sm}\n.address_size 64\n");
-    let _ = writeln!(o, "// ptxfuzz instruction VM for sm_{sm}: {} arms, one per legal form (ptx::vm).", arms.len());
+    let _ = writeln!(o, ".version {v}\n.target {arch}\n.address_size 64\n");
+    let _ = writeln!(o, "// ptxfuzz instruction VM for {arch}: {} arms, one per legal form (ptx::vm).", arms.len());
     let _ = write!(
         o,
         ".visible .entry {ENTRY}(\n\t.param .u64 vm_code,\n\t.param .u64 vm_progs,\n\t.param .u64 vm_in,\n\t.param .u64 vm_out\n)\n{{\n\
@@ -325,11 +326,13 @@ mod tests {
 
     #[test]
     fn every_arm_is_in_the_module_once_in_order_with_the_kernels_text() {
-        for sm in [80, 90, 100] {
-            let m = module(sm).unwrap();
-            let arms = arms(sm).unwrap();
+        let a100 = Arch { sm: 100, variant: crate::isa::Variant::A };
+        for arch in [Arch::from(80), Arch::from(90), Arch::from(100), a100] {
+            let m = module(arch).unwrap();
+            assert!(m.contains(&format!(".target {arch}\n")), "{arch}");
+            let arms = arms(arch).unwrap();
             let listed: Vec<(String, usize)> = arms.iter().map(|f| (f.to_string(), f.inputs as usize)).collect();
-            assert_eq!(arms_in_module(&m), listed, "sm_{sm}");
+            assert_eq!(arms_in_module(&m), listed, "{arch}");
             let targets = m.lines().find(|l| l.contains(".branchtargets")).unwrap();
             assert_eq!(targets.matches("VM_A").count(), arms.len());
             // The text of each arm is the line `kernel` emits for the form in a program.
@@ -337,7 +340,7 @@ mod tests {
             assert_eq!(arm_text(&add), "add.rn.ftz.f32 %f2, %f0, %f1;");
             let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rn.ftz.f32 %f2, %f0, %f1;\n// outputs: %f2\n")
                 .unwrap();
-            let kernel = crate::kernel::module(&[&p], sm, crate::kernel::Mode::Outputs).unwrap();
+            let kernel = crate::kernel::module(&[&p], arch, crate::kernel::Mode::Outputs).unwrap();
             assert!(kernel.contains(&format!("\t{}\n", arm_text(&add))) && m.contains(&format!("\t{}\n", arm_text(&add))));
         }
     }

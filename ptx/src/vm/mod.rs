@@ -1,4 +1,5 @@
-//! The instruction VM: one precompiled PTX module per sm that runs any program as bytecode.
+//! The instruction VM: one precompiled PTX module per target (`sm_90`, `sm_100a`, ...) that
+//! runs any program as bytecode.
 //!
 //! A [`Program`](crate::program::Program) becomes [`Bytecode`] ([`bytecode`]): one 64-bit word
 //! per instruction naming an *arm* (one legal instruction form at the sm, numbered by [`arms`])
@@ -17,8 +18,8 @@ pub mod exec;
 pub mod sweep;
 
 use crate::gen::legal_forms;
-use crate::isa::{Instr, PtxVersion, Target};
-use crate::kernel::min_ptx_for_sm;
+use crate::isa::{Arch, Instr, PtxVersion, Target};
+use crate::kernel::min_ptx_for_arch;
 
 pub use bytecode::{Bytecode, Decoded, Encoder, Op};
 pub use emit::{module, slot_shift, ENTRY, PROG_WORDS};
@@ -36,16 +37,16 @@ pub enum VmError {
         "sm_{0} is not a target the VM knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
     )]
     UnknownSm(u32),
-    #[error("instruction {index} (`{form}`, {inputs} inputs) has no arm in the sm_{sm} VM: the form is not legal on plain sm_{sm} (encode for a newer sm) or needs an sm_XXa/f target (run it as a whole-program kernel, ptx::kernel)")]
-    NotCovered { index: usize, form: String, inputs: u8, sm: u32 },
+    #[error("instruction {index} (`{form}`, {inputs} inputs) has no arm in the {arch} VM: the form is not legal on {arch} (encode for a newer sm, or for the sm_XXa/f target the form needs, e.g. --sm 100a)")]
+    NotCovered { index: usize, form: String, inputs: u8, arch: Arch },
     #[error("the program has {regs} registers, the VM's register file {max}: run it with the whole-program kernel (ptx::kernel) or shorten it")]
     TooManyRegisters { regs: usize, max: usize },
     #[error("bytecode of {words} words is too short: its header announces {need} words")]
     Truncated { words: usize, need: usize },
     #[error("bytecode format tag 0x{found:x} ({found}): expected 0x{expected:x} ({expected}); re-encode with this version of ptxfuzz")]
     Format { found: u64, expected: u64 },
-    #[error("bytecode word {word} names arm 0x{arm:x} ({arm}), but the sm_{sm} VM has {arms} arms (0..{arms}): encode for sm_{sm}")]
-    UnknownArm { word: usize, arm: u64, arms: usize, sm: u32 },
+    #[error("bytecode word {word} names arm 0x{arm:x} ({arm}), but the {arch} VM has {arms} arms (0..{arms}): encode for {arch}")]
+    UnknownArm { word: usize, arm: u64, arms: usize, arch: Arch },
     #[error("bytecode word {word} names register slot 0x{slot:x} ({slot}), outside the register file (0..{REG_SLOTS})")]
     Slot { word: usize, slot: u64 },
     #[error("bytecode word {word}: operand field {field} is 0x{value:x} ({value}) but `{form}` takes only {inputs} source(s); unused fields must be 0")]
@@ -60,28 +61,31 @@ pub enum VmError {
     Eval { index: usize, form: String, source: crate::interp::EvalError },
 }
 
-/// The arms of the sm_`sm` VM, in arm order: every legal form (all of
-/// [`legal_forms`], the approximate, ptxas-only and `cvt` ones included) that sm_`sm` has
-/// at some PTX ISA version, in [`Instr`]'s order. An arm's index is its opcode in bytecode.
-/// The module is a plain `.target sm_XX` (it must load on every later GPU), so the forms
-/// that need `sm_100a`/`sm_100f` have no arm ([`VmError::NotCovered`]): a program holding
-/// one compiles as a whole-program kernel (`ptx::kernel`) for that target.
-pub fn arms(sm: u32) -> Result<Vec<Instr>, VmError> {
-    let floor = min_ptx_for_sm(sm).ok_or(VmError::UnknownSm(sm))?;
+/// The arms of the VM for `arch` (an sm number for the plain `sm_XX`, or an [`Arch`] such as
+/// `sm_100a`), in arm order: every legal form (all of [`legal_forms`], the approximate,
+/// ptxas-only and `cvt` ones included) that the target has at some PTX ISA version, in
+/// [`Instr`]'s order. An arm's index is its opcode in bytecode. A plain module loads on every
+/// later GPU and has no arm for the forms that need `sm_100a`/`sm_100f`
+/// ([`VmError::NotCovered`]); the `sm_100a` module has them and loads on an sm_100 GPU alone
+/// (PTX ISA "Target ISA Notes"), the `sm_100f` one on its family.
+pub fn arms(arch: impl Into<Arch>) -> Result<Vec<Instr>, VmError> {
+    let arch = arch.into();
+    let floor = min_ptx_for_arch(arch).map_err(|_| VmError::UnknownSm(arch.sm))?;
     Ok(legal_forms()
         .iter()
         .copied()
         .filter(|f| {
-            let t = Target::new(sm, floor.max(f.requirement().ptx));
+            let t = Target::of(arch, floor.max(f.requirement().ptx));
             f.check_target(t).is_ok() && (!f.is_bits_selp() || crate::gen::computed_at(f.ty, t))
         })
         .collect())
 }
 
-/// The `.version` of the sm_`sm` VM module: the target's floor or the newest that an arm needs.
-pub fn module_version(sm: u32) -> Result<PtxVersion, VmError> {
-    let floor = min_ptx_for_sm(sm).ok_or(VmError::UnknownSm(sm))?;
-    Ok(arms(sm)?.iter().fold(floor, |v, f| v.max(f.requirement().ptx)))
+/// The `.version` of the `arch` VM module: the target's floor or the newest that an arm needs.
+pub fn module_version(arch: impl Into<Arch>) -> Result<PtxVersion, VmError> {
+    let arch = arch.into();
+    let floor = min_ptx_for_arch(arch).map_err(|_| VmError::UnknownSm(arch.sm))?;
+    Ok(arms(arch)?.iter().fold(floor, |v, f| v.max(f.requirement().ptx)))
 }
 
 #[cfg(test)]
@@ -90,27 +94,30 @@ mod tests {
     use crate::gen::{GenConfig, Generator};
     use std::collections::BTreeSet;
 
-    /// The generator's forms for `sm` with every kind of form switched on.
-    fn generator_forms(sm: u32) -> BTreeSet<Instr> {
+    /// The generator's forms for `arch` with every kind of form switched on.
+    fn generator_forms(arch: Arch) -> BTreeSet<Instr> {
         let cfg = GenConfig {
             approximate: true,
             contraction: true,
             undocumented: true,
-            ..GenConfig::for_target(sm, module_version(sm).unwrap())
+            variant: arch.variant,
+            ..GenConfig::for_target(arch.sm, module_version(arch).unwrap())
         };
         Generator::new(cfg).unwrap().forms().collect()
     }
 
     #[test]
     fn arms_are_exactly_the_forms_the_generator_can_emit() {
-        for sm in crate::kernel::known_sms() {
-            let arms: BTreeSet<Instr> = arms(sm).unwrap().into_iter().collect();
-            let gen = generator_forms(sm);
+        use crate::isa::Variant;
+        let suffixed = [Variant::A, Variant::F].map(|variant| Arch { sm: 100, variant });
+        for arch in crate::kernel::known_sms().map(Arch::from).chain(suffixed) {
+            let arms: BTreeSet<Instr> = arms(arch).unwrap().into_iter().collect();
+            let gen = generator_forms(arch);
             let missing: Vec<String> = gen.difference(&arms).map(|f| format!("{f} ({})", f.inputs)).collect();
             let extra: Vec<String> = arms.difference(&gen).map(|f| format!("{f} ({})", f.inputs)).collect();
             assert!(
                 missing.is_empty() && extra.is_empty(),
-                "sm_{sm}: forms without an arm: {missing:?}; arms the generator never emits: {extra:?}"
+                "{arch}: forms without an arm: {missing:?}; arms the generator never emits: {extra:?}"
             );
         }
     }
@@ -127,5 +134,11 @@ mod tests {
         assert_eq!(module_version(100).unwrap(), PtxVersion::new(8, 8));
         // Not sm_80's floor (7.0): its `cvt...satfinite` arms need PTX 8.1 (9.7.9.21).
         assert_eq!(module_version(80).unwrap(), PtxVersion::new(8, 1));
+        // sm_100a has them all (the f forms run on the family, `a` included), sm_100f all but
+        // the `a`-only ones; the sm_100a module's newest arm needs PTX 9.1.
+        let (a, f) = (Arch { sm: 100, variant: crate::isa::Variant::A }, Arch { sm: 100, variant: crate::isa::Variant::F });
+        let a_only = legal_forms().iter().filter(|f| f.requirement().variant == crate::isa::Variant::A).count();
+        assert_eq!((arms(a).unwrap().len(), arms(f).unwrap().len()), (legal_forms().len(), legal_forms().len() - a_only));
+        assert_eq!(module_version(a).unwrap(), PtxVersion::new(9, 1));
     }
 }

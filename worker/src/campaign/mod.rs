@@ -81,7 +81,8 @@ pub struct CampaignArgs {
     pub seed: u64,
     /// sm_XX to generate for (only forms that exist there) and, on cuda, to compile for.
     /// Default: the GPU's own, else 90. 100a or 100f adds the architecture-specific f6/ue8m0
-    /// conversions (not on the cuda target yet).
+    /// and `.rs` conversions; on cuda the modules are then `.target sm_100a` (or f), which load
+    /// on an sm_100 GPU (family) alone.
     #[arg(long)]
     pub sm: Option<ptx::isa::Arch>,
     /// Opcodes to generate (comma-separated PTX names: add,fma,rcp,...). Default: all, or on
@@ -204,11 +205,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
             spec
         }
     };
-    if let Some(arch) = args.sm {
-        // Before a GPU is opened: the refusal does not wait for the device.
-        runs_on(arch, &spec)?;
-    }
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.map(|a| a.sm) };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.map(|a| a.sm), variant: args.sm.map_or(ptx::isa::Variant::Plain, |a| a.variant) };
     let jobs = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from);
     // The one pool every CPU stage uses (the interp engine and the judge): built before the
     // first use of rayon, so --jobs holds for all of them.
@@ -386,17 +383,6 @@ fn recorded_items(c: &Capture, cfg: &GenConfig) -> Vec<source::Item> {
 
 /// Whether `spec` can run programs for `arch`: the cuda engine compiles plain sm_XX modules
 /// and its instruction VM is one, so an sm_100a program would not assemble there.
-fn runs_on(arch: ptx::isa::Arch, spec: &EngineSpec) -> Result<()> {
-    if arch.variant != ptx::isa::Variant::Plain && matches!(spec, EngineSpec::Cuda { .. }) {
-        bail!(
-            "{arch}: the cuda target compiles for plain sm_XX only so far; fuzz the sm_100a/f forms with --target interp, \
-             exec:COMMAND or replay:PATH, or give --sm {}",
-            arch.sm
-        );
-    }
-    Ok(())
-}
-
 /// The generator config: --config or the defaults (approximate forms on: issue 4's model
 /// judges them), restricted by --sm, --families, --types, and for the host target to what
 /// its FPU implements unless the user chose.
@@ -419,7 +405,9 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
         let need = ptx::kernel::min_ptx_for_arch(arch).map_err(|_| anyhow::anyhow!("{arch} is not a target ptxfuzz knows"))?;
         cfg.ptx = cfg.ptx.max(need);
     }
-    runs_on(cfg.arch(), spec)?;
+    if args.sm.is_none() && cfg.variant != ptx::isa::Variant::Plain && matches!(spec, EngineSpec::Cuda { .. }) {
+        bail!("the config's target is {}: give --sm {} too, so that the cuda target compiles its modules for it", cfg.arch(), cfg.arch().to_string().trim_start_matches("sm_"));
+    }
     let host_defaults = *spec == EngineSpec::Host && args.config.is_none();
     if !args.families.is_empty() {
         cfg.opcodes = args

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use ptx::approx::prefilter::Prefilter;
 use ptx::form::Form;
-use ptx::isa::{Instr, Target};
+use ptx::isa::{Arch, Instr, Target, Variant};
 use ptx::vm::sweep::Judging;
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
@@ -74,10 +74,21 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
         .unwrap_or_else(|_| Err(format!("the CUDA driver lacks a function cudarc needs (CUDA {CUDA_VERSION} or later required)")))
 }
 
-/// The module the engine loads for `programs` in `mode` on `sm` (also what the ptxas test
-/// assembles: keep the two one function).
-pub fn module_for(programs: &[&Program], sm: u32, mode: Mode) -> Result<String, kernel::KernelError> {
-    kernel::module(programs, sm, mode)
+/// The module the engine loads for `programs` in `mode` for `arch` (an sm number, or e.g.
+/// `sm_100a`; also what the ptxas test assembles: keep the two one function).
+pub fn module_for(programs: &[&Program], arch: impl Into<Arch>, mode: Mode) -> Result<String, kernel::KernelError> {
+    kernel::module(programs, arch, mode)
+}
+
+/// Whether a module for `arch` loads on an sm_`device` GPU (PTX ISA "Target ISA Notes"): a
+/// plain `sm_XX` on every GPU from XX on, `sm_XXa` on sm_XX alone, `sm_XXf` on the GPUs of
+/// its family from XX on (same tens: sm_100f on sm_100 and sm_103).
+pub fn loads_on(arch: Arch, device: u32) -> bool {
+    match arch.variant {
+        Variant::Plain => arch.sm <= device,
+        Variant::A => arch.sm == device,
+        Variant::F => arch.sm <= device && arch.sm / 10 == device / 10,
+    }
 }
 
 /// Why `job` cannot run on this target, if it cannot (checked before anything is compiled).
@@ -94,20 +105,20 @@ fn job_fault(job: &Job, target: Target) -> Option<EngineFault> {
 /// The ptxas pool of `compiled` mode and its size: one process per core but one (the
 /// campaign's judge has the pool's threads too; ptxas is busy only while batches are
 /// prepared), unless `PTXFUZZ_COMPILE_AHEAD=0` or there is no ptxas (`toolkit::find`).
-fn compile_ahead(sm: u32) -> Option<(ahead::Ahead, usize)> {
+fn compile_ahead(arch: Arch) -> Option<(ahead::Ahead, usize)> {
     if std::env::var("PTXFUZZ_COMPILE_AHEAD").is_ok_and(|v| v == "0") {
         return None;
     }
     let ptxas = crate::toolkit::find("ptxas").ok()?;
     let n = std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1);
-    Some((ahead::Ahead::start(ptxas, sm, n).ok()?, n))
+    Some((ahead::Ahead::start(ptxas, arch, n).ok()?, n))
 }
 
 /// An NVIDIA GPU.
 pub struct CudaEngine {
     info: EngineInfo,
-    /// Compile target.
-    sm: u32,
+    /// Compile target: the device's sm, or `EngineOptions`' sm and suffix.
+    arch: Arch,
     timeout: Duration,
     /// Dropped before `gpu` (fields drop in order): modules and buffers live in its context.
     modules: HashMap<u64, (String, driver::Module)>,
@@ -139,26 +150,29 @@ impl CudaEngine {
         let no_device = |message: String| EngineFault::NoDevice { message };
         let g = guarded(|| driver::Gpu::open(gpu)).map_err(no_device)?;
         let device_sm = g.sm().map_err(no_device)?;
-        let sm = opts.sm.unwrap_or(device_sm);
-        if sm > device_sm || kernel::min_ptx_for_sm(sm).is_none() {
+        let arch = Arch { sm: opts.sm.unwrap_or(device_sm), variant: opts.variant };
+        if !loads_on(arch, device_sm) || kernel::min_ptx_for_arch(arch).is_err() {
             return Err(EngineFault::NoDevice {
-                message: format!("cannot compile for sm_{sm} on this sm_{device_sm} GPU: choose a known sm up to {device_sm}"),
+                message: format!(
+                    "cannot compile for {arch} on this sm_{device_sm} GPU: choose a known sm up to {device_sm} \
+                     (an sm_XXa target loads on sm_XX alone, sm_XXf on its family)"
+                ),
             });
         }
         let mut info = EngineInfo::new(format!("cuda:{gpu}"), g.name().map_err(no_device)?);
         info.sm = Some(device_sm);
         info.driver = driver::driver_version().ok();
         info.runtime = Some(CUDA_VERSION.into());
-        if sm != device_sm {
-            info.notes.push(format!("modules compiled for sm_{sm}"));
+        if arch != Arch::from(device_sm) {
+            info.notes.push(format!("modules compiled for {arch}"));
         }
-        let ahead = compile_ahead(sm);
+        let ahead = compile_ahead(arch);
         if let Some((_, n)) = &ahead {
             info.notes.push(format!("compile-ahead: {n} ptxas process(es)"));
         }
         Ok(CudaEngine {
             info,
-            sm,
+            arch,
             timeout: opts.timeout,
             modules: HashMap::new(),
             input: None,
@@ -173,7 +187,7 @@ impl CudaEngine {
     }
 
     fn target(&self) -> Target {
-        Target::new(self.sm, kernel::min_ptx_for_sm(self.sm).expect("checked in new"))
+        Target::of(self.arch, kernel::min_ptx_for_arch(self.arch).expect("checked in new"))
     }
 
     /// The loaded module for this text (JIT on a cache miss).
@@ -200,7 +214,7 @@ impl CudaEngine {
     /// Entry functions for `programs` (one module; per-program modules if that fails to JIT).
     fn functions(&mut self, programs: &[&Program], mode: Mode) -> Vec<Result<driver::Function, EngineFault>> {
         let invalid = |e: kernel::KernelError| EngineFault::Unsupported { what: e.to_string() };
-        let whole = module_for(programs, self.sm, mode).map_err(invalid).and_then(|text| {
+        let whole = module_for(programs, self.arch, mode).map_err(invalid).and_then(|text| {
             let m = self.module(text)?;
             (0..programs.len())
                 .map(|k| m.function(&format!("p{k}")).map_err(|log| EngineFault::Jit { log }))
@@ -370,8 +384,8 @@ impl CudaEngine {
     ) -> Result<(), EngineFault> {
         if self.vm.is_none() {
             let jit = |log: String| EngineFault::Jit { log };
-            let text = ptx::vm::module(self.sm).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
-            let enc = Encoder::new(self.sm).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+            let text = ptx::vm::module(self.arch).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+            let enc = Encoder::new(self.arch).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
             self.vm = Some((guarded(|| driver::Module::load(&text)).map_err(jit)?, enc));
         }
         let (m, enc) = self.vm.as_ref().expect("just loaded");
@@ -449,7 +463,7 @@ impl Engine for CudaEngine {
             .map(|j| j.program)
             .collect();
         for r in ahead::chunks(programs.len(), self.processes) {
-            if let Ok(text) = module_for(&programs[r], self.sm, Mode::Outputs) {
+            if let Ok(text) = module_for(&programs[r], self.arch, Mode::Outputs) {
                 ahead.submit(&text);
             }
         }
@@ -487,7 +501,8 @@ impl Engine for CudaEngine {
     ) -> Result<SweepChunk, EngineFault> {
         guarded(|| self.gpu.bind()).map_err(|message| EngineFault::LostContext { message })?;
         let judging = prefilter.map_or(Judging::Dense, Judging::Filtered);
-        let text = ptx::vm::sweep::module(form, self.sm, judging).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+        // A plain module: sweeps take plain forms (ptx::vm::sweep), which load on the family too.
+        let text = ptx::vm::sweep::module(form, self.arch.sm, judging).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
         let f = self.module(text)?.function(ptx::vm::sweep::SWEEP_ENTRY).map_err(|log| EngineFault::Jit { log })?;
         let len = usize::try_from(count).map_err(|_| EngineFault::Unsupported { what: format!("{count} inputs in one launch") })?;
         // Enough blocks to fill any current GPU several times over; the loop takes the rest.
@@ -543,5 +558,30 @@ mod tests {
         let m = module_for(&[&p, &p], 90, Mode::Trace).unwrap();
         assert_eq!(m, kernel::module(&[&p, &p], 90, Mode::Trace).unwrap());
         assert!(m.contains(".entry p1("));
+    }
+
+    #[test]
+    fn a_suffixed_target_loads_on_its_own_sm_or_family_only() {
+        let arch = |s: &str| Arch::parse(s).unwrap();
+        assert!(loads_on(arch("90"), 90) && loads_on(arch("90"), 100) && !loads_on(arch("100"), 90));
+        // sm_100a: on sm_100 alone; sm_100f: on sm_100 and sm_103, not on sm_110 or sm_120.
+        assert!(loads_on(arch("100a"), 100) && !loads_on(arch("100a"), 103) && !loads_on(arch("100a"), 120));
+        assert!(loads_on(arch("100f"), 100) && loads_on(arch("100f"), 103) && !loads_on(arch("100f"), 110));
+        assert!(!loads_on(arch("103f"), 100) && !loads_on(arch("90a"), 100));
+    }
+
+    #[test]
+    fn an_sm_100a_module_holds_its_own_forms_and_names_its_target() {
+        // f32 -> .rs bf16x2 -> fma.rn.bf16x2: a program only sm_100a has.
+        let text = "// inputs: %f0:f32, %f1:f32, %r2:u32, %r4:bf16x2\ncvt.rs.bf16x2.f32 %r3, %f0, %f1, %r2;\n\
+                    fma.rn.bf16x2 %r5, %r3, %r4, %r4;\n// outputs: %r5\n";
+        let p = Program::parse(text).unwrap();
+        let m = module_for(&[&p], arch_100a(), Mode::Outputs).unwrap();
+        assert!(m.contains(".target sm_100a\n") && m.contains("cvt.rs.bf16x2.f32"), "{m}");
+        assert!(module_for(&[&p], 100, Mode::Outputs).is_err(), "plain sm_100 has no .rs");
+    }
+
+    fn arch_100a() -> Arch {
+        Arch { sm: 100, variant: Variant::A }
     }
 }

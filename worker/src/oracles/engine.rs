@@ -431,11 +431,14 @@ pub struct EngineOptions {
     pub timeout: Duration,
     /// cuda: compile for this sm instead of the device's own (must not exceed it).
     pub sm: Option<u32>,
+    /// cuda: that sm's suffix (`--sm 100a`): the modules are `.target sm_100a` (or `f`), which
+    /// add the forms only such targets have and load on that sm (its family for `f`) alone.
+    pub variant: ptx::isa::Variant,
 }
 
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
-        EngineOptions { timeout: Duration::from_secs(60), sm: None }
+        EngineOptions { timeout: Duration::from_secs(60), sm: None, variant: ptx::isa::Variant::Plain }
     }
 }
 

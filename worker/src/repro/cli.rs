@@ -61,7 +61,7 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
         println!("wrote {} and {}", dir.join("repro.ptx").display(), dir.join("repro.cu").display());
     }
     let spec = args.target.clone().unwrap_or_else(|| r.target.clone());
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let judge = args.judge.as_deref().unwrap_or(&r.judge);
     let profile = ptx::profile::Profile::named(judge)?;

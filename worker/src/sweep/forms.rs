@@ -185,7 +185,7 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
         Some(t) => t.parse()?,
         None => crate::oracles::default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm };
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(1u128 << bits, |l| l as u128) };
     let batch = args.batch.unwrap_or(1 << 20).max(1);

@@ -19,6 +19,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use api::fnv1a;
+use ptx::isa::Arch;
 
 /// The longest [`Ahead::take`] waits for ptxas: a module of a thousand programs takes ptxas a
 /// few seconds; two minutes means it is stuck.
@@ -52,7 +53,7 @@ struct Shared {
     ready: Condvar,
 }
 
-/// A pool of ptxas processes for one sm.
+/// A pool of ptxas processes for one target.
 pub struct Ahead {
     shared: Arc<Shared>,
     tx: Option<SyncSender<(u64, String)>>,
@@ -61,8 +62,10 @@ pub struct Ahead {
 }
 
 impl Ahead {
-    /// `processes` ptxas processes at a time, assembling for `sm_{sm}` with `ptxas`.
-    pub fn start(ptxas: PathBuf, sm: u32, processes: usize) -> std::io::Result<Ahead> {
+    /// `processes` ptxas processes at a time, assembling for `arch` (`sm_90`, `sm_100a`, ...)
+    /// with `ptxas`.
+    pub fn start(ptxas: PathBuf, arch: impl Into<Arch>, processes: usize) -> std::io::Result<Ahead> {
+        let arch = arch.into();
         let dir = std::env::temp_dir().join(format!("ptxfuzz-ahead-{}-{:x}", std::process::id(), fnv1a(format!("{:?}", std::time::Instant::now()).as_bytes())));
         std::fs::create_dir_all(&dir)?;
         let shared = Arc::new(Shared { slots: Mutex::new(HashMap::new()), ready: Condvar::new() });
@@ -73,7 +76,7 @@ impl Ahead {
                 let (shared, rx, ptxas, dir) = (shared.clone(), rx.clone(), ptxas.clone(), dir.clone());
                 std::thread::Builder::new()
                     .name(format!("ptxas-{i}"))
-                    .spawn(move || work(&shared, &rx, &ptxas, sm, &dir.join(format!("w{i}"))))
+                    .spawn(move || work(&shared, &rx, &ptxas, arch, &dir.join(format!("w{i}"))))
                     .expect("a thread starts")
             })
             .collect();
@@ -135,11 +138,11 @@ impl Drop for Ahead {
 }
 
 /// One worker: assemble what comes until the pool closes.
-fn work(shared: &Shared, rx: &Mutex<Receiver<(u64, String)>>, ptxas: &Path, sm: u32, dir: &Path) {
+fn work(shared: &Shared, rx: &Mutex<Receiver<(u64, String)>>, ptxas: &Path, arch: Arch, dir: &Path) {
     loop {
         let next = rx.lock().expect("queue lock").recv();
         let Ok((key, text)) = next else { return };
-        let result = assemble(ptxas, sm, dir, &text);
+        let result = assemble(ptxas, arch, dir, &text);
         let mut slots = shared.slots.lock().expect("pool lock");
         if let Some(slot) = slots.get_mut(&key) {
             slot.1 = Slot::Done(result);
@@ -148,12 +151,12 @@ fn work(shared: &Shared, rx: &Mutex<Receiver<(u64, String)>>, ptxas: &Path, sm: 
     }
 }
 
-/// `ptxas -arch=sm_XX` on `text`: the cubin, or the tool's log.
-fn assemble(ptxas: &Path, sm: u32, dir: &Path, text: &str) -> Result<Vec<u8>, String> {
+/// `ptxas -arch=sm_XX` (`sm_100a`, ...) on `text`: the cubin, or the tool's log.
+fn assemble(ptxas: &Path, arch: Arch, dir: &Path, text: &str) -> Result<Vec<u8>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let (src, out) = (dir.join("m.ptx"), dir.join("m.cubin"));
     std::fs::write(&src, text).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
-    let run = Command::new(ptxas).arg(format!("-arch=sm_{sm}")).arg(&src).arg("-o").arg(&out).output();
+    let run = Command::new(ptxas).arg(format!("-arch={arch}")).arg(&src).arg("-o").arg(&out).output();
     let o = run.map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
     if !o.status.success() {
         return Err(format!("ptxas: {}", String::from_utf8_lossy(&o.stderr).trim()));
@@ -187,7 +190,12 @@ mod tests {
     }
 
     fn module(seed: u64, n: usize) -> String {
-        let gen = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+        module_at(GenConfig { approximate: true, ..GenConfig::default() }, Arch::from(90), seed, n)
+    }
+
+    /// The module of `n` programs drawn from `cfg` with `seed`, for `arch`.
+    fn module_at(cfg: GenConfig, arch: Arch, seed: u64, n: usize) -> String {
+        let gen = Generator::new(cfg).unwrap();
         let mut rng = crate::campaign::source::Rng::new(seed);
         let programs: Vec<_> = (0..n)
             .map(|_| {
@@ -197,7 +205,7 @@ mod tests {
             })
             .collect();
         let refs: Vec<_> = programs.iter().collect();
-        super::super::module_for(&refs, 90, Mode::Outputs).unwrap()
+        super::super::module_for(&refs, arch, Mode::Outputs).unwrap()
     }
 
     #[test]
@@ -211,6 +219,19 @@ mod tests {
         }
         assert!(p.take(&a).is_none(), "taken once");
         assert!(p.take(&module(3, 1)).is_none(), "never submitted");
+    }
+
+    #[test]
+    fn an_sm_100a_pool_assembles_the_forms_only_that_target_has() {
+        let ptxas = crate::toolkit::find("ptxas").expect("ptxas: pip install nvidia-cuda-nvcc (scripts/test does)");
+        let a100 = Arch { sm: 100, variant: ptx::isa::Variant::A };
+        let p = Ahead::start(ptxas, a100, 1).unwrap();
+        let cfg = GenConfig { variant: a100.variant, ..GenConfig::for_target(100, ptx::isa::PtxVersion::new(9, 1)) };
+        let text = module_at(cfg, a100, 7, 64);
+        assert!(text.contains(".target sm_100a"));
+        assert!(p.submit(&text));
+        let cubin = p.take(&text).expect("submitted").unwrap_or_else(|log| panic!("{log}"));
+        assert_eq!(&cubin[..4], b"\x7fELF");
     }
 
     #[test]

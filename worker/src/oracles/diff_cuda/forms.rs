@@ -12,10 +12,11 @@ use super::{driver, ensure, guarded, CudaEngine};
 use crate::oracles::engine::EngineFault;
 
 impl CudaEngine {
-    /// The `.target` of `form`'s module on this engine's sm, or why it cannot run here.
+    /// The `.target` of `form`'s module on this engine's sm (the form's own suffix there: an
+    /// sm_100a or sm_100f module loads on an sm_100 GPU), or why it cannot run here.
     pub(super) fn form_target(&self, form: &Form) -> Result<String, EngineFault> {
-        form.target_on(self.sm).ok_or_else(|| EngineFault::Unsupported {
-            what: format!("{form} needs {} ({}); this engine compiles for sm_{}", form.needs().target(), form.needs().section, self.sm),
+        form.target_on(self.arch.sm).ok_or_else(|| EngineFault::Unsupported {
+            what: format!("{form} needs {} ({}); this engine compiles for {}", form.needs().target(), form.needs().section, self.arch),
         })
     }
 
@@ -32,7 +33,7 @@ impl CudaEngine {
         }
         let n32 = u32::try_from(n).map_err(|_| EngineFault::Unsupported { what: format!("{n} cases in one launch") })?;
         guarded(|| self.gpu.bind()).map_err(|message| EngineFault::LostContext { message })?;
-        let ptx = form.needs().ptx.max(kernel::min_ptx_for_sm(self.sm).expect("checked in new"));
+        let ptx = form.needs().ptx.max(kernel::min_ptx_for_sm(self.arch.sm).expect("checked in new"));
         let f = self.module(form_kernel::module(form, &target, ptx))?.function("forms").map_err(|log| EngineFault::Jit { log })?;
         let launched = (|| -> Result<(), String> {
             ensure(&mut self.input, cases.len())?.upload(cases)?;
