@@ -14,6 +14,7 @@
 //! | 6-bit slot whose 2 MSBs are not 0 | unspecified (primary: the low 6 bits') | "Each 8-bit input value with 2 MSB bits 0" |
 
 use super::{decode, Direction, Narrow, NarrowCvt, NarrowError, Wide};
+use crate::expect::{LaneExpectation, Outcome, Reading};
 use crate::format::{Scalar, BF16, F16};
 use crate::rounding::{round_f64, Rounding};
 
@@ -41,6 +42,17 @@ impl Allowed {
     pub fn primary(&self) -> u64 {
         match *self {
             Allowed::One(p) | Allowed::AnyNan { primary: p, .. } | Allowed::Either { primary: p, .. } | Allowed::Unspecified { primary: p, .. } => p,
+        }
+    }
+
+    /// This lane as an expectation: the section's "either" rows are `relu-keeps-negative-zero`,
+    /// a lane it leaves open accepts anything with this module's reading recorded.
+    pub fn lane(self) -> LaneExpectation {
+        match self {
+            Allowed::One(b) => LaneExpectation::exact(b),
+            Allowed::AnyNan { .. } => LaneExpectation::any_nan(),
+            Allowed::Either { primary, other, .. } => LaneExpectation::exact(primary).or(Outcome::Bits(other), Reading::ReluKeepsNegativeZero),
+            Allowed::Unspecified { primary, .. } => LaneExpectation::of(Outcome::unbounded(primary)),
         }
     }
 

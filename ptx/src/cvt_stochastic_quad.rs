@@ -144,7 +144,7 @@ impl QuadCvt {
         let away = narrow::down(&self.with(Rounding::Rp), self.dst, v);
         let (Allowed::One(t), Allowed::One(w)) = (toward, away) else {
             // NaN (any NaN, or MAX_NORM for the formats without one) and a .relu zero.
-            return allowed_lane(toward);
+            return toward.lane();
         };
         if t == w {
             return LaneExpectation::exact(t);
@@ -156,16 +156,6 @@ impl QuadCvt {
         let carry = (top + r) >> RANDOM_BITS == 1;
         let (primary, other) = if carry { (w, t) } else { (t, w) };
         LaneExpectation::exact(primary).or(Outcome::Bits(other), Reading::RbitsLayout)
-    }
-}
-
-/// A `cvt::narrow` lane as an expectation (its "either" rows are `relu-keeps-negative-zero`).
-fn allowed_lane(a: Allowed) -> LaneExpectation {
-    match a {
-        Allowed::One(b) => LaneExpectation::exact(b),
-        Allowed::AnyNan { .. } => LaneExpectation::any_nan(),
-        Allowed::Either { primary, other, .. } => LaneExpectation::exact(primary).or(Outcome::Bits(other), Reading::ReluKeepsNegativeZero),
-        Allowed::Unspecified { primary, .. } => LaneExpectation::of(Outcome::unbounded(primary)),
     }
 }
 

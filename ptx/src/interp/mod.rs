@@ -131,15 +131,8 @@ fn convert(instr: &Instr, ops: &[u64]) -> Result<Expectation, EvalError> {
 /// anything with the module's reading recorded (ue8m0 of zero or a negative value).
 fn narrow_cvt(instr: &Instr, c: &crate::cvt::narrow::NarrowCvt, ops: &[u64]) -> Result<Expectation, EvalError> {
     use crate::cvt::narrow::{self, Allowed, Direction, Wide};
-    use crate::expect::{LaneExpectation, Outcome, Reading};
     let n = narrow::eval(c, ops).map_err(|_| EvalError::Malformed { form: instr.to_string(), reason: "wrong operands for this cvt" })?;
-    let lane = |a: Allowed| match a {
-        Allowed::One(b) => LaneExpectation::exact(b),
-        Allowed::AnyNan { .. } => LaneExpectation::any_nan(),
-        Allowed::Either { primary, other, .. } => LaneExpectation::exact(primary).or(Outcome::Bits(other), Reading::ReluKeepsNegativeZero),
-        Allowed::Unspecified { primary, .. } => LaneExpectation::of(Outcome::unbounded(primary)),
-    };
-    let [lo, hi] = n.lanes.map(lane);
+    let [lo, hi] = n.lanes.map(Allowed::lane);
     Ok(match c.dir {
         Direction::Down { dst, .. } => Expectation::narrow_pair(dst, lo, hi),
         Direction::Up { dst: Wide::Bf16x2, .. } => Expectation::packed(crate::format::Scalar::BF16, lo, hi),
