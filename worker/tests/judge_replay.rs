@@ -82,11 +82,11 @@ fn an_engine_that_follows_the_h100_has_no_finding_under_sm_90() {
 }
 
 #[test]
-fn the_half_ex2_and_bf16_tanh_forms_are_judged_bit_for_bit_by_the_sm_90_models() {
-    // Issue #15: the profile answers ex2.approx on f16/bf16 and tanh.approx on bf16 with its
-    // bit-exact models. The spec's engine (correctly rounded results, inside the documented
-    // bound) is reported under sm_90 wherever the H100 truncates instead; never on tanh.f16,
-    // whose model is partial (the spec's set judges it); the engine that follows the H100 never.
+fn the_half_ex2_and_tanh_forms_are_judged_bit_for_bit_by_the_sm_90_models() {
+    // Issue #15: the profile answers ex2.approx and tanh.approx on f16/bf16 with its bit-exact
+    // models. The spec's engine (correctly rounded results, inside the documented bound) is
+    // reported under sm_90 wherever the H100 truncates instead; the engine that follows the
+    // H100 never.
     let args = ["--judge", "sm_90", "--families", "ex2,tanh", "--types", "f16,f16x2,bf16,bf16x2", "--cases", "100000"];
     let out = scratch("ex2-spec");
     let spec = reference("spec");
@@ -95,7 +95,7 @@ fn the_half_ex2_and_bf16_tanh_forms_are_judged_bit_for_bit_by_the_sm_90_models()
     assert!(!found.is_empty(), "the correctly rounded ex2 differs from the H100's truncation somewhere: {err}");
     for r in &found {
         let form = r["signature"].as_str().unwrap().split('~').next().unwrap();
-        let modelled = form.starts_with("ex2.approx.") || form.starts_with("tanh.approx.bf16");
+        let modelled = form.starts_with("ex2.approx.") || form.starts_with("tanh.approx.");
         assert!(modelled && form.contains("16"), "{form}");
         let dir = out.join(r["signature"].as_str().unwrap());
         assert_eq!(repro(&dir, &spec, "spec"), 3, "{form}: the spec allows the correctly rounded result");
@@ -143,9 +143,8 @@ fn beyond_the_documentation(form: &str) -> bool {
 #[test]
 fn replaying_the_h100_capture_against_sm_90_finds_nothing_at_all() {
     // Issue #14's measure: the profile has one result for every IEEE-rounded and non-rounding
-    // form (abs.f64 among them) and, since issue #15, bit-exact models of the approximate forms
-    // whose recorded results go beyond the documented bounds (ex2 on f16/bf16, tanh on bf16);
-    // every other approximate form keeps the spec's set, which its recorded results lie in.
+    // form (abs.f64 among them) and, since issue #15, a bit-exact model of every approximate
+    // form recorded.
     let (s, forms) = replay_forms("sm_90");
     assert!(forms.is_empty(), "{forms:?}");
     assert_eq!(s["totals"]["mismatches"], 0);

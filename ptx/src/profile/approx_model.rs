@@ -9,9 +9,8 @@
 //! 3. inputs below `identity_below` in magnitude return themselves, inputs at or above
 //!    `saturate_from` return +-1 (tanh);
 //! 4. the unit's value: `core`, the correctly rounded f32 function (where the half forms
-//!    truncate it, the ex2 unit's own error vanishes) or a quadratic per segment of |x| from a
-//!    named table (`approx_tables`: the tanh unit's smooth error is a minimax quadratic's),
-//!    evaluated in f64 and rounded to f32;
+//!    truncate it, the ex2 unit's own error vanishes), a function unit's datapath (`mufu`), or
+//!    the tanh unit's bipartite tables (`bipartite`);
 //! 5. the output: the f32 value truncated to the form's format (`output`).
 //!
 //! A row is `bit-exact` only when it reproduced every recorded input (the test beside this
@@ -20,8 +19,9 @@
 
 use crate::approx::special::{self, Class};
 use crate::approx::{pow2, Form};
-use crate::format::{Format, Scalar, BF16, F16};
+use crate::format::{Format, Scalar, BF16, F16, F32};
 use crate::isa::Ftz;
+use super::bipartite::Bipartite;
 use super::mufu::{Unit, UnitRow};
 use serde::Deserialize;
 
@@ -30,10 +30,10 @@ use serde::Deserialize;
 #[serde(rename_all = "kebab-case")]
 enum CoreRow {
     CorrectlyRoundedF32,
-    /// The name of a table in the file's `approx_tables`.
-    SegmentQuadratic(String),
     /// The name of a function unit in the file's `approx_units` (`mufu.rs`).
     Unit(String),
+    /// The name of an embedded bipartite table (`bipartite.rs`).
+    Bipartite(String),
 }
 
 /// How the unit's value is obtained.
@@ -41,51 +41,12 @@ enum CoreRow {
 pub enum Core {
     /// The function at the (quantized) input, correctly rounded to f32 (CORE-MATH).
     CorrectlyRoundedF32,
-    /// `c0 + c1 t + c2 t^2` (f64, in that order of operations) with `t = (|x| - lo) / (hi - lo)`
-    /// on the segment holding |x|, the sign of x, rounded to nearest f32.
-    SegmentQuadratic { table: String, segments: Vec<Segment> },
     /// The f32 function unit itself, bit for bit (`mufu::Unit`), with the SASS ptxas wraps
     /// around it; f32 lanes only.
     Unit { name: String, unit: Box<Unit> },
-}
-
-/// One segment `[lo, hi)` of a table and its quadratic.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Segment {
-    pub lo: f64,
-    pub hi: f64,
-    pub c: [f64; 3],
-}
-
-/// A table as the file writes it: an explanation and `[lo, hi, c0, c1, c2]` rows of f64 bit
-/// patterns (`0x...`, so that the values are read exactly).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TableRow {
-    /// Where the table comes from (for the reader of the file; required so that none is silent).
-    #[allow(dead_code)]
-    about: String,
-    segments: Vec<[String; 5]>,
-}
-
-impl Segment {
-    fn parse_table(name: &str, t: &TableRow) -> Result<Vec<Segment>, String> {
-        let f = |h: &str| {
-            hex(h)
-                .map(f64::from_bits)
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| format!("approx table {name}: '{h}' is not a finite f64 as 0x-hex"))
-        };
-        let mut out = Vec::with_capacity(t.segments.len());
-        for row in &t.segments {
-            let s = Segment { lo: f(&row[0])?, hi: f(&row[1])?, c: [f(&row[2])?, f(&row[3])?, f(&row[4])?] };
-            if !(s.lo < s.hi) || out.last().is_some_and(|p: &Segment| p.hi > s.lo) {
-                return Err(format!("approx table {name}: segments must be non-empty and in increasing order ({} .. {})", s.lo, s.hi));
-            }
-            out.push(s);
-        }
-        Ok(out)
-    }
+    /// A bipartite-table unit (the tanh unit, `bipartite::Bipartite`) on |x|, the sign of x;
+    /// it runs f32 lanes and, truncated, the half forms built on it.
+    Bipartite { name: String, table: std::sync::Arc<Bipartite> },
 }
 
 /// How the f32 value becomes the form's result.
@@ -151,32 +112,25 @@ pub struct ApproxModel {
 }
 
 impl ApproxModel {
-    /// Parse the `approx_models` array of a profile file, with the `approx_tables` object its
-    /// rows name; `Err` says which row or table is wrong.
-    pub(super) fn parse_all(models: serde_json::Value, tables: Option<serde_json::Value>, units: Option<serde_json::Value>) -> Result<Vec<ApproxModel>, String> {
+    /// Parse the `approx_models` array of a profile file, with the `approx_units` object its
+    /// rows name; `Err` says which row or unit is wrong.
+    pub(super) fn parse_all(models: serde_json::Value, units: Option<serde_json::Value>) -> Result<Vec<ApproxModel>, String> {
         let rows: Vec<Row> = serde_json::from_value(models).map_err(|e| format!("approx_models: {e}"))?;
-        let tables: std::collections::BTreeMap<String, TableRow> = match tables {
-            Some(t) => serde_json::from_value(t).map_err(|e| format!("approx_tables: {e}"))?,
-            None => Default::default(),
-        };
         let units: std::collections::BTreeMap<String, UnitRow> = match units {
             Some(u) => serde_json::from_value(u).map_err(|e| format!("approx_units: {e}"))?,
             None => Default::default(),
         };
-        rows.into_iter().map(|r| ApproxModel::from_row(r, &tables, &units)).collect()
+        rows.into_iter().map(|r| ApproxModel::from_row(r, &units)).collect()
     }
 
-    fn from_row(r: Row, tables: &std::collections::BTreeMap<String, TableRow>, units: &std::collections::BTreeMap<String, UnitRow>) -> Result<ApproxModel, String> {
+    fn from_row(r: Row, units: &std::collections::BTreeMap<String, UnitRow>) -> Result<ApproxModel, String> {
         let core = match &r.core {
             CoreRow::CorrectlyRoundedF32 => Core::CorrectlyRoundedF32,
-            CoreRow::SegmentQuadratic(name) => {
-                let t = tables.get(name).ok_or_else(|| format!("approx model {}: no table '{name}' in approx_tables", r.id))?;
-                Core::SegmentQuadratic { table: name.clone(), segments: Segment::parse_table(name, t)? }
-            }
             CoreRow::Unit(name) => {
                 let u = units.get(name).ok_or_else(|| format!("approx model {}: no unit '{name}' in approx_units", r.id))?;
                 Core::Unit { name: name.clone(), unit: Box::new(Unit::parse(name, u)?) }
             }
+            CoreRow::Bipartite(name) => Core::Bipartite { name: name.clone(), table: Bipartite::embedded(name).map_err(|e| format!("approx model {}: {e}", r.id))? },
         };
         let f32_hex = |field: &str, t: &Option<String>| -> Result<Option<f32>, String> {
             t.as_ref()
@@ -220,6 +174,7 @@ impl ApproxModel {
         }
         match (form.scalar, &self.core) {
             (_, Core::Unit { unit, .. }) => Some(unit.form_lane(form, inputs, nan)),
+            (Scalar::F32, _) => Some(self.lane_in::<F32>(form, inputs[0], nan)),
             (Scalar::F16, _) => Some(self.lane_in::<F16>(form, inputs[0], nan)),
             (Scalar::BF16, _) => Some(self.lane_in::<BF16>(form, inputs[0], nan)),
             _ => None,
@@ -228,11 +183,12 @@ impl ApproxModel {
 
     /// Whether the evaluator runs `form`: a unit runs the forms its SASS uses it for (f32,
     /// div, the gross f64 forms: an f32 result is the unit's own output, which needs the
-    /// unit's segment table, not a truncated stand-in); the other cores run one-operand half
-    /// lanes.
+    /// unit's segment table, not a truncated stand-in); a bipartite unit runs one-operand f32
+    /// lanes too (its own output); the other cores run one-operand half lanes.
     pub fn runs_on(&self, form: &Form) -> bool {
         match &self.core {
             Core::Unit { unit, .. } => unit.function.computes(form),
+            Core::Bipartite { .. } => form.arity == 1 && matches!(form.scalar, Scalar::F32 | Scalar::F16 | Scalar::BF16),
             _ => form.arity == 1 && matches!(form.scalar, Scalar::F16 | Scalar::BF16),
         }
     }
@@ -258,24 +214,17 @@ impl ApproxModel {
             Some(b) => (value * pow2(b as i32)).trunc() / pow2(b as i32),
             None => value,
         };
-        // Every quantized half value is an f32 (at most 24 significant bits: a half value
+        // Every quantized lane value is an f32 (at most 24 significant bits: a half value
         // has 11, and the cut only removes low ones).
         let y = match &self.core {
             Core::CorrectlyRoundedF32 => crate::approx::correctly_rounded_f32(form.func, q as f32),
             // `runs_on` sends only f32 lanes to a unit.
             Core::Unit { .. } => unreachable!("a unit model runs f32 lanes only"),
-            Core::SegmentQuadratic { segments, .. } => {
-                let a = q.abs();
-                // Every |x| between the identity and saturation thresholds has a segment (a
-                // table that leaves a gap answers NaN there, which the dense test would show).
-                let v = match segments.iter().find(|s| s.lo <= a && a < s.hi) {
-                    Some(s) => {
-                        let t = (a - s.lo) / (s.hi - s.lo);
-                        s.c[0] + s.c[1] * t + s.c[2] * t * t
-                    }
-                    None => f64::NAN,
-                };
-                (if q < 0.0 { -v } else { v }) as f32
+            // Every magnitude between the thresholds is in a binade of the table (NaN where
+            // not, which the dense test would show); q is an f32 value (at most 24 bits).
+            Core::Bipartite { table, .. } => {
+                let v = table.magnitude((q.abs() as f32).to_bits()).map_or(f32::NAN, f32::from_bits);
+                if q < 0.0 { -v } else { v }
             }
         };
         match self.output {
@@ -356,24 +305,20 @@ mod tests {
             ))
             .unwrap()
         };
-        assert!(ApproxModel::parse_all(row(""), None, None).is_ok());
-        let e = ApproxModel::parse_all(row(r#", "saturate_from": "8.0""#), None, None).unwrap_err();
+        assert!(ApproxModel::parse_all(row(""), None).is_ok());
+        let e = ApproxModel::parse_all(row(r#", "saturate_from": "8.0""#), None).unwrap_err();
         assert!(e.contains("approx model m") && e.contains("saturate_from"), "{e}");
-        let e = ApproxModel::parse_all(row(r#", "rounding": "rz""#), None, None).unwrap_err();
+        let e = ApproxModel::parse_all(row(r#", "rounding": "rz""#), None).unwrap_err();
         assert!(e.contains("rounding"), "{e}");
     }
 
     #[test]
-    fn a_segment_table_must_exist_and_run_in_increasing_order() {
-        let model = serde_json::json!([{"id": "m", "forms": ["tanh.approx.bf16"], "core": {"segment-quadratic": "t"},
-            "output": "truncate", "status": "partial", "measured": "", "hardware": "", "evidence": ["e"], "spec": "9.7.4.9"}]);
-        let e = ApproxModel::parse_all(model.clone(), None, None).unwrap_err();
-        assert!(e.contains("no table 't'"), "{e}");
-        let seg = |lo: f64, hi: f64| [lo, hi, 0.0, 1.0, 0.0].map(|v| format!("{:#x}", v.to_bits()));
-        let tables = |segs: Vec<[String; 5]>| Some(serde_json::json!({"t": {"about": "test", "segments": segs}}));
-        let m = ApproxModel::parse_all(model.clone(), tables(vec![seg(0.5, 1.0), seg(1.0, 2.0)]), None).unwrap();
-        assert!(matches!(&m[0].core, Core::SegmentQuadratic { segments, .. } if segments.len() == 2));
-        let e = ApproxModel::parse_all(model, tables(vec![seg(1.0, 2.0), seg(0.5, 1.0)]), None).unwrap_err();
-        assert!(e.contains("increasing order"), "{e}");
+    fn a_bipartite_core_must_name_an_embedded_table() {
+        let model = |name: &str| serde_json::json!([{"id": "m", "forms": ["tanh.approx.f32"], "core": {"bipartite": name},
+            "output": "truncate", "status": "partial", "measured": "", "hardware": "", "evidence": ["e"], "spec": "9.7.3.22"}]);
+        let e = ApproxModel::parse_all(model("t"), None).unwrap_err();
+        assert!(e.contains("approx model m") && e.contains("no bipartite table 't'"), "{e}");
+        let m = ApproxModel::parse_all(model("sm_90-tanh"), None).unwrap();
+        assert!(matches!(&m[0].core, Core::Bipartite { name, .. } if name == "sm_90-tanh"));
     }
 }

@@ -5,6 +5,7 @@
 //! hardware evidence and the spec section. A new GPU is a new file, not new code.
 
 pub mod approx_model;
+pub mod bipartite;
 pub mod mufu;
 mod table;
 mod tininess;

@@ -34,9 +34,6 @@ struct File {
     /// approximate form with the spec's set.
     #[serde(default)]
     approx_models: Option<serde_json::Value>,
-    /// Segment tables the models name (`core: {"segment-quadratic": NAME}`).
-    #[serde(default)]
-    approx_tables: Option<serde_json::Value>,
     /// Function units the models name (`core: {"unit": NAME}`, `mufu.rs`).
     #[serde(default)]
     approx_units: Option<serde_json::Value>,
@@ -83,7 +80,7 @@ impl HardwareProfile {
         let g = &f.f64_nan.generated;
         let f64_generated = g.strip_prefix("0x").and_then(crate::value::parse_hex).ok_or_else(|| bad(format!("f64_nan.generated: '{g}' is not 0x-hex")))?;
         let approx_models = match f.approx_models {
-            Some(v) => ApproxModel::parse_all(v, f.approx_tables, f.approx_units).map_err(bad)?,
+            Some(v) => ApproxModel::parse_all(v, f.approx_units).map_err(bad)?,
             None => Vec::new(),
         };
         Ok(HardwareProfile { name: f.name, gpu: f.gpu, rules: f.rules, readings, nan, f64_nan: f.f64_nan, f64_generated, approx_models })

@@ -92,13 +92,12 @@ fn sm_90_profile_matches_every_recorded_h100_case_bit_for_bit() {
     let Some(reader) = all_cases() else { return };
     let t = check(reader);
     assert_eq!(t.matched, t.cases);
-    // The IEEE-rounded and non-rounding forms, the four ex2 half forms, tanh on bf16 and
-    // bf16x2, rcp, rsqrt, sqrt, ex2, lg2 .approx{.ftz}.f32, div.approx/div.full{.ftz}.f32,
-    // rcp/rsqrt.approx.ftz.f64, rsqrt.approx.f64 and sin/cos.approx{.ftz}.f32 (bit-exact
-    // models, issue #15).
-    assert_eq!((t.cases, t.forms.len()), (1_838_184, 286), "cases and forms the profile claims");
-    assert_eq!(t.unclaimed.len(), 3);
-    assert!(t.unclaimed.values().all(|why| why.starts_with("approximate")), "{:?}", t.unclaimed);
+    // Every recorded form: the IEEE-rounded and non-rounding ones, and every approximate one
+    // through its bit-exact model (issue #15: the ex2 and tanh half forms, rcp, rsqrt, sqrt,
+    // ex2, lg2, sin, cos .approx{.ftz}.f32, tanh.approx.f32, div.approx/div.full{.ftz}.f32,
+    // rcp/rsqrt.approx.ftz.f64 and rsqrt.approx.f64).
+    assert_eq!((t.cases, t.forms.len()), (1_850_280, 289), "cases and forms the profile claims");
+    assert!(t.unclaimed.is_empty(), "{:?}", t.unclaimed);
 }
 
 /// Check each cited H100 case (`INSTR OPS -> RESULT`, with the id of the row citing it) against

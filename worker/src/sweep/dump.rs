@@ -1,7 +1,8 @@
 //! `ptxfuzz sweep --dump FILE`: every output of a run of consecutive inputs, written in the
 //! dense format of the H100 recordings (`../shared/hw/h100-sm90/README.md`, `dense/`), so that
-//! a GPU session can record the binades a bit-exact model still needs (issue #15: tanh below
-//! 0.5 and from 2 to 8) and a later session without a GPU can fit and test against them.
+//! a GPU session can record the binades a bit-exact model needs and a later session without a
+//! GPU can fit and test against them (issue #15: the tanh binades of
+//! docs/hardware/dense-nvidia-h200-2026-11-26/ were recorded so, and the tanh model fitted).
 //!
 //! Format: an xz stream; a JSON header line (`instr`, `start`, `count`, `out_bytes`, `first`,
 //! `deltas`); the first output as a little-endian i64; then the `count - 1` differences
