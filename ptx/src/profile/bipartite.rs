@@ -82,9 +82,13 @@ impl Bipartite {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let nums: Result<Vec<i64>, _> = line.trim_start_matches("binade").split_whitespace().map(str::parse::<i64>).collect();
+            let (opens_binade, rest) = match line.strip_prefix("binade") {
+                Some(rest) => (true, rest),
+                None => (false, line),
+            };
+            let nums: Result<Vec<i64>, _> = rest.split_whitespace().map(str::parse::<i64>).collect();
             let Ok(nums) = nums else { return bad(n, "expected integers".into()) };
-            if line.starts_with("binade") {
+            if opens_binade {
                 let [e, p, h, m, l] = nums[..] else { return bad(n, "a binade line is 'binade E P H M L'".into()) };
                 if !(-126..=127).contains(&e) || !(0..=23).contains(&p) || h < 0 || m < 0 || l < 0 || h + m + l != p || m > 12 || l > 12 {
                     return bad(n, format!("binade {e}: needs H + M + L = P <= 23, M and L at most 12"));
@@ -129,10 +133,10 @@ impl Bipartite {
     /// covers; `None` outside them (the model row's thresholds send nothing there).
     pub fn magnitude(&self, a: u32) -> Option<u32> {
         let e = ((a >> 23) & 0xff) as i32 - 127;
-        let b = self.binades.iter().find(|b| b.exponent == e)?;
         if a >> 31 != 0 || e == -127 {
             return None;
         }
+        let b = self.binades.iter().find(|b| b.exponent == e)?;
         let s = (a & 0x7f_ffff) >> (23 - b.input_bits);
         let seg = &b.segments[(s >> (b.middle_bits + b.low_bits)) as usize];
         let m = (s >> b.low_bits) & ((1 << b.middle_bits) - 1);
