@@ -21,7 +21,7 @@ use std::borrow::Borrow;
 use std::fmt::Write;
 
 use crate::isa::{Arch, PtxVersion, Target, Variant};
-use crate::program::{Program, ProgramError, Reg, RegClass};
+use crate::program::{Program, ProgramError, Reg, RegClass, RegName};
 
 /// What a kernel stores per case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -155,7 +155,8 @@ pub fn write_entry(out: &mut String, name: &str, p: &Program, mode: Mode) {
     let _ = write!(
         out,
         ".visible .entry {name}(\n\t.param .u64 {name}_in,\n\t.param .u64 {name}_out,\n\t.param .u32 {name}_n\n)\n{{\n\
-         \t.reg .pred %k_p;\n\t.reg .b32 %k_i<4>;\n\t.reg .b64 %k_a<4>;\n\t.reg .b32 %k_w;\n\t.reg .b64 %k_x;\n"
+         \t.reg .pred %k_p;\n\t.reg .b32 %k_i<4>;\n\t.reg .b64 %k_a<4>;\n\t.reg .b32 %k_w;\n\t.reg .b64 %k_x;\n\
+         \t.reg .b32 %k_z;\n\t.reg .b16 %k_zh;\n"
     );
     let mut present = [false; RegClass::ALL.len()];
     for i in 0..p.reg_count() {
@@ -171,6 +172,7 @@ pub fn write_entry(out: &mut String, name: &str, p: &Program, mode: Mode) {
     let _ = write!(
         out,
         "\tld.param.u64 %k_a0, [{name}_in];\n\tld.param.u64 %k_a1, [{name}_out];\n\tld.param.u32 %k_i0, [{name}_n];\n\
+         \tmov.b32 %k_z, 0;\n\tmov.b16 %k_zh, 0;\n\
          \tmov.u32 %k_i1, %ctaid.x;\n\tmov.u32 %k_i2, %ntid.x;\n\tmov.u32 %k_i3, %tid.x;\n\
          \tmad.lo.s32 %k_i1, %k_i1, %k_i2, %k_i3;\n\tsetp.ge.u32 %k_p, %k_i1, %k_i0;\n\t@%k_p ret;\n\
          \tcvta.to.global.u64 %k_a0, %k_a0;\n\tcvta.to.global.u64 %k_a1, %k_a1;\n\
@@ -198,22 +200,49 @@ pub fn write_entry(out: &mut String, name: &str, p: &Program, mode: Mode) {
 /// Store register `r` zero-extended into the 64-bit slot at byte `offset` of the case's output.
 fn store(out: &mut String, p: &Program, r: Reg, offset: usize) {
     let name = p.name(r);
-    let src = match name.class {
-        RegClass::F64 | RegClass::B64 => {
-            let _ = writeln!(out, "\tst.global.b64 [%k_a1+{offset}], {name};");
-            return;
-        }
-        RegClass::B32 => format!("\tcvt.u64.u32 %k_x, {name};\n"),
-        // A .f32 register feeds no integer instruction: move its bits to a .b32 one first.
-        RegClass::F32 => format!("\tmov.b32 %k_w, {name};\n\tcvt.u64.u32 %k_x, %k_w;\n"),
-        RegClass::B16 => format!("\tcvt.u64.u16 %k_x, {name};\n"),
-        RegClass::B8 => format!("\tcvt.u64.u8 %k_x, {name};\n"),
-        RegClass::Pred => format!("\tselp.u64 %k_x, 1, 0, {name};\n"),
-        // p in bit 0, q in bit 1 (`Expectation::predicate_pair`).
-        RegClass::PredPair => format!("\tselp.u64 %k_x, 1, 0, %p{r};\n\t@%q{r} or.b64 %k_x, %k_x, 2;\n", r = r.0),
-    };
-    out.push_str(&src);
+    if let RegClass::F64 | RegClass::B64 = name.class {
+        let _ = writeln!(out, "\tst.global.b64 [%k_a1+{offset}], {name};");
+        return;
+    }
+    let scratch = Widening { x: "%k_x", w: "%k_w", zero32: "%k_z", zero16: "%k_zh" };
+    out.push_str(&scratch.widen(name, r));
     let _ = writeln!(out, "\tst.global.b64 [%k_a1+{offset}], %k_x;");
+}
+
+/// The scratch registers that zero-extend a result into a 64-bit slot: `x` (.b64) receives it,
+/// `w` (.b32) is scratch, `zero32` (.b32) and `zero16` (.b16) hold 0. Shared by the kernels
+/// here and the instruction VM's arms (`vm::emit`), so both store a result the same way.
+pub(crate) struct Widening<'a> {
+    pub x: &'a str,
+    pub w: &'a str,
+    pub zero32: &'a str,
+    pub zero16: &'a str,
+}
+
+impl Widening<'_> {
+    /// The PTX that leaves register `name` (number `r`) zero-extended in `x`.
+    ///
+    /// 32- and 16-bit values are packed with `mov.b64 x, {lo, 0}`, not widened with
+    /// `cvt.u64.u32`/`cvt.u64.u16`: ptxas 13.5 (sm_80 to sm_90) and the r580 driver's JIT
+    /// compile a float-typed `set` (`set.geu.f32.f64`, `set.nan.bf16.f16`) whose result is
+    /// widened by `cvt` in a kernel that also holds a `div`/`rcp`/`sqrt` slow path to the
+    /// integer 1 instead of 1.0 (`SEL R, RZ, 0x1` for `FSEL R, RZ, 1`): the H200 VM gave 0x1
+    /// for 1.0 (docs/hardware, 2026-11-29). With the packing ptxas keeps the 1.0
+    /// (`tests/ptxas_set_widening.rs` checks the SASS).
+    pub fn widen(&self, name: RegName, r: Reg) -> String {
+        let Widening { x, w, zero32: z, zero16: zh } = self;
+        match name.class {
+            RegClass::F64 | RegClass::B64 => format!("\tmov.b64 {x}, {name};\n"),
+            RegClass::B32 => format!("\tmov.b64 {x}, {{{name}, {z}}};\n"),
+            // A .f32 register feeds no integer instruction: move its bits to a .b32 one first.
+            RegClass::F32 => format!("\tmov.b32 {w}, {name};\n\tmov.b64 {x}, {{{w}, {z}}};\n"),
+            RegClass::B16 => format!("\tmov.b32 {w}, {{{name}, {zh}}};\n\tmov.b64 {x}, {{{w}, {z}}};\n"),
+            RegClass::B8 => format!("\tcvt.u64.u8 {x}, {name};\n"),
+            RegClass::Pred => format!("\tselp.u64 {x}, 1, 0, {name};\n"),
+            // p in bit 0, q in bit 1 (`Expectation::predicate_pair`).
+            RegClass::PredPair => format!("\tselp.u64 {x}, 1, 0, %p{r};\n\t@%q{r} or.b64 {x}, {x}, 2;\n", r = r.0),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -125,3 +125,48 @@ fn capture_refuses_a_form_prefix_that_names_nothing_and_a_target_that_runs_none(
     assert!(!out.exists(), "{} was written", out.display());
     assert!(!std::path::Path::new(&format!("{}.partial", out.display())).exists());
 }
+
+/// The `cvt`/`setp`/`set`/`selp` forms an H200 (sm_90) recorded on 2026-11-29 (`capture
+/// --forms all --cases-per-form 128`, docs/hardware): the interpreter agrees on every case but
+/// 15, and each of those is a behaviour the explanation catalogue names (issue 16's "agrees
+/// with the hardware on every recorded case or the difference is a reported finding").
+#[test]
+fn the_h200_capture_of_conversions_and_comparisons_differs_only_where_the_catalogue_explains() {
+    let capture = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/hardware/nvidia-h200-2026-11-29/forms.txt.gz");
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-capture-h200-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let differ = dir.join("differ.txt");
+    let (code, out, err) = capture_check(&[capture, "--target", "interp", "--differ", differ.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("recorded on NVIDIA H200"), "{err}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.contains(" equal, 15 differ (5 form(s)), 0 form(s) skipped, 0 fault(s)"), "{out}");
+    let mut by_entry = std::collections::BTreeMap::new();
+    for line in std::fs::read_to_string(&differ).unwrap().lines() {
+        // "cvt.rm.ftz.f16.f32 0x807f8000 -> 0x8001 (32769), target 0x8000 (32768)": the GPU's
+        // result after the arrow, the interpreter's after "target".
+        let (case, _) = line.split_once(" (").unwrap();
+        let (lhs, got) = case.split_once(" -> ").unwrap();
+        let mut words = lhs.split(' ');
+        let form = words.next().unwrap();
+        let operands: Vec<u64> = words.map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap()).collect();
+        let got = u64::from_str_radix(got.trim_start_matches("0x"), 16).unwrap();
+        let instr = ptx::isa::Instr::parse(form, operands.len()).unwrap();
+        let e = ptx::explain::explain(&instr, &[ptx::explain::Case { operands, got }]).unwrap_or_else(|| panic!("unexplained: {line}"));
+        *by_entry.entry((form.to_string(), e.id)).or_insert(0) += 1;
+    }
+    let got: Vec<_> = by_entry.into_iter().map(|((f, id), n)| format!("{f} {id} {n}")).collect();
+    // ptxas 13.5 drops `.ftz` from `cvt.{rm,rp}.ftz.f16.f32` (F2F.F16.F32.RM, no .FTZ), and
+    // compiles `cvt.rna.tf32.f32` to integer code.
+    assert_eq!(
+        got,
+        [
+            "cvt.rm.ftz.f16.f32 ftz-ignored 7",
+            "cvt.rna.satfinite.tf32.f32 tf32-via-integer 2",
+            "cvt.rna.tf32.f32 tf32-via-integer 2",
+            "cvt.rp.ftz.f16.f32 ftz-ignored 1",
+            "cvt.rp.ftz.sat.f16.f32 ftz-ignored 3",
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

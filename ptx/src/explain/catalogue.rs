@@ -2,7 +2,7 @@
 //! Each entry proposes the [`Model`]s it stands for, given the form (and, for a bound, the
 //! cases); `super::explain` takes the first model that reproduces every case.
 
-use super::model::{lane, lane_excess, Model};
+use super::model::{lane, lane_excess, tf32_via_integer, Model};
 use super::Case;
 use crate::format::Scalar;
 use crate::interp::eval;
@@ -32,6 +32,14 @@ pub const CATALOGUE: &[Entry] = &[
         description: "selp gives the operand its predicate did not select",
         spec: "9.7.6.3 selp: d = (c == 1) ? a : b",
         candidates: |i, _| if i.op == Opcode::Selp { vec![(Model::SelectionInverted, "c ? b : a".into())] } else { vec![] },
+    },
+    // Next the one form ptxas compiles to integer code: it reproduces every result of
+    // `cvt.rna.tf32.f32`, so no other entry can explain its NaN cases better.
+    Entry {
+        id: "tf32-via-integer",
+        description: "cvt.rna.tf32.f32 compiled to integer code on the f32 encoding (add 0x1000 unless inf or NaN, clear the 13 low bits; .satfinite steps back from infinity): a NaN whose payload lies only in those 13 bits comes out as infinity, or MAX_NORM with .satfinite",
+        spec: "9.7.9.21 cvt (a NaN operand gives a NaN result)",
+        candidates: |i, _| if tf32_via_integer(i, 0).is_some() { vec![(Model::Tf32ViaInteger, "ptxas 13.5: FSETP.GEU, IADD 0x1000, LOP3 0xffffe000".into())] } else { vec![] },
     },
     Entry {
         id: "bf16-as-f16",

@@ -218,3 +218,35 @@ fn a_packed_setp_with_p_and_q_exchanged_is_predicates_swapped_before_another_ope
     let cases = [case(&[0x4200_3c00, 0x4000_4000], 0b11), case(&[0x3c00_4200, 0x4000_4000], 0b00)];
     assert_eq!(id_of("setp.lt.bf16x2", 2, &cases), Some("lane-broadcast"));
 }
+
+#[test]
+fn tf32_rna_of_a_nan_with_only_low_payload_bits_is_ptxas_integer_code() {
+    // H200 capture of 2026-11-29 (docs/hardware): the NaN came out as +inf, with .satfinite as
+    // MAX_NORM; the 14th session predicted both from ptxas 13.5's SASS.
+    assert_eq!(id_of("cvt.rna.tf32.f32", 1, &[case(&[0x7f80_1001], 0x7f80_0000), case(&[0x7f80_0001], 0x7f80_0000)]), Some("tf32-via-integer"));
+    assert_eq!(
+        id_of("cvt.rna.satfinite.tf32.f32", 1, &[case(&[0xff80_0001], 0xff7f_e000), case(&[0x7f80_0001], 0x7f7f_e000)]),
+        Some("tf32-via-integer")
+    );
+    // Not for the other tf32 roundings, which are one F2FP instruction.
+    assert_ne!(id_of("cvt.rn.tf32.f32", 1, &[case(&[0x7f80_1001], 0x7f80_0000)]), Some("tf32-via-integer"));
+}
+
+#[test]
+fn the_tf32_integer_model_is_rna_on_every_number() {
+    // So it explains NaN cases only by what ptxas does to NaNs, not by a rounding of its own.
+    let plain = instr("cvt.rna.tf32.f32", 1);
+    let sat = instr("cvt.rna.satfinite.tf32.f32", 1);
+    let mut x: u32 = 0x1234_5678;
+    for _ in 0..200_000 {
+        x = x.wrapping_mul(0x9e37_79b1).wrapping_add(0x7f4a_7c15);
+        for (i, v) in [(&plain, x), (&sat, x), (&plain, x | 0x7f7f_f000), (&sat, x | 0x7f7f_f000)] {
+            let v = u64::from(v);
+            if crate::Scalar::F32.is_nan(v) {
+                continue;
+            }
+            let model = super::model::tf32_via_integer(i, v).unwrap();
+            assert!(crate::interp::eval(i, &[v]).unwrap().accepts(model), "{i} {v:#x} -> {model:#x}");
+        }
+    }
+}

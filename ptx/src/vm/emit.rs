@@ -29,6 +29,7 @@ use std::fmt::Write;
 
 use super::{arms, module_version, VmError, REG_SLOTS};
 use crate::isa::{Arch, Instr};
+use crate::kernel::Widening;
 use crate::program::text::write_line;
 use crate::program::{Reg, RegClass, RegName, ValType};
 
@@ -61,7 +62,7 @@ pub fn module(arch: impl Into<Arch>) -> Result<String, VmError> {
         o,
         ".visible .entry {ENTRY}(\n\t.param .u64 vm_code,\n\t.param .u64 vm_progs,\n\t.param .u64 vm_in,\n\t.param .u64 vm_out\n)\n{{\n\
          \t.local .align 8 .b64 vm_regs[{REG_SLOTS}];\n\t.reg .pred %v_p;\n\t.reg .b32 %v_i<8>;\n\t.reg .b64 %v_a<20>;\n\
-         \t.reg .b64 %v_w;\n\t.reg .b64 %v_x;\n\t.reg .b32 %v_y;\n\t.reg .b32 %v_s<2>;\n"
+         \t.reg .b64 %v_w;\n\t.reg .b64 %v_x;\n\t.reg .b32 %v_y;\n\t.reg .b32 %v_s<2>;\n\t.reg .b32 %v_z;\n\t.reg .b16 %v_zh;\n"
     );
     // The arms' own registers: sources 0..3 and the destination (index = source count), named
     // as the one-instruction programs of `arm_text` name them.
@@ -89,6 +90,8 @@ pub fn module(arch: impl Into<Arch>) -> Result<String, VmError> {
 /// destination and source slot addresses, s0/s1 the input and output slot shifts and a18/a19
 /// their slot widths in bytes.
 const PROLOGUE: &str = "\
+\tmov.b32 %v_z, 0;
+\tmov.b16 %v_zh, 0;
 \tld.param.u64 %v_a0, [vm_code];
 \tld.param.u64 %v_a1, [vm_progs];
 \tld.param.u64 %v_a2, [vm_in];
@@ -273,8 +276,9 @@ fn write_arm(o: &mut String, k: usize, form: &Instr) {
     }
     let _ = writeln!(o, "\t{}", arm_text(form));
     let dst_class = ValType::of_result(form).class();
-    let d = format!("{}{n}", dst_class.prefix());
-    // Zero-extend to the 64-bit slot, as `kernel`'s output stores do.
+    let d = RegName { class: dst_class, reg: Reg(n as u16) };
+    // Zero-extended to the 64-bit slot exactly as `kernel`'s output stores do (a predicate as
+    // 0 or 1, a pair as p | q << 1): `kernel::Widening` says why it packs rather than `cvt`s.
     match dst_class {
         RegClass::F64 => {
             let _ = writeln!(o, "\tst.local.f64 [%v_a14], {d};");
@@ -282,25 +286,9 @@ fn write_arm(o: &mut String, k: usize, form: &Instr) {
         RegClass::B64 => {
             let _ = writeln!(o, "\tst.local.b64 [%v_a14], {d};");
         }
-        RegClass::B32 => {
-            let _ = writeln!(o, "\tcvt.u64.u32 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
-        }
-        // A .f32 register feeds no integer instruction: move its bits to a .b32 one first.
-        RegClass::F32 => {
-            let _ = writeln!(o, "\tmov.b32 %v_y, {d};\n\tcvt.u64.u32 %v_x, %v_y;\n\tst.local.b64 [%v_a14], %v_x;");
-        }
-        RegClass::B16 => {
-            let _ = writeln!(o, "\tcvt.u64.u16 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
-        }
-        RegClass::B8 => {
-            let _ = writeln!(o, "\tcvt.u64.u8 %v_x, {d};\n\tst.local.b64 [%v_a14], %v_x;");
-        }
-        RegClass::Pred => {
-            let _ = writeln!(o, "\tselp.u64 %v_x, 1, 0, {d};\n\tst.local.b64 [%v_a14], %v_x;");
-        }
-        // p in bit 0, q in bit 1, as `kernel`'s stores write a pair.
-        RegClass::PredPair => {
-            let _ = writeln!(o, "\tselp.u64 %v_x, 1, 0, %p{n};\n\t@%q{n} or.b64 %v_x, %v_x, 2;\n\tst.local.b64 [%v_a14], %v_x;");
+        _ => {
+            let scratch = Widening { x: "%v_x", w: "%v_y", zero32: "%v_z", zero16: "%v_zh" };
+            let _ = writeln!(o, "{}\tst.local.b64 [%v_a14], %v_x;", scratch.widen(d, Reg(n as u16)));
         }
     }
     o.push_str("\tbra.uni VM_FETCH;\n");

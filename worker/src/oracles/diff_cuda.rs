@@ -29,9 +29,9 @@
 mod ahead;
 mod driver;
 mod forms;
+mod cache;
 mod vm_batch;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use ptx::approx::prefilter::Prefilter;
@@ -44,12 +44,12 @@ use ptx::program::Program;
 use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Exec, Job, Output, SweepChunk};
 use ptx::vm::Encoder;
 use vm_batch::VmBatch;
-use api::fnv1a;
 
 /// The CUDA version cudarc is built against (its pinned `cuda-12080` feature).
 pub const CUDA_VERSION: &str = "12.8";
 
-/// Modules kept in the cache before it is emptied.
+/// Modules kept in the cache across engine calls (`cache::ModuleCache`): a campaign batch loads
+/// one per chunk (`ahead::chunks`, at most one per ptxas process), so 256 hold many batches.
 const MODULE_CACHE: usize = 256;
 
 const NO_DRIVER: &str = "no NVIDIA driver found (libcuda.so cannot be loaded): run on a machine with an \
@@ -121,7 +121,7 @@ pub struct CudaEngine {
     arch: Arch,
     timeout: Duration,
     /// Dropped before `gpu` (fields drop in order): modules and buffers live in its context.
-    modules: HashMap<u64, (String, driver::Module)>,
+    modules: cache::ModuleCache<driver::Module>,
     input: Option<driver::Buffer>,
     output: Option<driver::Buffer>,
     /// The `isa` mode: the sm's instruction VM, JIT-compiled once on first use, its encoder,
@@ -174,7 +174,7 @@ impl CudaEngine {
             info,
             arch,
             timeout: opts.timeout,
-            modules: HashMap::new(),
+            modules: cache::ModuleCache::new(MODULE_CACHE),
             input: None,
             output: None,
             vm: None,
@@ -190,25 +190,19 @@ impl CudaEngine {
         Target::of(self.arch, kernel::min_ptx_for_arch(self.arch).expect("checked in new"))
     }
 
-    /// The loaded module for this text (JIT on a cache miss).
+    /// The loaded module for this text (JIT on a cache miss). Never evicts: each engine call
+    /// makes room first (`ModuleCache::make_room`).
     fn module(&mut self, text: String) -> Result<&driver::Module, EngineFault> {
-        let key = fnv1a(text.as_bytes());
-        let hit = self.modules.get(&key).is_some_and(|(t, _)| *t == text);
-        if !hit {
-            if self.modules.len() >= MODULE_CACHE {
-                self.modules.clear();
-            }
+        let ahead = &self.ahead;
+        self.modules.get_or_load(text, |text| {
             // A cubin assembled ahead if there is one (a module ptxas rejected, or one that
             // fails to load, is JIT-compiled: its fault then carries the JIT's own log).
-            let ahead = self.ahead.as_ref().and_then(|a| a.take(&text)).and_then(Result::ok);
-            let loaded = ahead.and_then(|cubin| guarded(|| driver::Module::load_image(&cubin)).ok());
-            let m = match loaded {
-                Some(m) => m,
-                None => guarded(|| driver::Module::load(&text)).map_err(|log| EngineFault::Jit { log })?,
-            };
-            self.modules.insert(key, (text, m));
-        }
-        Ok(&self.modules[&key].1)
+            let cubin = ahead.as_ref().and_then(|a| a.take(text)).and_then(Result::ok);
+            match cubin.and_then(|cubin| guarded(|| driver::Module::load_image(&cubin)).ok()) {
+                Some(m) => Ok(m),
+                None => guarded(|| driver::Module::load(text)).map_err(|log| EngineFault::Jit { log }),
+            }
+        })
     }
 
     /// Entry functions for `programs` (one module; per-program modules if that fails to JIT).
@@ -245,6 +239,7 @@ impl CudaEngine {
     }
 
     fn run_batch(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        self.modules.make_room();
         let mut results: Vec<Option<Result<Output, EngineFault>>> = vec![None; jobs.len()];
         if let Err(message) = guarded(|| self.gpu.bind()) {
             let f = EngineFault::LostContext { message };
@@ -500,6 +495,7 @@ impl Engine for CudaEngine {
         count: u64,
     ) -> Result<SweepChunk, EngineFault> {
         guarded(|| self.gpu.bind()).map_err(|message| EngineFault::LostContext { message })?;
+        self.modules.make_room();
         let judging = prefilter.map_or(Judging::Dense, Judging::Filtered);
         // A plain module: sweeps take plain forms (ptx::vm::sweep), which load on the family too.
         let text = ptx::vm::sweep::module(form, self.arch.sm, judging).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;

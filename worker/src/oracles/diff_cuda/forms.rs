@@ -33,6 +33,7 @@ impl CudaEngine {
         }
         let n32 = u32::try_from(n).map_err(|_| EngineFault::Unsupported { what: format!("{n} cases in one launch") })?;
         guarded(|| self.gpu.bind()).map_err(|message| EngineFault::LostContext { message })?;
+        self.modules.make_room();
         let ptx = form.needs().ptx.max(kernel::min_ptx_for_sm(self.arch.sm).expect("checked in new"));
         let f = self.module(form_kernel::module(form, &target, ptx))?.function("forms").map_err(|log| EngineFault::Jit { log })?;
         let launched = (|| -> Result<(), String> {
