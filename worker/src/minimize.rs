@@ -36,11 +36,16 @@ pub struct Case {
 pub struct Limits {
     /// Candidates probed in all (the oracle's batches summed).
     pub max_probes: usize,
+    /// No batch of candidates is probed from this instant on: the case reduced so far is the
+    /// result (`exhausted`). A campaign sets its `--seconds` end plus a grace, so that a
+    /// finding met late does not hold it past its time: on the H200 the compiled campaign of
+    /// 12 s ran 99.7 s, minimizing 77 new findings with one JIT per probe.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_probes: 20_000 }
+        Limits { max_probes: 20_000, deadline: None }
     }
 }
 
@@ -125,6 +130,10 @@ where
             }
             cands.sort_by_key(|(s, _)| *s);
             cands.dedup_by(|a, b| a.1 == b.1);
+            if limits.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                exhausted = true;
+                break 'outer;
+            }
             if probes + cands.len() > limits.max_probes {
                 cands.truncate(limits.max_probes.saturating_sub(probes));
                 exhausted = true;

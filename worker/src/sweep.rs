@@ -81,7 +81,8 @@ pub struct SweepArgs {
     /// cuda: run every input through the engine's job path (inputs uploaded, every output
     /// judged on the CPU: the path measured on the H100) instead of the GPU sweep kernel, which
     /// makes, runs and fingerprints inputs on the GPU and, for rcp/sqrt/rsqrt.approx.f32,
-    /// pre-filters what the CPU judges (not run on a GPU yet: docs/campaigns.md).
+    /// pre-filters what the CPU judges (docs/campaigns.md; on an H200 both pre-filters kept
+    /// the H100's fingerprints: docs/hardware/nvidia-h200-2026-11-29/).
     #[arg(long)]
     pub no_gpu_kernel: bool,
     /// Record every output of the inputs from --start (--limit of them, stride 1) instead of

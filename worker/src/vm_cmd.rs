@@ -10,8 +10,8 @@ The instruction VM (docs/engines.md, \"The instruction VM\") is one PTX module p
 .entry, ptxfuzz_vm, that runs any program encoded as bytecode (ptx::vm::Bytecode) over many
 cases: one arm per legal instruction form at that sm, each form written exactly as the
 per-program kernels write it. It assembles with ptxas for sm_80, sm_90, sm_100 and sm_100a (CI) and
-ran on an H200 (sm_90, docs/hardware/README.md: every recorded H100 case bit for bit); its
-cvt, setp, set and selp arms were added since and have not run on a GPU yet.
+ran on H200s (sm_90, docs/hardware/README.md: every recorded H100 case bit for bit; its cvt,
+setp, set and selp arms in campaigns and modes-check on 2026-11-29).
 
 Examples:
   ptxfuzz vm-ptx --sm 90 > vm_sm90.ptx && ptxas -arch=sm_90 vm_sm90.ptx -o vm_sm90.cubin

@@ -229,8 +229,13 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     let gen = Generator::new(cfg.clone())?;
     let stop = crate::interrupt::stop_flag()?;
     let copts = CompareOptions { sm: target.info().sm, profile: profile.clone(), ..CompareOptions::default() };
-    let mut findings =
-        Findings::open(&args.out, Limits { max_probes: args.max_probes }, copts.clone(), args.trace, cfg.sm)?;
+    // Minimization stops probing a little after the campaign's end (`Limits::deadline`): a
+    // tenth of --seconds, at least 5 s.
+    let started = Instant::now();
+    let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
+    let grace = args.seconds.map_or(Duration::ZERO, |s| Duration::from_secs_f64((s / 10.0).max(5.0)));
+    let limits = Limits { max_probes: args.max_probes, deadline: deadline.map(|d| d + grace) };
+    let mut findings = Findings::open(&args.out, limits, copts.clone(), args.trace, cfg.sm)?;
     let corpus = match &args.corpus {
         Some(dir) => source::corpus_files(dir)?,
         None => Vec::new(),
@@ -276,7 +281,6 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     }
     let (rx, source) = source::spawn(gen, src_cfg, stop.clone());
     let mut queue = Queue::new(rx, split);
-    let deadline = args.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let mut totals = Totals { findings_known: findings.known_count(), ..Totals::default() };
     let meter = Meter::new();
     let mut window = Meter::new();

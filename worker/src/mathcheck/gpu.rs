@@ -1,7 +1,8 @@
 //! math-check's GPU side: NVRTC, one module, launches over batches (cudarc's safe driver API),
 //! and the pre-filtered exhaustive kernel's launches (`kernel::filtered_kernel_source`).
 //! NOT RUN in this project's CI (no GPU there): compiled only; scripts/gpu-check runs it. The
-//! pre-filtered path has not run on a GPU yet (its kernel compiles with nvcc and ptxas in CI).
+//! pre-filtered path ran on an H200: `expf --exhaustive` in 1.3 s, 0 of 4,194,304 audited
+//! decisions failed (docs/hardware/nvidia-h200-2026-11-29/).
 
 use std::sync::Arc;
 

@@ -88,7 +88,7 @@ fn values_get_simpler_but_keep_failing() {
 #[test]
 fn probe_budget_is_respected() {
     let c = case(LONG, &long_inputs());
-    let m = minimize_each(c, &Limits { max_probes: 5 }, rz_as_rn_fails);
+    let m = minimize_each(c, &Limits { max_probes: 5, deadline: None }, rz_as_rn_fails);
     assert!(m.probes <= 5);
     assert!(m.exhausted);
 }
@@ -258,4 +258,12 @@ fn an_integer_result_dropped_becomes_an_integer_input() {
     let dropped = drop_instruction(&ir, Some(&reference)).into_iter().filter_map(|i| i.to_case()).find(|c| c.program.body().len() == 1).unwrap();
     assert_eq!(dropped.program.to_string(), "// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n");
     assert_eq!(dropped.inputs, [300]);
+}
+
+#[test]
+fn a_passed_deadline_stops_minimization_before_any_probe_and_keeps_the_case() {
+    let c = case("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f2;\n// outputs: %f3\n", &[0x3f80_0001, 0x4000_0000]);
+    let limits = Limits { max_probes: 1000, deadline: Some(std::time::Instant::now()) };
+    let m = minimize_each(c.clone(), &limits, |_, _| panic!("no probe after the deadline"));
+    assert_eq!((m.case, m.probes, m.exhausted), (c, 0, true));
 }

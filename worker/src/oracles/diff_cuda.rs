@@ -369,8 +369,8 @@ impl CudaEngine {
 
 impl CudaEngine {
     /// The `isa` mode: pack the jobs `idx` for the instruction VM, upload, launch, wait,
-    /// download. NOT RUN ON A GPU YET: the layout is tested on the CPU (`vm_batch`), the
-    /// launch itself is what `engines --check cuda` checks first on a GPU.
+    /// download. The layout is tested on the CPU (`vm_batch`); the launch ran on H200s
+    /// (`engines --check cuda`, capture-check, campaigns: docs/hardware/).
     fn launch_vm(
         &mut self,
         jobs: &[Job],
@@ -484,8 +484,8 @@ impl Engine for CudaEngine {
         true
     }
 
-    /// NOT RUN ON A GPU YET: the module assembles in CI and the worker's sweep runs its
-    /// documented semantics on the CPU (`sweep::gpu`'s tests); `scripts/gpu-bench` runs it.
+    /// The module assembles in CI and the worker's sweep runs its documented semantics on the
+    /// CPU (`sweep::gpu`'s tests); it ran on H200s (`scripts/gpu-bench`, docs/hardware/).
     fn sweep_chunk(
         &mut self,
         form: &Instr,

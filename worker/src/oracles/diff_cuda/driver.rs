@@ -278,7 +278,7 @@ pub const MAX_GRID_Y: u32 = 65_535;
 /// Launch the instruction VM `f(code, progs, in, out)` (`ptx::vm::emit`'s entry) on the
 /// default stream, asynchronous: `programs` blocks rows (`ctaid.y` = program) of `blocks_x`
 /// blocks each, whose threads take the program's cases in a grid-stride loop.
-/// NOT RUN ON A GPU YET (docs/engines.md, "The instruction VM").
+/// Ran on an H200 (docs/engines.md, "The instruction VM"; docs/hardware/).
 pub fn launch_vm(f: Function, bufs: [u64; 4], programs: u32, blocks_x: u32) -> Result<(), String> {
     if programs == 0 || blocks_x == 0 {
         return Ok(());
@@ -301,7 +301,7 @@ pub fn launch_vm(f: Function, bufs: [u64; 4], programs: u32, blocks_x: u32) -> R
 
 /// Launch the GPU sweep `f(start, stride, count, acc, kept)` (`ptx::vm::sweep`'s entry) on the
 /// default stream, asynchronous: `blocks` blocks whose threads take the inputs in a grid-stride
-/// loop. NOT RUN ON A GPU YET (docs/campaigns.md, "GPU sweep kernel").
+/// loop. Ran on an H200 (docs/campaigns.md, "GPU sweep kernel"; docs/hardware/).
 pub fn launch_sweep(f: Function, args: [u64; 5], blocks: u32) -> Result<(), String> {
     if args[2] == 0 || blocks == 0 {
         return Ok(());
