@@ -62,6 +62,24 @@ pub const MAX_NORM: u32 = 0x7f7f_e000;
 const DROPPED: u32 = 0x1fff;
 
 impl Tf32Cvt {
+    /// `cvt.rna{.satfinite}.tf32.f32` of `x` as the integer code ptxas 13.5 emits for sm_80 and
+    /// sm_90 (`FSETP.GEU |x|, +INF`; unless inf or NaN `IADD x, 0x1000`; `LOP3 & 0xffffe000`;
+    /// `.satfinite`: `FSETP.GEU |r|, +INF` then `IADD r, -0x2000`), or `None` for `.rn`/`.rz`.
+    /// Numbers get `.rna` exactly; a NaN whose payload lies in the 13 cleared bits becomes an
+    /// infinity (MAX_NORM with `.satfinite`), as the H200 gave (docs/hardware, 2026-11-29).
+    pub fn via_integer(&self, x: u32) -> Option<u32> {
+        if self.rounding != Tf32Rounding::Rna {
+            return None;
+        }
+        let finite = |v: u32| (v & 0x7fff_ffff) < 0x7f80_0000;
+        let mut r = if finite(x) { x.wrapping_add(0x1000) } else { x } & 0xffff_e000;
+        // GEU is true for a NaN too: a NaN result steps back as well (and stays a NaN).
+        if self.satfinite && !finite(r) {
+            r -= 0x2000;
+        }
+        Some(r)
+    }
+
     /// Whether `text` is a tf32 `cvt` (this module's to parse, or to refuse).
     pub fn claims(text: &str) -> bool {
         text.starts_with("cvt.") && text.split('.').any(|p| p == "tf32")

@@ -204,6 +204,15 @@ impl Scalar {
             Scalar::F64 => 64,
         }
     }
+    /// Width of the fraction field (the significand without its hidden bit).
+    pub fn frac_bits(self) -> u32 {
+        match self {
+            Scalar::F16 => F16::FRAC_BITS,
+            Scalar::BF16 => BF16::FRAC_BITS,
+            Scalar::F32 => F32::FRAC_BITS,
+            Scalar::F64 => F64::FRAC_BITS,
+        }
+    }
     pub fn name(self) -> &'static str {
         match self {
             Scalar::F16 => F16::NAME,

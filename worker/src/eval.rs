@@ -363,4 +363,19 @@ mod profile_tests {
         // cases.txt.gz: tanh.approx.f32 0x3f800000 -> 0x3f42f848 (the tanh unit's model).
         assert_eq!(lines[2], "0x3f42f848");
     }
+
+    #[test]
+    fn batch_under_sm_90_prints_the_h200s_nan_for_conversions() {
+        // Each line is a case of docs/hardware/nvidia-h200-2026-11-29/forms.txt.gz; the spec
+        // allows any NaN (its primary keeps the payload: 0x7e01, 0x7fbf0000 quieted, ...).
+        let out = sm_90_batch(
+            "cvt.f16.f16 0x7c01\ncvt.f32.bf16 0x7fbf\ncvt.ftz.f64.f32 0xffc00000\ncvt.rn.tf32.f32 0xff800001\n\
+             cvt.rn.satfinite.e4m3x2.f32 0xe13d793c 0xfff00000\ncvt.rn.satfinite.relu.e4m3x2.f32 0xcb280860 0x80ffffff\n\
+             cvt.rni.s8.f32 -3.5\nsetp.lt.f32 1 2\n",
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines, ["0x7fff", "0x7fbf0000", "0x7fffffffe0000000", "0x7fffe000", "0xfe7f", "0x0000", "0xfc", "1|0"]);
+        let spec = batch_text("cvt.f16.f16 0x7c01\ncvt.f32.bf16 0x7fbf\n", false);
+        assert_eq!(spec, "0x7e01\n0x7fff0000\n");
+    }
 }

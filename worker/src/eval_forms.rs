@@ -3,7 +3,8 @@
 
 use anyhow::{Context, Result};
 use ptx::isa::Type;
-use ptx::profile::Profile;
+use ptx::isa::Instr;
+use ptx::profile::{Profile, Resolved};
 use ptx::value::{format_register_decimal, format_register_hex, parse_operand};
 
 use super::accept_line;
@@ -48,8 +49,8 @@ fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile
 }
 
 /// One `cvt` (`ptx::cvt`): operands parsed in the source format, the result as
-/// `HEX\tDECIMAL` in the destination's (or the accepted set). No hardware profile records
-/// `cvt` yet: under one, the spec's set, said so (`full`: with the decimal values).
+/// `HEX\tDECIMAL` in the destination's (or the accepted set, `full`: with the decimal values);
+/// under a hardware profile its one result (the NaN rows of `cvt_nan`, from the H200's capture).
 fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
     use ptx::cvt::AnyCvt;
     let c = match AnyCvt::parse(mnemonic)? {
@@ -57,7 +58,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
         AnyCvt::StochasticQuad(c) => return quad_line(&c, operands, accept, profile),
         AnyCvt::Tf32(c) => {
             let ops = operands.iter().map(|t| parse_operand(Type::F32, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
-            let line = cvt_result(&c.eval(&ops)?, ptx::Scalar::F32, Type::F32, accept, profile, full);
+            let line = cvt_result(&c.eval(&ops)?, ptx::Scalar::F32, Type::F32, accept, profile, full, Some((&Instr::from_tf32(&c), &ops)));
             return Ok(match accept {
                 true => format!("{line}\t(tf32 in the f32 layout, 13 low bits zero: a reading, PTX ISA 5.2.3 calls the layout implementation defined)"),
                 false => line,
@@ -69,7 +70,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
     };
     let (src, dst) = (Type::of(c.src, false), Type::of(c.dst, c.packed));
     let ops = operands.iter().map(|t| parse_operand(src, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
-    Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, c.dst, dst, accept, profile, full))
+    Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, c.dst, dst, accept, profile, full, Some((&Instr::from_cvt(&c), &ops))))
 }
 
 /// A `cvt.rs` (`ptx::cvt::stochastic`): `a`, `b` in f32, `rbits` as integer or hex bits; the
@@ -77,7 +78,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
 fn stochastic_line(c: &ptx::cvt::stochastic::StochasticCvt, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
     let ops = rs_operands(&c.to_string(), "a, b", operands)?;
     let dst = if c.dst == ptx::Scalar::F16 { Type::F16x2 } else { Type::Bf16x2 };
-    Ok(cvt_result(&c.eval(&ops)?, c.dst, dst, accept, profile, full))
+    Ok(cvt_result(&c.eval(&ops)?, c.dst, dst, accept, profile, full, None))
 }
 
 /// The operands of a `cvt.rs`: the f32 values named `floats` (`"a, b"`), then `rbits` as an
@@ -107,23 +108,25 @@ fn quad_line(c: &ptx::cvt::stochastic_quad::QuadCvt, operands: &[&str], accept: 
         line.push_str(&format!("\t({exp}; lane0 is f's, lane3 a's)"));
     }
     if let Profile::Hardware(_) = profile {
-        line.push_str(&format!("\t(cvt: {} records no cvt yet; the spec's value)", profile.name()));
+        line.push_str(&format!("\t(cvt.rs: {} records no stochastic rounding; the spec's value)", profile.name()));
     }
     Ok(line)
 }
 
 /// A `cvt` result in the destination register type `dst` (lanes of `scalar`): the primary as
-/// `HEX\tDECIMAL`, or the allowed set when asked for or under a hardware profile.
-fn cvt_result(exp: &ptx::expect::Expectation, scalar: ptx::Scalar, dst: Type, accept: bool, profile: &Profile, full: bool) -> String {
-    let hardware = matches!(profile, Profile::Hardware(_));
-    if accept || hardware {
-        let set = if full { accept_line(scalar, exp) } else { exp.to_string() };
-        match hardware {
-            true => format!("{set}\t(cvt: {} records no cvt yet; the spec's allowed set)", profile.name()),
-            false => set,
-        }
-    } else {
-        format!("{}\t{}", format_register_hex(dst, exp.primary_bits()), format_register_decimal(dst, exp.primary_bits()))
+/// `HEX\tDECIMAL`, or the allowed set when asked for; under a hardware profile the profile's one
+/// result of `instr` on its operands (`None`: a form no profile row covers, the spec's set, said so).
+fn cvt_result(exp: &ptx::expect::Expectation, scalar: ptx::Scalar, dst: Type, accept: bool, profile: &Profile, full: bool, instr: Option<(&Instr, &[u64])>) -> String {
+    let one = |bits: u64| format!("{}\t{}", format_register_hex(dst, bits), format_register_decimal(dst, bits));
+    let set = || if full { accept_line(scalar, exp) } else { exp.to_string() };
+    match (profile, instr) {
+        (Profile::Hardware(_), Some((i, ops))) => match profile.resolve(i, ops, exp) {
+            Resolved::One(bits) => one(bits),
+            Resolved::Set(_) => format!("{}\t({}: no row decides this case; the spec's allowed set)", set(), profile.name()),
+        },
+        (Profile::Hardware(_), None) => format!("{}\t({}: no recording of this form; the spec's allowed set)", set(), profile.name()),
+        (Profile::Spec, _) if accept => set(),
+        (Profile::Spec, _) => one(exp.primary_bits()),
     }
 }
 
@@ -146,14 +149,15 @@ fn narrow_line(c: &ptx::cvt::narrow::NarrowCvt, operands: &[&str], accept: bool,
         .collect::<Result<Vec<_>>>()
         .with_context(|| format!("bad operand for {c}"))?;
     let r = eval(c, &ops)?;
-    let mut line = match c.dir {
+    let render = |bits: u64| match c.dir {
         Direction::Down { dst, .. } => {
             let half = dst.slot_bits();
-            let lane = |i: u32| decode(dst, r.bits >> (half * i) & ((1 << half) - 1)).to_string().to_lowercase();
-            format!("0x{:0w$x}\t{},{}", r.bits, lane(0), lane(1), w = (r.width / 4) as usize)
+            let lane = |i: u32| decode(dst, bits >> (half * i) & ((1 << half) - 1)).to_string().to_lowercase();
+            format!("0x{:0w$x}\t{},{}", bits, lane(0), lane(1), w = (r.width / 4) as usize)
         }
-        Direction::Up { dst, .. } => format!("{}\t{}", format_register_hex(wide_type(dst), r.bits), format_register_decimal(wide_type(dst), r.bits)),
+        Direction::Up { dst, .. } => format!("{}\t{}", format_register_hex(wide_type(dst), bits), format_register_decimal(wide_type(dst), bits)),
     };
+    let mut line = render(r.bits);
     let notes: Vec<String> = r
         .lanes
         .iter()
@@ -169,7 +173,12 @@ fn narrow_line(c: &ptx::cvt::narrow::NarrowCvt, operands: &[&str], accept: bool,
         line.push_str(&format!("\t({})", notes.join("; ")));
     }
     if let Profile::Hardware(_) = profile {
-        line.push_str(&format!("\t(cvt: {} records no cvt yet; the spec's value)", profile.name()));
+        // The profile's NaN of the format and its `.relu` row (the H200's capture of the fp8 forms).
+        let instr = Instr::from_narrow(c);
+        match profile.resolve(&instr, &ops, &ptx::interp::eval(&instr, &ops)?) {
+            Resolved::One(bits) => line = render(bits),
+            Resolved::Set(_) => line.push_str(&format!("\t({}: no recording of this format; the spec's value)", profile.name())),
+        }
     }
     Ok(line)
 }
@@ -205,8 +214,9 @@ fn cvt_int_line(c: &ptx::cvt::int::CvtInt, operands: &[&str], accept: bool, prof
             format!("{}\t{}", format_register_hex(float_ty, b), format_register_decimal(float_ty, b))
         }
     };
+    // The spec allows one value, and the H200's capture of every sm_90 float-integer form agrees
+    // with it on every case: a profile's answer is that value.
     Ok(match (accept, profile) {
-        (_, Profile::Hardware(_)) => format!("{line}\t(cvt: {} records no cvt yet; the spec's single value)", profile.name()),
         (true, _) => format!("{line}\t(the only value the spec allows)"),
         _ => line,
     })
@@ -277,10 +287,12 @@ fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profi
             }
         },
     };
-    Ok(match (accept, profile) {
-        (_, Profile::Hardware(_)) => format!("{line}\t({}: {} records no comparisons yet; the spec's single value)", mnemonic.split('.').next().unwrap_or(""), profile.name()),
-        (true, _) => format!("{line}\t(the only value the spec allows)"),
-        _ => line,
+    // One value, and the H200's capture of every sm_90 comparison form agrees with it on every
+    // case: a profile's answer is that value.
+    let _ = profile;
+    Ok(match accept {
+        true => format!("{line}\t(the only value the spec allows)"),
+        false => line,
     })
 }
 

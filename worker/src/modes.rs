@@ -131,6 +131,9 @@ pub fn compare_modes(engine: &mut dyn Engine, items: &[Item]) -> Result<ModesRep
     Ok(report)
 }
 
+/// The `instr` of the cause when the outputs differ but no statement does.
+pub const NO_STATEMENT_DIFFERS: &str = "(no statement differs)";
+
 /// Why the compiled outputs of one case differ from the VM's.
 ///
 /// The VM's intermediate results come from a traced `isa` job: on a GPU the engine runs it on
@@ -158,13 +161,15 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
         Some(k) => t[n_out + k],
         None => inputs[r.0 as usize],
     };
-    let judge = |k: usize, ops: Vec<u64>, same_operands: bool, got: u64| {
+    let judge = |k: usize, ops: Vec<u64>, same_operands: bool, got: u64, t: &[u64]| {
         let instr = program.body()[k].instr;
         let allows = |ops: &[u64]| eval(&instr, ops).is_ok_and(|e| e.accepts(got));
         let by = if allows(&ops) {
             if same_operands { "allowed" } else { "propagated" }.to_string()
         } else if let Some(e) = explain(&instr, &[Case { operands: ops.clone(), got }]) {
             e.id.to_string()
+        } else if folded_through_sign(program, k, got, |r| value(t, r)) {
+            "folded-to-operand".to_string()
         } else if same_operands && nan_alternatives(&instr, &ops, inputs, &isa).iter().any(|alt| allows(alt)) {
             "propagated".to_string()
         } else {
@@ -183,7 +188,7 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
                 let srcs = program.body()[k].srcs();
                 let ops: Vec<u64> = srcs.iter().map(|&r| value(&ct, r)).collect();
                 let same = srcs.iter().all(|&r| value(&ct, r) == value(&isa, r));
-                judge(k, ops, same, ct[n_out + k])
+                judge(k, ops, same, ct[n_out + k], &ct)
             })
             .collect();
         if !causes.is_empty() {
@@ -196,16 +201,32 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
             continue;
         }
         match program.definition(r) {
-            Some(k) => causes.push(judge(k, program.body()[k].srcs().iter().map(|&s| value(&isa, s)).collect(), true, got)),
+            Some(k) => causes.push(judge(k, program.body()[k].srcs().iter().map(|&s| value(&isa, s)).collect(), true, got, &isa)),
             None => causes.push(unexplained(usize::MAX, format!("(output {slot} is an input)"))),
         }
     }
     if causes.is_empty() {
         // The outputs differ, yet no statement does: the VM's run and the compiled one are
         // inconsistent with themselves.
-        causes.push(unexplained(usize::MAX, "(no statement differs)".into()));
+        causes.push(unexplained(usize::MAX, NO_STATEMENT_DIFFERS.into()));
     }
     causes
+}
+
+/// Whether statement `k`'s result `got` is the source of a `neg` or `abs` feeding it: the fold of
+/// `folded-to-operand` one statement further up. The compiler drops a sign operation under an
+/// instruction that ignores it (`max.xorsign.abs r, r` of `neg x` is `max.xorsign.abs x, x`),
+/// then folds that to its operand: the H200's `modes-check` (docs/hardware/nvidia-h200-2026-11-29,
+/// `modes.jsonl`) gave `x` for `neg.f16x2 r, x; max.xorsign.abs.f16x2 d, r, r` and
+/// `abs.f16x2 r, x; max.NaN.xorsign.abs.f16x2 d, r, r`.
+fn folded_through_sign(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
+    use ptx::isa::Opcode;
+    program.body()[k].srcs().iter().any(|&r| {
+        program.definition(r).is_some_and(|j| {
+            let s = &program.body()[j];
+            matches!(s.instr.op, Opcode::Neg | Opcode::Abs) && s.instr.ty == program.body()[k].instr.ty && s.srcs().iter().any(|&x| value(x) == got)
+        })
+    })
 }
 
 /// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it
@@ -324,6 +345,24 @@ mod tests {
         assert_eq!(c, vec![Cause { stmt: 1, instr: "copysign.f64".into(), by: "propagated".into() }]);
         // A result no NaN of the case could have led to stays unexplained.
         let c = classify(&mut e, &p, &[a, b], &[0xfff8_0000_0000_0077]);
+        assert_eq!(c[0].by, "unexplained");
+    }
+
+    #[test]
+    fn a_result_that_is_the_source_of_a_neg_or_abs_feeding_the_statement_is_folded_to_operand() {
+        // The H200's modes-check (docs/hardware/nvidia-h200-2026-11-29/modes.jsonl, first line):
+        // neg.f16x2 then max.xorsign.abs.f16x2 r, r gave the neg's operand itself.
+        let p = Program::parse(
+            "// inputs: %r0:f16x2\nneg.f16x2 %r1, %r0;\nmax.xorsign.abs.f16x2 %r2, %r1, %r1;\n// outputs: %r2\n",
+        )
+        .unwrap();
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
+        let x = 0x993e_8200;
+        assert_eq!(p.run(&[x]).unwrap()[0].primary_bits(), 0x193e_0200, "the VM: |x| per lane");
+        let c = classify(&mut e, &p, &[x], &[x]);
+        assert_eq!(c, vec![Cause { stmt: 1, instr: "max.xorsign.abs.f16x2".into(), by: "folded-to-operand".into() }]);
+        // Another value (x with its last bit changed) stays unexplained.
+        let c = classify(&mut e, &p, &[x], &[0x993e_8201]);
         assert_eq!(c[0].by, "unexplained");
     }
 

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::Generator;
 use worker::campaign::source::random_item;
-use worker::modes::{classify, compare_modes, Disagreement};
+use worker::modes::{classify, compare_modes, Disagreement, NO_STATEMENT_DIFFERS};
 use worker::oracles::{default_target, open_spec, EngineOptions, EngineSpec};
 
 use crate::genargs::GenArgs;
@@ -128,6 +128,13 @@ fn reclassify(target: &mut dyn worker::oracles::Engine, path: &std::path::Path, 
         let program = ptx::program::Program::parse(&d.program).map_err(|e| bad(e.to_string()))?;
         let hex = |v: &[String]| v.iter().map(|x| x.strip_prefix("0x").and_then(ptx::value::parse_hex).ok_or_else(|| bad(format!("{x} is not 0x-hex")))).collect::<Result<Vec<u64>>>();
         d.causes = classify(target, &program, &hex(&d.inputs)?, &hex(&d.compiled)?);
+        for c in d.causes.iter_mut().filter(|c| c.instr == NO_STATEMENT_DIFFERS) {
+            // This engine's isa run gives the compiled outputs: the recorded VM outputs are the
+            // ones it does not reproduce (a VM bug, such as the H200's miscompiled float `set`,
+            // docs/hardware/nvidia-h200-2026-11-29; the file holds no VM trace to say which
+            // statement went wrong first).
+            c.instr = VM_NOT_REPRODUCED.into();
+        }
         disagreements.push(d);
     }
     let unexplained = report(&disagreements, &[]);
@@ -141,6 +148,9 @@ fn reclassify(target: &mut dyn worker::oracles::Engine, path: &std::path::Path, 
     );
     verdict(unexplained, &[], false)
 }
+
+/// The cause of a reclassified disagreement whose compiled outputs this engine's isa run gives.
+const VM_NOT_REPRODUCED: &str = "the recorded VM outputs: this engine's isa run gives the compiled ones";
 
 /// Print the disagreements by cause and every unexplained one in full (they are the bugs);
 /// returns how many are unexplained.

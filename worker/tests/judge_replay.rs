@@ -72,6 +72,28 @@ fn a_spec_engine_judged_against_sm_90_is_reported_for_exactly_the_readings_the_h
 }
 
 #[test]
+fn a_spec_engine_converting_nans_is_reported_under_sm_90_where_the_h200_writes_another_nan() {
+    // The spec lets a cvt of a NaN write any NaN and its engine writes the payload-keeping one;
+    // the profile's cvt_nan rows (the H200's capture) answer the canonical NaN for most forms.
+    let out = scratch("spec-cvt");
+    let target = reference("spec");
+    let (_, err) = campaign(&["--target", &target, "--judge", "sm_90", "--families", "cvt", "--cases", "200000"], &out);
+    let found = reproducers(&out);
+    assert!(found.iter().any(|r| r["signature"].as_str().unwrap().contains("nan")), "a cvt NaN the H200 writes otherwise: {err}");
+    for r in &found {
+        let dir = out.join(r["signature"].as_str().unwrap());
+        assert_eq!(repro(&dir, &target, "spec"), 3, "{}: not allowed by the spec at all", r["signature"]);
+        assert_eq!(repro(&dir, &target, "sm_90"), 0, "{}: does not reproduce under sm_90", r["signature"]);
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    // The engine that answers with the profile has no finding under it.
+    let out = scratch("h200-cvt");
+    let (s, err) = campaign(&["--target", &reference("sm_90"), "--judge", "sm_90", "--families", "cvt", "--cases", "200000"], &out);
+    assert_eq!(s["totals"]["mismatches"], 0, "{err}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn an_engine_that_follows_the_h100_has_no_finding_under_sm_90() {
     let out = scratch("h100-engine");
     let (s, err) = campaign(&["--target", &reference("sm_90"), "--judge", "sm_90", "--exact-only", "--cases", "400000"], &out);

@@ -49,23 +49,10 @@ pub enum Model {
     Tf32ViaInteger,
 }
 
-/// `cvt.rna{.satfinite}.tf32.f32` of `x` as the integer code ptxas 13.5 emits for sm_80 and
-/// sm_90 (`FSETP.GEU |x|, +INF`; unless inf or NaN `IADD x, 0x1000`; `LOP3 & 0xffffe000`;
-/// `.satfinite`: `FSETP.GEU |r|, +INF` then `IADD r, -0x2000`), or `None` for another form.
-/// Numbers get `.rna` exactly; a NaN whose payload lies in the 13 cleared bits becomes an
-/// infinity (MAX_NORM with `.satfinite`), as the H200 gave (docs/hardware, 2026-11-29).
+/// `cvt.rna{.satfinite}.tf32.f32` of `x` as ptxas 13.5 compiles it ([`crate::cvt::tf32::Tf32Cvt::via_integer`]),
+/// or `None` for another form.
 pub(crate) fn tf32_via_integer(instr: &Instr, x: u64) -> Option<u64> {
-    use crate::isa::{Finite, RoundTo};
-    use crate::rounding::Tf32Rounding;
-    let conv = instr.conv.filter(|c| instr.op == Opcode::Cvt && c.round_to == RoundTo::Tf32(Tf32Rounding::Rna))?;
-    let x = x as u32;
-    let finite = |v: u32| (v & 0x7fff_ffff) < 0x7f80_0000;
-    let mut r = if finite(x) { x.wrapping_add(0x1000) } else { x } & 0xffff_e000;
-    // GEU is true for a NaN too: a NaN result steps back as well (and stays a NaN).
-    if conv.finite == Finite::Saturate && !finite(r) {
-        r -= 0x2000;
-    }
-    Some(u64::from(r))
+    instr.as_tf32()?.via_integer(x as u32).map(u64::from)
 }
 
 /// The quiet bit of a NaN in `s` (the top fraction bit).

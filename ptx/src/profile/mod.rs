@@ -6,6 +6,7 @@
 
 pub mod approx_model;
 pub mod bipartite;
+pub mod cvt_nan;
 pub mod mufu;
 mod table;
 mod tininess;
@@ -15,6 +16,7 @@ mod dense_tests;
 mod tests;
 
 pub use approx_model::ApproxModel;
+pub use cvt_nan::{CvtNan, CvtNanRow};
 pub use table::{HardwareProfile, Rule};
 
 use crate::expect::{EvalError, Expectation, Outcome, Reading};
@@ -85,12 +87,16 @@ impl Profile {
                 }
             }
         };
-        let Some(scalar) = exp.scalar else {
-            // An fp8 pair's NaN and `.relu` zero: the H100 record (`cases.txt.gz`) holds no fp8
-            // case, so the profile keeps the spec's set; a predicate or integer is one value.
-            return if exp.narrow.is_some() { Resolved::Set(exp.clone()) } else { Resolved::One(exp.primary_bits()) };
-        };
         let form = instr.to_string();
+        let Some(scalar) = exp.scalar else {
+            // A predicate or integer is one value.
+            return match exp.narrow {
+                Some(n) => narrow(hw, &form, n, exp),
+                None => Resolved::One(exp.primary_bits()),
+            };
+        };
+        // A float-to-float cvt of a NaN: the profile's `cvt_nan` row (the section leaves the NaN open).
+        let cvt_nan = cvt_nan::Site::of(instr).and_then(|site| hw.cvt_nan_row(&form).map(|row| (site, row.result)));
         let mut out = 0u64;
         for (i, lane) in exp.lanes.iter().enumerate() {
             let lane_op = |k: usize| (operands[k] >> (i as u32 * scalar.bits())) & scalar.mask();
@@ -114,6 +120,15 @@ impl Profile {
                 Outcome::Bits(b) => scalar.is_nan(b),
                 _ => false,
             };
+            if let (true, Some((site, rule))) = (nan, cvt_nan) {
+                // A packed destination's upper lane comes from `a`, the first operand.
+                let (src, _, packed) = site.formats();
+                let x = operands[if packed { 1 - i } else { 0 }] & src.mask();
+                if let Some(bits) = rule.result(&site, x, |s| hw.canonical_nan(s)).filter(|_| src.is_nan(x)) {
+                    out |= bits << (i as u32 * scalar.bits());
+                    continue;
+                }
+            }
             if nan && scalar == crate::format::Scalar::F64 {
                 if let Some(b) = hw.f64_nan_result(instr.op.name(), operands) {
                     out |= b;
@@ -129,6 +144,28 @@ impl Profile {
         }
         Resolved::One(out)
     }
+}
+
+/// An 8-bit-or-narrower result (`cvt` to `.e4m3x2`, ...): each element's primary, the rule
+/// table deciding `.relu`'s -0.0, the profile's NaN of the format an unspecified NaN; the
+/// spec's set where the profile has no NaN for the format (no recording of it).
+fn narrow(hw: &HardwareProfile, form: &str, n: crate::narrow_format::Narrow, exp: &Expectation) -> Resolved {
+    // Each element in its slot (a 6-bit element in 8 bits), as `Expectation::lane_bits`.
+    let width = n.slot_bits();
+    let mut out = 0u64;
+    for (i, lane) in exp.lanes.iter().enumerate() {
+        let taken = lane.alternatives.iter().find(|(_, r)| hw.rule_for(form, *r).is_some_and(|rule| rule.take));
+        let bits = match taken.map_or(lane.primary, |(o, _)| *o) {
+            Outcome::Bits(b) => b,
+            Outcome::AnyNan => match hw.narrow_nan(n) {
+                Some(b) => b,
+                None => return Resolved::Set(exp.clone()),
+            },
+            Outcome::Range { .. } | Outcome::Unbounded { .. } => return Resolved::Set(exp.clone()),
+        };
+        out |= bits << (i as u32 * width);
+    }
+    Resolved::One(out)
 }
 
 /// The bit-exact model `hw` has of `instr`, with the approximate form it runs on.

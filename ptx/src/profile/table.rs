@@ -1,9 +1,11 @@
 //! The data of a hardware profile: its rule table and approximate-unit models, parsed from `ptx/profiles/NAME.json`.
 
 use super::approx_model::{ApproxModel, Status};
+use super::cvt_nan::CvtNanRow;
 use super::{reading_named, ProfileError};
 use crate::expect::Reading;
 use crate::format::Scalar;
+use crate::narrow_format::Narrow;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -30,6 +32,10 @@ struct File {
     canonical_nan: BTreeMap<String, String>,
     rules: Vec<Rule>,
     f64_nan: F64Nan,
+    /// The NaN a float-to-float `cvt` writes (`cvt_nan.rs`); a file without rows keeps the
+    /// interpreter's primary (payload-keeping) NaN.
+    #[serde(default)]
+    cvt_nan: Vec<CvtNanRow>,
     /// Models of the approximate units (`approx_model.rs`); a file without them answers every
     /// approximate form with the spec's set.
     #[serde(default)]
@@ -58,8 +64,10 @@ pub struct HardwareProfile {
     pub rules: Vec<Rule>,
     readings: Vec<Reading>,
     nan: [u64; 4],
+    narrow_nan: Vec<(Narrow, u64)>,
     pub f64_nan: F64Nan,
     f64_generated: u64,
+    pub cvt_nan: Vec<CvtNanRow>,
     pub approx_models: Vec<ApproxModel>,
 }
 
@@ -72,10 +80,18 @@ impl HardwareProfile {
             .iter()
             .map(|r| reading_named(&r.reading).ok_or_else(|| bad(format!("rule {}: unknown reading '{}'", r.id, r.reading))))
             .collect::<Result<Vec<_>, _>>()?;
+        let hex = |key: &str, t: &str| t.strip_prefix("0x").and_then(crate::value::parse_hex).ok_or_else(|| bad(format!("canonical_nan.{key}: '{t}' is not 0x-hex")));
         let mut nan = [0u64; 4];
         for (i, key) in ["f16", "bf16", "f32", "f64"].iter().enumerate() {
             let t = f.canonical_nan.get(*key).ok_or_else(|| bad(format!("canonical_nan lacks {key}")))?;
-            nan[i] = t.strip_prefix("0x").and_then(crate::value::parse_hex).ok_or_else(|| bad(format!("canonical_nan.{key}: '{t}' is not 0x-hex")))?;
+            nan[i] = hex(key, t)?;
+        }
+        // The 8-bit formats are optional: a GPU without them (or without a recording) has none.
+        let mut narrow_nan = Vec::new();
+        for n in Narrow::ALL {
+            if let Some(t) = f.canonical_nan.get(n.name()) {
+                narrow_nan.push((n, hex(n.name(), t)?));
+            }
         }
         let g = &f.f64_nan.generated;
         let f64_generated = g.strip_prefix("0x").and_then(crate::value::parse_hex).ok_or_else(|| bad(format!("f64_nan.generated: '{g}' is not 0x-hex")))?;
@@ -83,7 +99,7 @@ impl HardwareProfile {
             Some(v) => ApproxModel::parse_all(v, f.approx_units).map_err(bad)?,
             None => Vec::new(),
         };
-        Ok(HardwareProfile { name: f.name, gpu: f.gpu, rules: f.rules, readings, nan, f64_nan: f.f64_nan, f64_generated, approx_models })
+        Ok(HardwareProfile { name: f.name, gpu: f.gpu, rules: f.rules, readings, nan, narrow_nan, f64_nan: f.f64_nan, f64_generated, cvt_nan: f.cvt_nan, approx_models })
     }
 
     /// The first rule naming `reading` that matches `form`.
@@ -93,6 +109,11 @@ impl HardwareProfile {
             .zip(&self.readings)
             .find(|(rule, r)| **r == reading && rule.forms.iter().any(|p| glob(p, form)))
             .map(|(rule, _)| rule)
+    }
+
+    /// The first `cvt_nan` row matching the `cvt` form `form`.
+    pub fn cvt_nan_row(&self, form: &str) -> Option<&CvtNanRow> {
+        self.cvt_nan.iter().find(|r| r.forms.iter().any(|p| glob(p, form)))
     }
 
     /// The first model row naming `form` (a mnemonic), bit-exact or partial.
@@ -111,6 +132,12 @@ impl HardwareProfile {
         let is_nan = |v: u64| v & !(1 << 63) > 0x7ff0_0000_0000_0000;
         let quiet = if self.f64_nan.quiet_operand { 1u64 << 51 } else { 0 };
         Some(order.iter().filter_map(|&i| operands.get(i).copied()).find(|&v| is_nan(v)).map_or(self.f64_generated, |v| v | quiet))
+    }
+
+    /// The NaN of an 8-bit-or-narrower format the GPU writes where the spec leaves it open;
+    /// `None` where the profile records none for `n`.
+    pub fn narrow_nan(&self, n: Narrow) -> Option<u64> {
+        self.narrow_nan.iter().find(|(m, _)| *m == n).map(|(_, b)| *b)
     }
 
     /// The NaN the GPU writes where the spec leaves the NaN unspecified.

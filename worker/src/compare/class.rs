@@ -70,7 +70,11 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     let ulps = (!scalar.is_nan(v) && !scalar.is_nan(primary)).then(|| scalar.key(v) - scalar.key(primary));
     let out = |class, excess| Classified { lane, class, ulps, excess };
 
-    if let Some(instr) = instr {
+    // A NaN where a NaN is expected is a payload question: the form with `.ftz` toggled allows
+    // any NaN as well, which says nothing (a `--judge sm_90` campaign called the NaN of
+    // `cvt.f32.bf16` an ftz mismatch).
+    let nan_for_nan = scalar.is_nan(v) && scalar.is_nan(primary);
+    if let Some(instr) = instr.filter(|_| !nan_for_nan) {
         // 1, 2: counterfactual forms, judged on the whole register.
         if ftz_toggled_accepts(instr, operands, got) {
             return out(MismatchClass::Ftz, None);
@@ -357,6 +361,18 @@ mod tests {
     fn wrong_f64_payload_is_nan_payload() {
         let qnan1 = 0x7ff8_0000_0000_0001;
         let c = class_of("add.rn.f64", &[qnan1, 1f64.to_bits()], 0x7ff8_0000_0000_0002);
+        assert_eq!(c.class, MismatchClass::NanPayload);
+    }
+
+    #[test]
+    fn another_nan_than_the_profiles_cvt_nan_is_nan_payload_not_ftz() {
+        // Under sm_90, cvt.rz.f32.bf16 of a signalling NaN moves the bits (the H200's capture);
+        // the quieted NaN differs only in its payload, though cvt.rz.ftz.f32.bf16 allows it too.
+        let i = instr("cvt.rz.f32.bf16");
+        let profile = ptx::profile::Profile::named("sm_90").unwrap();
+        let e = crate::compare::narrow(&profile, &i, &[0x7fbf], interp::eval(&i, &[0x7fbf]).unwrap());
+        assert_eq!(e.primary_bits(), 0x7fbf_0000);
+        let c = classify(Some(&i), &[0x7fbf], &e, 0x7fff_0000);
         assert_eq!(c.class, MismatchClass::NanPayload);
     }
 
