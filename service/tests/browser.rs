@@ -223,9 +223,9 @@ async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser()
     b.select("form#triage select[name=status]", "confirmed-hardware").await;
     b.fill("form#triage textarea[name=note]", NOTE).await;
     shots.take(&b, "finding-triage-form").await;
-    b.click(&b.find("form#triage button[type=submit]").await).await;
-    b.wait_for("pre#program").await;
-    let page = b.page_text().await;
+    // The form posts and redirects to this same page: wait for the new one, which shows the note.
+    b.click_and_wait_for_new_page(&b.find("form#triage button[type=submit]").await).await;
+    let page = b.wait_for_page_text(NOTE).await;
     assert!(page.contains(NOTE), "the note is shown as text, markup escaped");
     let selected = b.value(&b.find("form#triage select[name=status]").await).await;
     assert_eq!(selected, "confirmed-hardware", "the page shows the new status");

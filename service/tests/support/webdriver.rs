@@ -236,10 +236,28 @@ impl Browser {
         self.get(&format!("/element/{}/property/value", e.0)).await.as_str().unwrap_or_default().to_string()
     }
 
-    /// The page's text as the user sees it.
+    /// The page's text as the user sees it. A page being replaced (a form that posts and
+    /// redirects) can leave a stale body for a moment: it is read again, for up to 10 s.
     pub async fn page_text(&self) -> String {
-        let body = self.find("body").await;
-        self.text(&body).await
+        self.wait_for_page_text("").await
+    }
+
+    /// Waits (up to 10 s) until the page's text contains `needle`; returns the last text read
+    /// (the caller's assertion says what was missing). A form that posts and redirects back to
+    /// the same URL shows the old page first, whose body then goes stale.
+    pub async fn wait_for_page_text(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = None;
+        loop {
+            if let Some(body) = self.find_all("body").await.into_iter().next() {
+                last = self.try_text(&body).await.or(last);
+            }
+            match &last {
+                Some(t) if t.contains(needle) => return t.clone(),
+                _ if Instant::now() >= deadline => return last.unwrap_or_default(),
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 
     /// Elements matching `css` inside `e`.
@@ -261,6 +279,18 @@ impl Browser {
         let e = self.find(css).await;
         self.clear(&e).await;
         self.type_into(&e, text).await;
+    }
+
+    /// Clicks `e` and waits (up to 10 s) until the page it was on is gone (its root element
+    /// stale): a form that posts and redirects back to the same URL gives no other sign.
+    pub async fn click_and_wait_for_new_page(&self, e: &Element) {
+        let old = self.find("html").await;
+        self.click(e).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.try_text(&old).await.is_some() {
+            assert!(Instant::now() < deadline, "the page did not change within 10 s of the click");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     pub async fn click(&self, e: &Element) {
