@@ -292,4 +292,4 @@ mod any;
 mod tests;
 
 pub use any::{AnyCvt, AnyCvtError};
-pub use eval::{eval, Primary};
+pub use eval::{eval, nan_moved, Primary};

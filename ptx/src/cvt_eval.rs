@@ -81,12 +81,17 @@ impl Primary {
     }
 }
 
-/// A NaN of `S` as `D`'s NaN: sign kept, the payload's top bits kept, quieted.
-fn nan_payload<S: Format, D: Format>(x: u64) -> u64 {
-    let frac = x & S::FRAC_MASK;
-    let moved = if D::FRAC_BITS >= S::FRAC_BITS { frac << (D::FRAC_BITS - S::FRAC_BITS) } else { frac >> (S::FRAC_BITS - D::FRAC_BITS) };
-    let sign = if S::sign(x) { D::SIGN_MASK } else { 0 };
-    sign | D::EXP_MASK | D::QUIET_BIT | moved
+/// The NaN `x` of `src` as a NaN of `dst`: sign kept, the payload's top bits kept where `dst` has
+/// fewer fraction bits, quieted when `quiet` (the interpreter's primary; a hardware profile's
+/// `cvt_nan` rows choose it or the unquieted move).
+pub fn nan_moved(src: Scalar, dst: Scalar, x: u64, quiet: bool) -> u64 {
+    let (sf, df) = (src.frac_bits(), dst.frac_bits());
+    let frac = x & ((1 << sf) - 1);
+    let frac = if df >= sf { frac << (df - sf) } else { frac >> (sf - df) };
+    let sign = (x >> (src.bits() - 1)) & 1;
+    let exp = (dst.mask() >> 1) & !((1 << df) - 1);
+    let q = if quiet { 1 << (df - 1) } else { 0 };
+    sign << (dst.bits() - 1) | exp | q | frac
 }
 
 /// One lane of `c`: `x` in the source format `S`, the result in `D`.
@@ -99,7 +104,7 @@ pub fn convert_lane<S: Format, D: Format>(c: &Cvt, x: u64) -> LaneExpectation {
         } else if c.satfinite {
             LaneExpectation::any_nan()
         } else {
-            LaneExpectation::exact(nan_payload::<S, D>(x)).or(Outcome::AnyNan, Reading::NanUnspecified)
+            LaneExpectation::exact(nan_moved(c.src, c.dst, x, true)).or(Outcome::AnyNan, Reading::NanUnspecified)
         };
     }
     let ftz_in = c.ftz && S::BITS == 32 && S::is_subnormal(x);

@@ -59,7 +59,7 @@ const RULES: &[Rule] = &[(
 /// The largest finite tf32 value in the f32 layout: exponent 254, ten fraction bits set.
 pub const MAX_NORM: u32 = 0x7f7f_e000;
 /// The 13 low bits of the f32 encoding, which tf32 does not keep.
-const DROPPED: u32 = 0x1fff;
+pub const DROPPED: u32 = 0x1fff;
 
 impl Tf32Cvt {
     /// `cvt.rna{.satfinite}.tf32.f32` of `x` as the integer code ptxas 13.5 emits for sm_80 and

@@ -7,13 +7,10 @@
 
 use serde::Deserialize;
 
-use crate::cvt::tf32::Tf32Cvt;
-use crate::cvt::Cvt;
+use crate::cvt::tf32::{Tf32Cvt, DROPPED};
+use crate::cvt::{nan_moved, Cvt};
 use crate::format::Scalar;
 use crate::isa::Instr;
-
-/// The bits a tf32 result keeps in its f32 layout: sign, exponent and 10 fraction bits.
-const TF32_BITS: u64 = 0xffff_e000;
 
 /// What a `cvt` of a NaN operand writes.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -79,29 +76,18 @@ impl CvtNan {
         let (src, dst, _) = site.formats();
         let bits = match self {
             CvtNan::Canonical => canonical(dst),
-            CvtNan::Payload => moved(src, dst, x, true),
-            CvtNan::Copy => moved(src, dst, x, false),
-            CvtNan::SourceCanonical => moved(src, dst, canonical(src), true),
+            CvtNan::Payload => nan_moved(src, dst, x, true),
+            CvtNan::Copy => nan_moved(src, dst, x, false),
+            CvtNan::SourceCanonical => nan_moved(src, dst, canonical(src), true),
             CvtNan::IntegerCode => match site {
                 Site::Tf32(c) => u64::from(c.via_integer(x as u32)?),
                 Site::Float(_) => return None,
             },
         };
-        let bits = if matches!(site, Site::Tf32(_)) { bits & TF32_BITS } else { bits };
+        // A tf32 result keeps sign, exponent and 10 fraction bits of its f32 layout.
+        let bits = if matches!(site, Site::Tf32(_)) { bits & !u64::from(DROPPED) } else { bits };
         dst.is_nan(bits).then_some(bits)
     }
-}
-
-/// `x`'s sign and payload in `dst`'s layout, the payload's top bits where `dst` has fewer
-/// fraction bits; quieted when `quiet`.
-fn moved(src: Scalar, dst: Scalar, x: u64, quiet: bool) -> u64 {
-    let (sf, df) = (src.frac_bits(), dst.frac_bits());
-    let frac = x & ((1 << sf) - 1);
-    let frac = if df >= sf { frac << (df - sf) } else { frac >> (sf - df) };
-    let sign = (x >> (src.bits() - 1)) & 1;
-    let exp = (dst.mask() >> 1) & !((1 << df) - 1);
-    let q = if quiet { 1 << (df - 1) } else { 0 };
-    sign << (dst.bits() - 1) | exp | q | frac
 }
 
 #[cfg(test)]

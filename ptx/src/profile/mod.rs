@@ -124,7 +124,7 @@ impl Profile {
                 // A packed destination's upper lane comes from `a`, the first operand.
                 let (src, _, packed) = site.formats();
                 let x = operands[if packed { 1 - i } else { 0 }] & src.mask();
-                if let Some(bits) = rule.result(&site, x, |s| hw.canonical_nan(s)).filter(|_| src.is_nan(x)) {
+                if let Some(bits) = Some(x).filter(|&x| src.is_nan(x)).and_then(|x| rule.result(&site, x, |s| hw.canonical_nan(s))) {
                     out |= bits << (i as u32 * scalar.bits());
                     continue;
                 }
