@@ -38,8 +38,9 @@ unspecified prints as the canonical NaN; --accept shows every allowed result.
 --profile sm_90 prints the one result an H100 gives (ptx/profiles/sm_90.json), for the
 approximate forms too: the profile has a bit-exact model of every one (rcp, sqrt, rsqrt, ex2,
 lg2, sin, cos, tanh .approx.f32, div.approx/.full, the f64 forms, ex2 and tanh on f16/bf16;
-docs/approx.md). A profile without a bit-exact model of a form prints the spec's allowed set
-and says why.";
+docs/approx.md), and for a cvt the NaN an sm_90 GPU writes (the cvt_nan rows, from the H200's
+capture of every sm_90 cvt form; docs/semantics.md). A profile without a bit-exact model of a
+form prints the spec's allowed set and says why.";
 
 /// Evaluate instructions in the reference interpreter.
 #[derive(Args, Debug)]
