@@ -23,7 +23,7 @@ use crate::isa::target::{PtxVersion, Requirement, Target};
 
 #[path = "compare_eval.rs"]
 mod eval;
-pub use eval::{eval, true_bits, Compared};
+pub use eval::{eval, true_bits, Comparator, Compared};
 
 /// `.CmpOp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -385,14 +385,14 @@ fn compare_loop(instr: &Instr) -> Option<Loop> {
 fn compare_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
     use crate::compare::Compared;
     let Some(c) = instr.as_compare() else { return generic_loop(instr, ops, out) };
-    let (n, pair) = (c.inputs(), instr.writes_predicate_pair());
+    // The form decoded once for the whole batch (the lane order, widths, true value).
+    let (n, pair, cmp) = (c.inputs(), instr.writes_predicate_pair(), crate::compare::Comparator::new(&c));
     for (x, o) in ops.iter().zip(out.iter_mut()) {
-        *o = match crate::compare::eval(&c, &x[..n]) {
+        *o = match cmp.compared(&x[..n]) {
             // A packed setp's `p|q` as `Expectation::predicate_pair` packs it.
-            Ok(Compared::Predicates { p, q: Some(q) }) if pair => p as u64 | (q as u64) << 1,
-            Ok(Compared::Predicates { p, .. }) => p as u64,
-            Ok(Compared::Register { bits, .. }) => bits,
-            Err(_) => 0,
+            Compared::Predicates { p, q: Some(q) } if pair => p as u64 | (q as u64) << 1,
+            Compared::Predicates { p, .. } => p as u64,
+            Compared::Register { bits, .. } => bits,
         };
     }
 }

@@ -182,3 +182,20 @@ fn results_wider_than_their_register_are_a_protocol_fault() {
         assert_eq!(e.kind(), "protocol", "{e}");
     }
 }
+
+#[test]
+fn a_result_wider_than_its_register_is_named_by_its_case_in_one_width_and_in_mixed_widths() {
+    for text in [
+        "// inputs: %f0:f32\nneg.f32 %f1, %f0;\nabs.f32 %f2, %f0;\n// outputs: %f1, %f2\n",
+        "// inputs: %f0:f32\ntestp.normal.f32 %p1, %f0;\nneg.f32 %f2, %f0;\n// outputs: %p1, %f2\n",
+    ] {
+        let p = prog(text);
+        let cases = [f(1.0), f(-2.5), f(3.0)];
+        let job = Job::new(&p, &cases, false);
+        let mut target = interp(&job);
+        assert!(check(&job, &target, &CompareOptions::default()).is_ok(), "{text}");
+        target.values[5] |= 1 << 32;
+        let e = check(&job, &target, &CompareOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("case 2"), "{text}: {e}");
+    }
+}
