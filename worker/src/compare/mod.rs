@@ -59,8 +59,8 @@ pub use errors::ErrorStats;
 pub use signature::{OperandClass, Signature};
 
 use crate::oracles::diff_interp;
-use undetermined::{primary_operands, reads_undetermined_nan, widen_nans};
 use crate::oracles::{EngineFault, Job, Output};
+use undetermined::{primary_operands, reads_undetermined_nan, widen_nans};
 
 /// Cases judged per rayon task.
 const CHUNK: usize = 4096;
