@@ -12,6 +12,10 @@ use super::special::{self, Class};
 use super::{f64gross, Form, Func};
 use crate::format::{Format, Scalar, BF16, F16, F32, F64};
 
+/// Slots of [`Form::primaries`]'s memo: a power of two, 8 KB on the stack per call (a call
+/// is one chunk of 2,048 cases at most, whose columns hold a few hundred distinct values).
+pub const MEMO: usize = 512;
+
 impl Form {
     /// The primary bits of one lane; `ops[1]` is ignored by one-operand forms.
     #[inline]
@@ -62,6 +66,44 @@ impl Form {
         } * 2
             + (self.ftz == crate::isa::Ftz::Flush) as usize;
         Some(TABLES[slot].get_or_init(|| (0..=u16::MAX).map(|x| self.primary([x as u64, 0]) as u16).collect()))
+    }
+
+    /// The primaries of a one-operand, one-lane form over a column (`out[i]` of `col[i]`),
+    /// each distinct input computed once per call where the function is costly: a campaign's
+    /// columns repeat values (half its operands come from a list of 33 specials, and the mixed
+    /// three quarters of its cases reuse the generated quarter's inputs, `worker::campaign::
+    /// source`), and each lane of `sin`, `lg2`, `ex2`, `tanh`, `rsqrt` is a CORE-MATH call, 16%
+    /// of an interp campaign (`perf`, docs/benchmarks.md). A direct-mapped memo of [`MEMO`]
+    /// entries keyed by the input's bits; a collision only costs a recomputation, so the
+    /// results are `primary`'s whatever the column (`memoized_primaries_are_the_primaries`).
+    /// `rcp` and `sqrt` are one IEEE operation each and skip the memo. Returns `false` (nothing
+    /// written) for a form of two operands or two lanes.
+    pub fn primaries(&self, col: &[u64], out: &mut [u64]) -> bool {
+        if self.arity != 1 || self.lanes != 1 {
+            return false;
+        }
+        if matches!(self.func, Func::Rcp | Func::Sqrt) {
+            for (o, &x) in out.iter_mut().zip(col) {
+                *o = self.primary([x, 0]);
+            }
+            return true;
+        }
+        // An empty slot's key: no lane of 32 bits or fewer has it, and an f64 lane that does
+        // (a NaN) is computed rather than looked up.
+        const EMPTY: u64 = u64::MAX;
+        let mut keys = [EMPTY; MEMO];
+        let mut vals = [0u64; MEMO];
+        for (o, &x) in out.iter_mut().zip(col) {
+            let slot = (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO.trailing_zeros())) as usize;
+            *o = if keys[slot] == x && x != EMPTY {
+                vals[slot]
+            } else {
+                let v = self.primary([x, 0]);
+                (keys[slot], vals[slot]) = (x, v);
+                v
+            };
+        }
+        true
     }
 
     /// As `Form::div`'s primary outcome.
@@ -116,6 +158,34 @@ mod tests {
     /// `primary` equals the primary of the full expectation: every input of the 16-bit forms,
     /// a regular sample of about 2^20 f32 and f64 inputs (and divisor/dividend pairs) for the
     /// others, which crosses every binade, zero, infinity and NaN encoding.
+    /// The memo gives `primary`'s bits on columns with repeats, colliding inputs (far more
+    /// distinct values than slots), the empty slot's key as an f64 input, and no repeats.
+    #[test]
+    fn memoized_primaries_are_the_primaries() {
+        let mut forms = 0;
+        for instr in all_forms() {
+            let Some(form) = Form::of(&instr) else { continue };
+            let mask = form.scalar.mask();
+            let specials = [0, 1, F64::ONE, F64::INF, F64::CANONICAL_NAN, u64::MAX];
+            let col: Vec<u64> = (0..3 * MEMO as u64)
+                .map(|i| i.wrapping_mul(0x2545_f491_4f6c_dd1d) >> (i % 40))
+                .chain(specials)
+                .chain((0..4 * MEMO as u64).map(|i| (i * 7919) % 300))
+                .map(|x| x & mask)
+                .collect();
+            let mut out = vec![0; col.len()];
+            if !form.primaries(&col, &mut out) {
+                assert!(form.arity == 2 || form.lanes == 2, "{instr}");
+                continue;
+            }
+            for (&x, &got) in col.iter().zip(&out) {
+                assert_eq!(got, form.primary([x, 0]), "{instr} 0x{x:x}");
+            }
+            forms += 1;
+        }
+        assert!(forms >= 20, "{forms} forms");
+    }
+
     #[test]
     fn primary_is_the_primary_of_the_full_expectation() {
         let mut checked = 0u64;

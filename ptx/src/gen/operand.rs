@@ -111,13 +111,15 @@ pub trait Draw {
     /// Uniform in `0..=3`.
     fn quarter(&mut self) -> Result<u8>;
 
-    /// The choices behind one value of a format with `specials` special values
-    /// ([`operand_with`] turns them into bits). By default drawn one at a time, only those
-    /// the value uses, in the order the corpus's byte format fixes: the sign, the special
-    /// chance, then the index, or else the word and the exponent coin. A source whose draws
-    /// cost next to nothing may draw them all at once, so that no branch depends on them.
+    /// The choices behind one value of a format of `width` bits with `specials` special
+    /// values ([`operand_with`] turns them into bits; of `word` it reads the low `width` bits
+    /// and the top three). By default drawn one at a time, only those the value uses, in the
+    /// order the corpus's byte format fixes: the sign, the special chance, then the index, or
+    /// else the word and the exponent coin. A source whose draws cost next to nothing may draw
+    /// them all at once, so that no branch depends on them.
     #[inline]
-    fn choices(&mut self, special: u32, specials: usize) -> Result<Choices> {
+    fn choices(&mut self, special: u32, specials: usize, width: u32) -> Result<Choices> {
+        let _ = width;
         let negative = self.coin()?;
         if self.chance(special)? {
             return Ok(Choices { negative, special: true, index: self.index(specials)?, word: 0, exponent: false });
@@ -173,7 +175,7 @@ pub fn operand<F: Format>(u: &mut (impl Draw + ?Sized)) -> Result<u64> {
 /// One value of format `F`: special with probability `special / 65536`, otherwise half random
 /// fractions under an interesting exponent, half random bits.
 pub fn operand_with<F: Format>(u: &mut (impl Draw + ?Sized), special: u32) -> Result<u64> {
-    let c = u.choices(special, F::SPECIALS.len())?;
+    let c = u.choices(special, F::SPECIALS.len(), F::BITS)?;
     let sign = if c.negative { F::SIGN_MASK } else { 0 };
     // Every candidate computed, one selected: branch-free where the choices were.
     let listed = F::SPECIALS[c.index.min(F::SPECIALS.len() - 1)] | sign;
@@ -229,6 +231,62 @@ pub fn case_into(u: &mut (impl Draw + ?Sized), types: &[ValType], special: u32, 
             ValType::Pred => u.coin()? as u64,
             _ => operand_for(u, float_of(vt), special)?,
         });
+    }
+    Ok(())
+}
+
+/// `n` cases for inputs of `types`, appended to `out` case by case as [`case_into`] writes
+/// them, with the same distribution as `n` calls of it but not the same stream: every column
+/// drawn in one loop of its own format (no dispatch on the type per value, which was most of
+/// the generator's time in an interp campaign, `perf`, docs/benchmarks.md), then the relations
+/// (an input related to an earlier one of its type, with the same odds and the same choice of
+/// which and how) in a second pass over the cases. For sources with no stream format to keep
+/// (a campaign's random cases); the corpus and the fuzz targets decode through `case_into`.
+pub fn cases_into(u: &mut (impl Draw + ?Sized), types: &[ValType], n: usize, special: u32, relation: u32, out: &mut Vec<u64>) -> Result<()> {
+    let k = types.len();
+    let start = out.len();
+    out.resize(start + n * k, 0);
+    let cases = &mut out[start..];
+    for (j, &vt) in types.iter().enumerate() {
+        let mut column = cases.iter_mut().skip(j).step_by(k.max(1));
+        match vt {
+            ValType::Int(t) => column.try_for_each(|v| Ok(*v = int_operand(u, t, special)?))?,
+            ValType::Pred => column.try_for_each(|v| Ok(*v = u.coin()? as u64))?,
+            _ => match float_of(vt) {
+                Type::F16 | Type::F16x2 => float_column::<F16>(u, vt, special, column)?,
+                Type::Bf16 | Type::Bf16x2 => float_column::<BF16>(u, vt, special, column)?,
+                Type::F32 | Type::F32x2 => float_column::<F32>(u, vt, special, column)?,
+                Type::F64 => float_column::<F64>(u, vt, special, column)?,
+            },
+        }
+    }
+    if k > 1 {
+        for case in cases.chunks_exact_mut(k) {
+            for i in 1..k {
+                if u.chance(relation)? {
+                    let j = u.index(i)?;
+                    if types[j] == types[i] {
+                        let which = u.quarter()?;
+                        case[i] = match types[i] {
+                            ValType::Int(t) => int_related(t, case[j], which),
+                            ValType::Pred => case[j],
+                            vt => float_related(float_of(vt), case[j], which),
+                        };
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A column of values of `vt`, whose lanes are of format `F` (one or two lanes, lane 0 low,
+/// drawn in that order as [`operand_for`] draws them).
+fn float_column<'a, F: Format>(u: &mut (impl Draw + ?Sized), vt: ValType, special: u32, column: impl Iterator<Item = &'a mut u64>) -> Result<()> {
+    let pair = float_of(vt).lanes() == 2;
+    for v in column {
+        let lo = operand_with::<F>(u, special)?;
+        *v = if pair { lo | operand_with::<F>(u, special)? << F::BITS } else { lo };
     }
     Ok(())
 }
@@ -392,6 +450,48 @@ mod tests {
         }
         assert!(u.len() > 0 && u.len() < data.len() / 2, "the test should spend most of the stream, not all: {}", u.len());
         assert_eq!((n, h), (6400, 0x8b15_bc1d_06f2_3bd3), "{h:#x}");
+    }
+
+    /// Column by column draws what case by case does: per input, the share of special values
+    /// (each lane of a pair) and of negative ones, and per pair of inputs of one type, the
+    /// share of equal and negated copies, within sampling noise of each other; an input of
+    /// another type between them changes nothing.
+    #[test]
+    fn cases_into_has_the_distribution_of_case_into() {
+        let types = [ValType::Float(Type::F32), ValType::Float(Type::F32), ValType::Float(Type::F16x2), ValType::Pred, ValType::Float(Type::F32)];
+        let n = 40_000;
+        let data = crate::gen::seeded_bytes(11, 8 << 20);
+        let mut u = Unstructured::new(&data);
+        let mut one = Vec::new();
+        for _ in 0..n {
+            case_into(&mut u, &types, 32768, 16384, &mut one).unwrap();
+        }
+        let mut cols = Vec::new();
+        cases_into(&mut u, &types, n, 32768, 16384, &mut cols).unwrap();
+        assert!(u.len() > 0, "the stream ran dry: the shares would be the exhausted stream's");
+        assert_eq!(cols.len(), one.len());
+        let stats = |v: &[u64]| {
+            let f32_special = |x: u64| F32::SPECIALS.contains(&(x & !F32::SIGN_MASK));
+            let f16_special = |x: u64| F16::SPECIALS.contains(&(x & 0x7fff));
+            let mut s = [0f64; 9];
+            for c in v.chunks(types.len()) {
+                s[0] += f32_special(c[0]) as u8 as f64;
+                s[1] += f32_special(c[1]) as u8 as f64;
+                s[2] += f16_special(c[2]) as u8 as f64;
+                s[3] += f16_special(c[2] >> 16) as u8 as f64;
+                s[4] += (c[1] >> 31) as f64;
+                s[5] += (c[1] == c[0]) as u8 as f64;
+                s[6] += (c[1] ^ c[0] == 1 << 31) as u8 as f64;
+                s[7] += (c[4] == c[1] || c[4] == c[0]) as u8 as f64;
+                s[8] += (c[3] <= 1) as u8 as f64;
+            }
+            s.map(|x| x / n as f64)
+        };
+        let (a, b) = (stats(&one), stats(&cols));
+        for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!((x - y).abs() < 0.015, "statistic {k}: case by case {x:.4}, by column {y:.4}");
+        }
+        assert!(a[5] > 0.02 && a[6] > 0.02 && a[8] == 1.0, "{a:?}");
     }
 
     #[test]

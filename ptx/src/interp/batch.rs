@@ -43,6 +43,11 @@ impl<'a> Operands<'a> {
         self.len() == 0
     }
 
+    /// Operand `k`'s column (0 to 2).
+    pub fn column(&self, k: usize) -> &'a [u64] {
+        self.cols[k]
+    }
+
     /// Case by case: operands a, b, c.
     #[inline(always)]
     pub fn iter(self) -> impl Iterator<Item = [u64; 3]> + 'a {
@@ -414,6 +419,9 @@ fn approx_lanes(instr: &Instr, ops: Operands, out: &mut [u64]) {
         for (c, o) in ops.iter().zip(out.iter_mut()) {
             *o = if form.lanes == 2 { lane(c[0]) | lane(c[0] >> 16) << 16 } else { lane(c[0]) };
         }
+        return;
+    }
+    if form.primaries(ops.column(0), out) {
         return;
     }
     if form.lanes == 2 {

@@ -202,52 +202,89 @@ impl Draw for Bits<'_> {
     fn quarter(&mut self) -> arbitrary::Result<u8> {
         Ok(self.take(2) as u8)
     }
-    /// All of a value's choices from two fresh words, whatever they turn out to be: no
-    /// branch on the outcome (the one-at-a-time default mispredicted about twice per value).
+    /// All of a value's choices at once, whatever they turn out to be: no branch on the
+    /// outcome (the one-at-a-time default mispredicted about twice per value). A value of 32
+    /// bits or fewer reads only the word's low 32 bits and top three, so the choices take the
+    /// 29 between them (the sign, the exponent coin, 16 bits of special chance, 11 of index:
+    /// each of the 33 specials then has 62 or 63 chances in 2,048, where 16 bits made it 1,985
+    /// or 1,986 in 65,536) and one word makes the value; an f64 takes two.
     #[inline]
-    fn choices(&mut self, special: u32, specials: usize) -> arbitrary::Result<Choices> {
-        let (word, r) = (self.rng.next_u64(), self.rng.next_u64());
-        Ok(Choices {
-            negative: r & 1 == 1,
-            special: chance16((r >> 1) & 0xffff, special),
-            index: index16((r >> 17) & 0xffff, specials),
-            word,
-            exponent: (r >> 33) & 1 == 1,
-        })
+    fn choices(&mut self, special: u32, specials: usize, width: u32) -> arbitrary::Result<Choices> {
+        let word = self.rng.next_u64();
+        let r = if width <= 32 { word >> 32 } else { self.rng.next_u64() };
+        let index = if width <= 32 { ((r >> 18) & 0x7ff) as usize * specials >> 11 } else { index16((r >> 17) & 0xffff, specials) };
+        Ok(Choices { negative: r & 1 == 1, special: chance16((r >> 2) & 0xffff, special), index, word, exponent: (r >> 1) & 1 == 1 })
     }
 }
 
 /// `n` random cases for `p`, appended to `out`. A quarter (at least [`MIN_BASE`]) come from
-/// the generator as they are (its choices from [`Bits`]), with their relations between inputs
-/// (equal, negated, one ulp apart); the rest combine inputs of those cases column by column
-/// (input `j` of a random base case for every `j`), which meets more pairs of special values
-/// and costs a fraction of generating.
+/// the generator (`Generator::cases_into`, its choices from [`Bits`]), with their relations
+/// between inputs (equal, negated, one ulp apart); the rest combine inputs of those cases
+/// column by column (input `j` of a random base case for every `j`), which meets more pairs of
+/// special values and costs a fraction of generating.
 pub fn random_cases(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, out: &mut Vec<u64>) {
     let k = p.inputs().len();
     let base = n.min(MIN_BASE.max(n / 4));
     let mut generated = Vec::with_capacity(base * k);
-    let mut bits = Bits::new(rng);
-    for _ in 0..base {
-        // `Bits` never runs dry: this cannot fail.
-        let _ = gen.case_into(&mut bits, p, &mut generated);
-    }
+    // `Bits` never runs dry: this cannot fail.
+    let _ = gen.cases_into(&mut Bits::new(rng), p, base, &mut generated);
     out.reserve(n * k);
     out.extend_from_slice(&generated);
-    // The mixed cases appended by one `extend` over a range (its exact length spares the
-    // capacity check of a `push` per value; zero-filling the space first and overwriting it
-    // was 2% of an interp campaign: `perf`). Value `j` of each case: a fresh word at every
-    // fourth input, 16 random bits per pick (the bias toward low rows is below 2^-16 * base).
-    let (mut j, mut bits) = (0, 0u64);
-    out.extend((0..(n - base) * k).map(|_| {
-        if j % 4 == 0 {
-            bits = rng.next_u64();
+    mix(rng, &generated, k, n - base, out);
+}
+
+/// `m` cases mixed from the `generated` ones (`k` inputs each), appended to `out`. Value `j` of
+/// each case: a fresh word at every fourth input, 16 random bits per pick (the bias toward low
+/// rows is below 2^-16 * rows). One stream whatever the path: programs of up to twelve inputs
+/// (nearly all) build each case in registers and append it at once (a capacity check and a
+/// branch per value were most of the mixing's time, `perf`); longer ones take the general
+/// loop, one `extend` over the values.
+fn mix(rng: &mut Rng, generated: &[u64], k: usize, m: usize, out: &mut Vec<u64>) {
+    fn fixed<const K: usize>(rng: &mut Rng, generated: &[u64], m: usize, out: &mut Vec<u64>) {
+        let rows = generated.len() / K;
+        for _ in 0..m {
+            let mut bits = 0;
+            let case: [u64; K] = std::array::from_fn(|j| {
+                if j % 4 == 0 {
+                    bits = rng.next_u64();
+                }
+                let row = ((bits & 0xffff) as usize * rows) >> 16;
+                bits >>= 16;
+                generated[row * K + j]
+            });
+            out.extend_from_slice(&case);
         }
-        let row = ((bits & 0xffff) as usize * base) >> 16;
-        bits >>= 16;
-        let v = generated[row * k + j];
-        j = if j + 1 == k { 0 } else { j + 1 };
-        v
-    }));
+    }
+    let f = match k {
+        1 => fixed::<1>,
+        2 => fixed::<2>,
+        3 => fixed::<3>,
+        4 => fixed::<4>,
+        5 => fixed::<5>,
+        6 => fixed::<6>,
+        7 => fixed::<7>,
+        8 => fixed::<8>,
+        9 => fixed::<9>,
+        10 => fixed::<10>,
+        11 => fixed::<11>,
+        12 => fixed::<12>,
+        _ => {
+            let rows = generated.len() / k.max(1);
+            let (mut j, mut bits) = (0, 0u64);
+            out.extend((0..m * k).map(|_| {
+                if j % 4 == 0 {
+                    bits = rng.next_u64();
+                }
+                let row = ((bits & 0xffff) as usize * rows) >> 16;
+                bits >>= 16;
+                let v = generated[row * k + j];
+                j = if j + 1 == k { 0 } else { j + 1 };
+                v
+            }));
+            return;
+        }
+    };
+    f(rng, generated, m, out)
 }
 
 /// The stream of random program number `i` of a campaign seeded with `seed`: SplitMix64 from
@@ -356,198 +393,8 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ptx::gen::GenConfig;
-
-    fn gen() -> Generator {
-        Generator::new(GenConfig::default()).unwrap()
-    }
-
-    fn collect(cfg: SourceConfig) -> Vec<Batch> {
-        let (rx, h) = spawn(gen(), cfg, Arc::new(AtomicBool::new(false)));
-        let v: Vec<Batch> = rx.iter().collect();
-        h.join().unwrap();
-        v
-    }
-
-    fn cfg(seed: u64, max_cases: u64) -> SourceConfig {
-        SourceConfig {
-            seed,
-            cases_per_program: 100,
-            cases_per_batch: 1000,
-            recorded: vec![],
-            corpus: vec![],
-            random: true,
-            max_cases: Some(max_cases),
-        }
-    }
-
-    /// `Bits` must give the generator's distributions: about half the generated values
-    /// special (the default odds), related inputs (negated copies) common, and the mixed
-    /// cases made only of generated inputs, each from its own column.
-    #[test]
-    fn random_cases_keep_the_generators_specials_and_relations() {
-        use ptx::format::{Format, F32};
-        use ptx::gen::Specials;
-        use ptx::isa::{Opcode, Type};
-        let g = Generator::new(GenConfig { opcodes: vec![Opcode::Add], types: vec![Type::F32], ..GenConfig::default() }).unwrap();
-        let p = (0..).map(|i| g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))).unwrap()).find(|p| p.inputs().len() == 2).unwrap();
-        let (n, base) = (4096, 1024);
-        let mut out = vec![7]; // appends after what is there
-        random_cases(&g, &mut Rng::new(5), &p, n, &mut out);
-        assert_eq!((out.len(), out[0]), (1 + 2 * n, 7));
-        let cases: Vec<&[u64]> = out[1..].chunks(2).collect();
-        let (generated, mixed) = cases.split_at(base);
-        let special = generated.iter().flat_map(|c| c.iter()).filter(|&&v| F32::SPECIALS.contains(&(v & !F32::SIGN_MASK))).count();
-        let share = special as f64 / (2 * base) as f64;
-        assert!((0.4..0.65).contains(&share), "special share {share}");
-        let negated = generated.iter().filter(|c| c[0] ^ c[1] == 0x8000_0000).count();
-        assert!(negated * 100 > base, "{negated} negated pairs in {base} cases");
-        for c in mixed {
-            assert!(generated.iter().any(|b| b[0] == c[0]) && generated.iter().any(|b| b[1] == c[1]), "{c:x?}");
-        }
-        // Column mixing meets pairs that no generated case has.
-        assert!(mixed.iter().filter(|c| !generated.contains(c)).count() > mixed.len() / 2);
-    }
-
-    /// The mixed cases follow the stream they always did (a seed given in a finding or a
-    /// report reproduces its cases across versions): one word per case and per four inputs,
-    /// 16 bits per pick, for programs of 1 to 9 inputs.
-    #[test]
-    fn mixed_cases_draw_one_word_per_four_inputs_as_before() {
-        let g = Generator::new(GenConfig::default()).unwrap();
-        let mut seen = std::collections::BTreeSet::new();
-        for i in 0.. {
-            let Ok(p) = g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))) else { continue };
-            let k = p.inputs().len();
-            if !seen.insert(k) {
-                continue;
-            }
-            let n = 3000;
-            let base = n.min(MIN_BASE.max(n / 4));
-            let mut got = Vec::new();
-            random_cases(&g, &mut Rng::new(i), &p, n, &mut got);
-            // The loop of the version before (2026-11-30), on the same generated cases.
-            let mut rng = Rng::new(i);
-            let mut generated = Vec::new();
-            let mut bits = Bits::new(&mut rng);
-            for _ in 0..base {
-                let _ = g.case_into(&mut bits, &p, &mut generated);
-            }
-            let mut want = generated.clone();
-            for _ in base..n {
-                let mut bits = rng.next_u64();
-                for j in 0..k {
-                    if j % 4 == 0 && j > 0 {
-                        bits = rng.next_u64();
-                    }
-                    want.push(generated[(((bits & 0xffff) as usize * base) >> 16) * k + j]);
-                    bits >>= 16;
-                }
-            }
-            assert_eq!(got, want, "{k} inputs");
-            if seen.len() >= 5 || i > 20_000 {
-                break;
-            }
-        }
-        assert!(seen.len() >= 4, "input counts met: {seen:?}");
-    }
-
-    #[test]
-    fn same_seed_same_programs_and_cases() {
-        let a = collect(cfg(7, 2500));
-        let b = collect(cfg(7, 2500));
-        let c = collect(cfg(8, 2500));
-        let flat = |v: &[Batch]| v.iter().flat_map(|b| b.items.iter().map(|i| (i.program.to_string(), i.cases.clone()))).collect::<Vec<_>>();
-        assert_eq!(flat(&a), flat(&b));
-        assert_ne!(flat(&a), flat(&c));
-    }
-
-    #[test]
-    fn programs_do_not_depend_on_the_thread_count() {
-        let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let (tx, rx) = sync_channel(1000);
-            pool.install(|| produce(&gen(), &cfg(3, 4321), &AtomicBool::new(false), &tx));
-            drop(tx);
-            rx.iter().flat_map(|b| b.items).map(|i| (i.program.to_string(), i.cases)).collect::<Vec<_>>()
-        };
-        let one = run(1);
-        assert!(one.len() > 40, "{} programs", one.len());
-        assert_eq!(one, run(3));
-        // Neighbouring programs are unrelated draws, not shifted copies of one stream.
-        assert_ne!(one[0].0, one[1].0);
-    }
-
-    #[test]
-    fn case_budget_is_exact_and_batches_are_bounded() {
-        let v = collect(cfg(1, 2550));
-        assert_eq!(v.iter().map(Batch::cases).sum::<u64>(), 2550);
-        assert!(v.iter().all(|b| b.cases() <= 1000 + 100));
-        for item in v.iter().flat_map(|b| &b.items) {
-            let k = item.program.inputs().len();
-            assert_eq!(item.cases.len() % k, 0);
-            for case in item.cases.chunks(k) {
-                item.program.run(case).unwrap();
-            }
-        }
-    }
-
-    #[test]
-    fn corpus_files_decode_as_reproducer_program_json_or_fuzz_bytes() {
-        let g = gen();
-        let raw = [7u8; 40];
-        let (p, case) = decode(&g, &raw).unwrap();
-        let mut u = Unstructured::new(&raw);
-        assert_eq!(p, g.program(&mut u).unwrap());
-        assert_eq!(case, g.case(&mut u, &p).unwrap());
-        let json = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap().to_json();
-        let (q, case) = decode(&g, json.as_bytes()).unwrap();
-        assert_eq!(q.to_json(), json);
-        assert_eq!(case.len(), 1);
-        assert!(decode(&g, &[]).is_some(), "the empty stream is a program too");
-    }
-
-    #[test]
-    fn corpus_only_stops_after_the_corpus() {
-        let dir = std::env::temp_dir().join(format!("ptxfuzz-corpus-test-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        for i in 0..3u8 {
-            fs::write(dir.join(format!("c{i}")), [i; 30]).unwrap();
-        }
-        let files = corpus_files(&dir).unwrap();
-        assert_eq!(files.len(), 3);
-        let v = collect(SourceConfig { corpus: files, random: false, max_cases: None, ..cfg(1, 0) });
-        let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
-        assert_eq!(items.len(), 3);
-        assert!(items.iter().all(|i| i.origin.is_some() && i.cases.len() / i.program.inputs().len() == 100));
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn recorded_items_come_first_unchanged_and_the_case_budget_cuts_them() {
-        let p = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
-        let item = |n: u64| Item { program: p.clone(), cases: (0..n).collect(), origin: None };
-        let cfg = SourceConfig { recorded: vec![item(5), item(7)], random: false, max_cases: Some(9), ..cfg(1, 0) };
-        let v = collect(cfg);
-        let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
-        assert_eq!(items.len(), 2);
-        assert_eq!(items[0].cases, (0..5).collect::<Vec<u64>>());
-        assert_eq!(items[1].cases, (0..4).collect::<Vec<u64>>(), "9 cases in all");
-    }
-
-    #[test]
-    fn stop_flag_ends_the_source() {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (rx, h) = spawn(gen(), SourceConfig { max_cases: None, ..cfg(1, 0) }, stop.clone());
-        let _ = rx.recv().unwrap();
-        stop.store(true, Ordering::Relaxed);
-        drop(rx);
-        h.join().unwrap();
-    }
-}
+#[path = "source_tests.rs"]
+mod tests;
 
 #[cfg(test)]
 mod bench {

@@ -403,7 +403,9 @@ impl Ctx<'_> {
         let n_out = p.outputs().len();
         if self.target.per_case == n_out && reference.per_case == n_out {
             let slots = range.start * n_out..range.end * n_out;
-            if self.target.values[slots.clone()] == reference.values[slots.clone()] {
+            // The interpreter judged against its own output: the same slice, equal without
+            // reading it (the comparison was 2% of an interp campaign, `perf`).
+            if std::ptr::eq(self.target, reference) || self.target.values[slots.clone()] == reference.values[slots.clone()] {
                 v.results = slots.len() as u64;
                 v.fast = v.results;
                 return v;

@@ -23,11 +23,21 @@ pub fn run_job<K: ColumnOp>(job: &Job, ops: &[K]) -> Result<Output, EngineFault>
     let per_case = job.per_case();
     let n_in = job.n_in();
     let mut values = vec![0u64; job.n_cases() * per_case];
-    values
-        .par_chunks_mut(CHUNK * per_case)
-        .zip(job.cases.par_chunks(CHUNK * n_in))
-        .for_each_init(Scratch::default, |s, (out, cases)| run_chunk(job.program, ops, job.trace, cases, out, s));
+    values.par_chunks_mut(CHUNK * per_case).zip(job.cases.par_chunks(CHUNK * n_in)).for_each(|(out, cases)| {
+        SCRATCH.with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => run_chunk(job.program, ops, job.trace, cases, out, &mut s),
+            // Only if a column op ever ran a job itself (none does): a scratch of its own.
+            Err(_) => run_chunk(job.program, ops, job.trace, cases, out, &mut Scratch::default()),
+        })
+    });
     Ok(Output { values, per_case })
+}
+
+thread_local! {
+    /// Each thread's columns, kept from job to job: a default job is one chunk, so a scratch
+    /// per rayon task was a fresh allocation, zero-filled, per program (3% of an interp
+    /// campaign was allocation, `perf`, docs/benchmarks.md).
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 /// Working columns of one chunk, reused across chunks of a rayon task.

@@ -1,0 +1,220 @@
+//! The campaign source's tests: streams, odds, budgets, corpus and stop.
+
+use super::*;
+use ptx::gen::GenConfig;
+
+fn gen() -> Generator {
+    Generator::new(GenConfig::default()).unwrap()
+}
+
+fn collect(cfg: SourceConfig) -> Vec<Batch> {
+    let (rx, h) = spawn(gen(), cfg, Arc::new(AtomicBool::new(false)));
+    let v: Vec<Batch> = rx.iter().collect();
+    h.join().unwrap();
+    v
+}
+
+fn cfg(seed: u64, max_cases: u64) -> SourceConfig {
+    SourceConfig {
+        seed,
+        cases_per_program: 100,
+        cases_per_batch: 1000,
+        recorded: vec![],
+        corpus: vec![],
+        random: true,
+        max_cases: Some(max_cases),
+    }
+}
+
+/// `Bits` must give the generator's distributions: about half the generated values
+/// special (the default odds), related inputs (negated copies) common, and the mixed
+/// cases made only of generated inputs, each from its own column.
+#[test]
+fn random_cases_keep_the_generators_specials_and_relations() {
+    use ptx::format::{Format, F32};
+    use ptx::gen::Specials;
+    use ptx::isa::{Opcode, Type};
+    let g = Generator::new(GenConfig { opcodes: vec![Opcode::Add], types: vec![Type::F32], ..GenConfig::default() }).unwrap();
+    let p = (0..).map(|i| g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))).unwrap()).find(|p| p.inputs().len() == 2).unwrap();
+    let (n, base) = (4096, 1024);
+    let mut out = vec![7]; // appends after what is there
+    random_cases(&g, &mut Rng::new(5), &p, n, &mut out);
+    assert_eq!((out.len(), out[0]), (1 + 2 * n, 7));
+    let cases: Vec<&[u64]> = out[1..].chunks(2).collect();
+    let (generated, mixed) = cases.split_at(base);
+    let special = generated.iter().flat_map(|c| c.iter()).filter(|&&v| F32::SPECIALS.contains(&(v & !F32::SIGN_MASK))).count();
+    let share = special as f64 / (2 * base) as f64;
+    assert!((0.4..0.65).contains(&share), "special share {share}");
+    let negated = generated.iter().filter(|c| c[0] ^ c[1] == 0x8000_0000).count();
+    assert!(negated * 100 > base, "{negated} negated pairs in {base} cases");
+    for c in mixed {
+        assert!(generated.iter().any(|b| b[0] == c[0]) && generated.iter().any(|b| b[1] == c[1]), "{c:x?}");
+    }
+    // Column mixing meets pairs that no generated case has.
+    assert!(mixed.iter().filter(|c| !generated.contains(c)).count() > mixed.len() / 2);
+}
+
+/// One word's choices for a 32-bit value and two words' for an f64 have the odds asked
+/// for: every special index (within 3% of uniform), the sign and the exponent coin fair,
+/// the special chance at its threshold, and the choices independent of the value's bits.
+#[test]
+fn bits_choices_have_the_asked_odds_in_both_widths() {
+    for width in [32, 64] {
+        let mut rng = Rng::new(width as u64);
+        let mut bits = Bits::new(&mut rng);
+        let n = 330_000;
+        let (mut idx, mut neg, mut exp, mut special, mut low_odd_when_special) = ([0u32; 33], 0, 0, 0, 0);
+        for _ in 0..n {
+            let c = bits.choices(16384, 33, width).unwrap();
+            idx[c.index] += 1;
+            neg += c.negative as u32;
+            exp += c.exponent as u32;
+            special += c.special as u32;
+            low_odd_when_special += (c.special && c.word & 1 == 1) as u32;
+        }
+        let share = |x: u32| x as f64 / n as f64;
+        assert!(idx.iter().all(|&c| (c as f64 / (n / 33) as f64 - 1.0).abs() < 0.03), "{width}: {idx:?}");
+        assert!((share(neg) - 0.5).abs() < 0.01 && (share(exp) - 0.5).abs() < 0.01, "{width}: {neg} {exp}");
+        assert!((share(special) - 0.25).abs() < 0.01, "{width}: {special}");
+        assert!((low_odd_when_special as f64 / special as f64 - 0.5).abs() < 0.02, "{width}");
+    }
+}
+
+/// The mixed cases follow the stream they did on 2026-11-30 from the same generated cases,
+/// on the fixed-length path (up to twelve inputs) and the general one: one word per case
+/// and per four inputs, 16 bits per pick.
+#[test]
+fn mixed_cases_draw_one_word_per_four_inputs_as_before() {
+    for k in 1..=14 {
+        let rows = 256;
+        let generated: Vec<u64> = (0..rows * k as u64).map(|v| v * 0x9e37_79b9 + k as u64).collect();
+        let m = 1000;
+        let mut got = vec![7];
+        mix(&mut Rng::new(k as u64), &generated, k, m, &mut got);
+        // The loop of the version before (2026-11-30).
+        let mut rng = Rng::new(k as u64);
+        let mut want = vec![7];
+        for _ in 0..m {
+            let mut bits = rng.next_u64();
+            for j in 0..k {
+                if j % 4 == 0 && j > 0 {
+                    bits = rng.next_u64();
+                }
+                want.push(generated[(((bits & 0xffff) as usize * rows as usize) >> 16) * k + j]);
+                bits >>= 16;
+            }
+        }
+        assert_eq!(got, want, "{k} inputs");
+    }
+}
+
+/// A program's random cases are its generated cases, then those mixed from them.
+#[test]
+fn random_cases_are_the_generated_then_the_mixed() {
+    let g = Generator::new(GenConfig::default()).unwrap();
+    let p = g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(3, 256))).unwrap();
+    let (k, n) = (p.inputs().len(), 3000);
+    let base = MIN_BASE.max(n / 4);
+    let mut got = Vec::new();
+    random_cases(&g, &mut Rng::new(9), &p, n, &mut got);
+    let mut rng = Rng::new(9);
+    let mut want = Vec::new();
+    g.cases_into(&mut Bits::new(&mut rng), &p, base, &mut want).unwrap();
+    let generated = want.clone();
+    mix(&mut rng, &generated, k, n - base, &mut want);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn same_seed_same_programs_and_cases() {
+    let a = collect(cfg(7, 2500));
+    let b = collect(cfg(7, 2500));
+    let c = collect(cfg(8, 2500));
+    let flat = |v: &[Batch]| v.iter().flat_map(|b| b.items.iter().map(|i| (i.program.to_string(), i.cases.clone()))).collect::<Vec<_>>();
+    assert_eq!(flat(&a), flat(&b));
+    assert_ne!(flat(&a), flat(&c));
+}
+
+#[test]
+fn programs_do_not_depend_on_the_thread_count() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (tx, rx) = sync_channel(1000);
+        pool.install(|| produce(&gen(), &cfg(3, 4321), &AtomicBool::new(false), &tx));
+        drop(tx);
+        rx.iter().flat_map(|b| b.items).map(|i| (i.program.to_string(), i.cases)).collect::<Vec<_>>()
+    };
+    let one = run(1);
+    assert!(one.len() > 40, "{} programs", one.len());
+    assert_eq!(one, run(3));
+    // Neighbouring programs are unrelated draws, not shifted copies of one stream.
+    assert_ne!(one[0].0, one[1].0);
+}
+
+#[test]
+fn case_budget_is_exact_and_batches_are_bounded() {
+    let v = collect(cfg(1, 2550));
+    assert_eq!(v.iter().map(Batch::cases).sum::<u64>(), 2550);
+    assert!(v.iter().all(|b| b.cases() <= 1000 + 100));
+    for item in v.iter().flat_map(|b| &b.items) {
+        let k = item.program.inputs().len();
+        assert_eq!(item.cases.len() % k, 0);
+        for case in item.cases.chunks(k) {
+            item.program.run(case).unwrap();
+        }
+    }
+}
+
+#[test]
+fn corpus_files_decode_as_reproducer_program_json_or_fuzz_bytes() {
+    let g = gen();
+    let raw = [7u8; 40];
+    let (p, case) = decode(&g, &raw).unwrap();
+    let mut u = Unstructured::new(&raw);
+    assert_eq!(p, g.program(&mut u).unwrap());
+    assert_eq!(case, g.case(&mut u, &p).unwrap());
+    let json = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap().to_json();
+    let (q, case) = decode(&g, json.as_bytes()).unwrap();
+    assert_eq!(q.to_json(), json);
+    assert_eq!(case.len(), 1);
+    assert!(decode(&g, &[]).is_some(), "the empty stream is a program too");
+}
+
+#[test]
+fn corpus_only_stops_after_the_corpus() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-corpus-test-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    for i in 0..3u8 {
+        fs::write(dir.join(format!("c{i}")), [i; 30]).unwrap();
+    }
+    let files = corpus_files(&dir).unwrap();
+    assert_eq!(files.len(), 3);
+    let v = collect(SourceConfig { corpus: files, random: false, max_cases: None, ..cfg(1, 0) });
+    let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
+    assert_eq!(items.len(), 3);
+    assert!(items.iter().all(|i| i.origin.is_some() && i.cases.len() / i.program.inputs().len() == 100));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn recorded_items_come_first_unchanged_and_the_case_budget_cuts_them() {
+    let p = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
+    let item = |n: u64| Item { program: p.clone(), cases: (0..n).collect(), origin: None };
+    let cfg = SourceConfig { recorded: vec![item(5), item(7)], random: false, max_cases: Some(9), ..cfg(1, 0) };
+    let v = collect(cfg);
+    let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].cases, (0..5).collect::<Vec<u64>>());
+    assert_eq!(items[1].cases, (0..4).collect::<Vec<u64>>(), "9 cases in all");
+}
+
+#[test]
+fn stop_flag_ends_the_source() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (rx, h) = spawn(gen(), SourceConfig { max_cases: None, ..cfg(1, 0) }, stop.clone());
+    let _ = rx.recv().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    drop(rx);
+    h.join().unwrap();
+}
