@@ -284,8 +284,8 @@ mod tests {
         // 0.5 + 2^-25: round-to-zero and round-to-nearest differ; 1 + 1: they agree.
         let cases = vec![0x3f00_0000, 0x3304_0000, 0x3f80_0000, 0x3f80_0000];
         vec![
-            Item { program: add("add.rz"), cases: cases.clone(), origin: None },
-            Item { program: add("add.rn"), cases, origin: None },
+            Item { program: add("add.rz"), cases: cases.clone(), origin: None, done: None },
+            Item { program: add("add.rn"), cases, origin: None, done: None },
         ]
     }
 
@@ -315,7 +315,7 @@ mod tests {
     fn a_difference_downstream_of_another_is_propagated() {
         let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f2;\n// outputs: %f3\n").unwrap();
         let mut e = RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Compiled] };
-        let r = compare_modes(&mut e, &[Item { program: p, cases: vec![0x3f00_0000, 0x3304_0000], origin: None }]).unwrap();
+        let r = compare_modes(&mut e, &[Item { program: p, cases: vec![0x3f00_0000, 0x3304_0000], origin: None, done: None }]).unwrap();
         let by: Vec<_> = r.disagreements[0].causes.iter().map(|c| (c.stmt, c.by.as_str())).collect();
         assert_eq!(by, [(0, "other-rounding"), (1, "propagated")]);
     }

@@ -3,12 +3,14 @@
 //! ([`handle`], which may run the engine again). The main loop runs batch k+1 on the target
 //! while batch k is judged (issue 12 point 3: on a GPU the device and the cores work at once);
 //! findings are still handled in program order, so the thread count and the overlap change
-//! nothing that is found.
+//! nothing that is found. Programs the source ran and judged where it generated them
+//! (`campaign::fused`, on the CPU engines) skip the first two stages.
 
 use anyhow::Result;
 use rayon::prelude::*;
 
 use super::findings::{Findings, Handled};
+use super::fused;
 use super::queue::Planned;
 use super::stats::Totals;
 use crate::compare::{self, CompareOptions, Verdicts};
@@ -19,6 +21,8 @@ pub struct Ran {
     pub planned: Planned,
     /// Which items the target supports (and ran), in order.
     supported: Vec<bool>,
+    /// The results of the jobs that ran here, in order: those not judged where they were
+    /// generated (`Planned::done_of`).
     results: Vec<Result<Output, EngineFault>>,
     trace: bool,
     /// The target's results are the judge's reference (the interpreter as target).
@@ -30,21 +34,28 @@ impl Ran {
     fn jobs(&self) -> Vec<Job<'_>> {
         self.planned.jobs_of(&self.supported, self.trace)
     }
+
+    /// The jobs that ran here: all but those judged where they were generated.
+    fn here(&self) -> Vec<Job<'_>> {
+        let done = self.planned.done_of(&self.supported);
+        self.jobs().into_iter().zip(done).filter(|(_, d)| d.is_none()).map(|(j, _)| j).collect()
+    }
 }
 
-/// The verdicts of a batch's jobs, in order, and the judge's wall time in microseconds.
+/// The verdicts of a batch's jobs that ran here, in order, and the judge's wall time in
+/// microseconds.
 pub struct Judged {
     verdicts: Vec<Result<Verdicts, EngineFault>>,
     micros: u64,
 }
 
-/// Stage 1: run the jobs `target` supports.
+/// Stage 1: run the jobs `target` supports (but those judged where they were generated).
 pub fn execute(target: &mut dyn Engine, planned: Planned, trace: bool, totals: &mut Totals) -> Ran {
     let supported = planned.supported(&*target);
     totals.unsupported += supported.iter().filter(|&&ok| !ok).count() as u64;
     let own_reference = target.outputs_are_reference() && !trace;
     let mut ran = Ran { planned, supported, results: Vec::new(), trace, own_reference };
-    let jobs = ran.jobs();
+    let jobs = ran.here();
     if jobs.is_empty() {
         return ran;
     }
@@ -56,23 +67,15 @@ pub fn execute(target: &mut dyn Engine, planned: Planned, trace: bool, totals: &
     ran
 }
 
-/// Stage 2: judge every job of `ran` at once, one rayon task per job (a default job of 1,024
-/// cases is a single chunk of `compare::check`, so parallelism comes from the jobs).
+/// Stage 2: judge every job that ran here at once, one rayon task per job (a default job of
+/// 1,024 cases is a single chunk of `compare::check`, so parallelism comes from the jobs).
 pub fn judge(ran: &Ran, copts: &CompareOptions) -> Judged {
     let t0 = std::time::Instant::now();
-    let jobs = ran.jobs();
+    let jobs = ran.here();
     let verdicts = jobs
         .par_iter()
         .zip(ran.results.par_iter())
-        .map(|(job, r)| {
-            match r {
-                // The interpreter as target computed the judge's reference already: judging
-                // it again would run every program twice.
-                Ok(out) if ran.own_reference => compare::check_with_reference(job, out, out, copts),
-                Ok(out) => compare::check(job, out, copts),
-                Err(f) => Err(f.clone()),
-            }
-        })
+        .map(|(job, r)| r.as_ref().map_err(Clone::clone).and_then(|out| fused::verdicts(job, out, ran.own_reference, copts)))
         .collect();
     Judged { verdicts, micros: t0.elapsed().as_micros() as u64 }
 }
@@ -84,8 +87,11 @@ pub fn handle(target: &mut dyn Engine, ran: &Ran, judged: Judged, findings: &mut
     totals.time_us.judge += judged.micros;
     let jobs = ran.jobs();
     let t0 = std::time::Instant::now();
-    let firsts: Vec<Vec<&compare::Mismatch>> = judged
-        .verdicts
+    // Every job's verdicts, in order: judged where generated, or here.
+    let mut here = judged.verdicts.iter();
+    let verdicts: Vec<&Result<Verdicts, EngineFault>> =
+        ran.planned.done_of(&ran.supported).into_iter().map(|d| d.unwrap_or_else(|| here.next().expect("a verdict per job that ran here"))).collect();
+    let firsts: Vec<Vec<&compare::Mismatch>> = verdicts
         .iter()
         .map(|v| {
             let mut seen = std::collections::HashSet::new();
@@ -96,7 +102,7 @@ pub fn handle(target: &mut dyn Engine, ran: &Ran, judged: Judged, findings: &mut
     let mut ahead = findings.resolve_batch(target, &jobs, &todo);
     totals.resolved += ahead.len() as u64;
     totals.resolve_calls += (!ahead.is_empty()) as u64;
-    for (i, (job, judged)) in jobs.iter().zip(&judged.verdicts).enumerate() {
+    for (i, (job, judged)) in jobs.iter().zip(verdicts).enumerate() {
         totals.program(job.exec);
         let verdicts = match judged {
             Ok(v) => v,
@@ -143,11 +149,13 @@ pub fn overlapped(
     totals: &mut Totals,
 ) -> Result<Ran> {
     let (ran, judged) = std::thread::scope(|s| {
-        let judging = pending.as_ref().map(|p| s.spawn(|| judge(p, copts)));
+        // A batch judged where it was generated (`campaign::fused`) needs no thread.
+        let judging = pending.as_ref().filter(|p| !p.results.is_empty()).map(|p| s.spawn(|| judge(p, copts)));
         let ran = execute(target, next, trace, totals);
         (ran, judging.map(|h| h.join().expect("the judging thread does not panic")))
     });
-    if let (Some(p), Some(j)) = (&pending, judged) {
+    if let Some(p) = &pending {
+        let j = judged.unwrap_or_else(|| judge(p, copts));
         handle(target, p, j, findings, totals)?;
     }
     Ok(ran)

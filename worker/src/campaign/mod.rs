@@ -14,6 +14,7 @@
 
 pub mod batch;
 pub mod findings;
+pub mod fused;
 pub mod queue;
 pub mod source;
 pub mod split;
@@ -254,6 +255,8 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         random: capture.is_none() && !(args.corpus.is_some() && unlimited),
         corpus,
         max_cases: args.cases,
+        // A CPU engine that runs per job runs and judges each program where it is generated.
+        finisher: fused::Finisher::new(&*target, args.trace, &copts),
     };
     let split = Split::new(target.exec_modes(), args.compiled_share)?;
     let mut log = StatsLog::open(&args.out.join("stats.jsonl"), args.stats_every)?;
@@ -381,7 +384,7 @@ fn recorded_items(c: &Capture, cfg: &GenConfig) -> Vec<source::Item> {
         .filter(|f| cfg.opcodes.contains(&f.instr.op) && cfg.types.contains(&f.instr.ty))
         .filter(|f| cfg.approximate || !f.instr.is_approximate())
         .filter(|f| cfg.undocumented || f.instr.is_documented())
-        .map(|f| source::Item { program: f.program.clone(), cases: f.cases.clone(), origin: None })
+        .map(|f| source::Item { program: f.program.clone(), cases: f.cases.clone(), origin: None, done: None })
         .collect()
 }
 

@@ -6,9 +6,11 @@
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
+use super::fused::Done;
 use super::source::Batch;
 use super::split::Split;
-use crate::oracles::{Engine, Exec, Job};
+use crate::compare::Verdicts;
+use crate::oracles::{Engine, EngineFault, Exec, Job};
 
 /// A batch with the execution mode of each of its programs.
 pub struct Planned {
@@ -31,9 +33,29 @@ impl Planned {
         (self.jobs_of(&supported, trace), unsupported)
     }
 
-    /// Which items `target` supports, in order.
+    /// Which items `target` supports, in order (an item judged where it was generated says
+    /// for itself: `campaign::fused`).
     pub fn supported(&self, target: &dyn Engine) -> Vec<bool> {
-        self.batch.items.iter().map(|i| target.supports(&i.program)).collect()
+        self.batch
+            .items
+            .iter()
+            .map(|i| match &i.done {
+                Some(done) => !matches!(done, Done::Unsupported),
+                None => target.supports(&i.program),
+            })
+            .collect()
+    }
+
+    /// For each job of [`Planned::jobs_of`], its verdicts if it was judged where it was
+    /// generated (`campaign::fused`), else `None`.
+    pub fn done_of(&self, supported: &[bool]) -> Vec<Option<&Result<Verdicts, EngineFault>>> {
+        let items = self.batch.items.iter().zip(supported).filter(|(_, &ok)| ok);
+        items
+            .map(|(item, _)| match &item.done {
+                Some(Done::Judged(v)) => Some(v),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The jobs of the items `supported` marks, in order.
@@ -85,7 +107,7 @@ impl Queue {
 mod tests {
     use super::*;
     use crate::campaign::source::Item;
-    use crate::oracles::{EngineFault, EngineInfo, Output};
+    use crate::oracles::{EngineInfo, Output};
     use ptx::program::Program;
 
     /// Records what it was asked to prepare and run, by the first input of each job.
@@ -115,7 +137,7 @@ mod tests {
 
     fn batch(first: u64) -> Batch {
         let p = Program::parse("// inputs: %f0:f32\nabs.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
-        Batch { items: (first..first + 2).map(|i| Item { program: p.clone(), cases: vec![i], origin: None }).collect() }
+        Batch { items: (first..first + 2).map(|i| Item { program: p.clone(), cases: vec![i], origin: None, done: None }).collect() }
     }
 
     #[test]

@@ -20,6 +20,7 @@ use ptx::gen::{Choices, Draw, Generator};
 use ptx::program::Program;
 use rayon::prelude::*;
 
+use super::fused::{Done, Finisher};
 use crate::repro::{Reproducer, ReproducerExt};
 
 /// Batches the source may run ahead of the engine (memory stays flat whatever the speeds).
@@ -32,6 +33,9 @@ pub struct Item {
     pub cases: Vec<u64>,
     /// The corpus file it came from, if any.
     pub origin: Option<PathBuf>,
+    /// Run and judged where it was generated ([`SourceConfig::finisher`]), or `None`: the
+    /// main loop runs and judges it.
+    pub done: Option<Done>,
 }
 
 /// Programs whose cases add up to about the batch size.
@@ -63,6 +67,9 @@ pub struct SourceConfig {
     pub random: bool,
     /// Stop after this many cases in all.
     pub max_cases: Option<u64>,
+    /// Run and judge every item here, in the task that made it (`campaign::fused`: on CPU
+    /// engines that run per job).
+    pub finisher: Option<Finisher>,
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough to drive a generator.
@@ -303,7 +310,7 @@ pub fn random_item(gen: &Generator, seed: u64, i: u64, n: usize) -> Option<Item>
     let program = gen.program(&mut Unstructured::new(&bytes)).ok()?;
     let mut cases = Vec::with_capacity(n * program.inputs().len());
     random_cases(gen, &mut rng, &program, n, &mut cases);
-    Some(Item { program, cases, origin: None })
+    Some(Item { program, cases, origin: None, done: None })
 }
 
 /// Start the source thread. It stops when `stop` is set, the receiver is dropped, the case
@@ -322,6 +329,14 @@ pub fn spawn(gen: Generator, cfg: SourceConfig, stop: Arc<AtomicBool>) -> (Recei
 pub struct SourceReport {
     pub corpus_files: usize,
     pub corpus_undecodable: usize,
+}
+
+/// `item`, run and judged by the config's finisher if it has one.
+fn finished(cfg: &SourceConfig, mut item: Item) -> Item {
+    if let Some(f) = &cfg.finisher {
+        item.done = Some(f.finish(&item.program, &item.cases));
+    }
+    item
 }
 
 fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSender<Batch>) -> SourceReport {
@@ -346,7 +361,7 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
         let items = if let Some(r) = recorded.next() {
             let k = r.program.inputs().len().max(1);
             let n = (r.cases.len() / k).min(budget.min(usize::MAX as u64) as usize);
-            vec![Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone() }]
+            vec![finished(cfg, Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone(), done: None })]
         } else if let Some(path) = files.next() {
             report.corpus_files += 1;
             let Some((program, case)) = fs::read(path).ok().and_then(|b| decode(gen, &b)) else {
@@ -357,12 +372,13 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
             let mut cases = case;
             let more = per_program.saturating_sub(1).min(budget.saturating_sub(1) as usize);
             random_cases(gen, &mut rng, &program, more, &mut cases);
-            vec![Item { program, cases, origin: Some(path.clone()) }]
+            vec![finished(cfg, Item { program, cases, origin: Some(path.clone()), done: None })]
         } else if cfg.random {
             // The rest of the batch at once, generated on the rayon pool (the `--jobs`
             // threads, shared with the engines and the judge): one source thread was the
             // campaign's limit once judging ran on every core. Each program's stream depends
-            // on its number only, so the programs do not depend on the thread count.
+            // on its number only, so the programs do not depend on the thread count. With a
+            // finisher, each is run and judged in the same task, on the core that drew it.
             let mut plan = Vec::new();
             let mut left = budget;
             let want = cfg.cases_per_batch.saturating_sub(batch_cases).div_ceil(per_program).max(1);
@@ -372,7 +388,7 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
                 plan.push((next_program, n));
                 next_program += 1;
             }
-            plan.into_par_iter().filter_map(|(i, n)| random_item(gen, cfg.seed, i, n)).collect()
+            plan.into_par_iter().filter_map(|(i, n)| random_item(gen, cfg.seed, i, n).map(|item| finished(cfg, item))).collect()
         } else {
             break;
         };

@@ -23,6 +23,7 @@ fn cfg(seed: u64, max_cases: u64) -> SourceConfig {
         corpus: vec![],
         random: true,
         max_cases: Some(max_cases),
+        finisher: None,
     }
 }
 
@@ -200,7 +201,7 @@ fn corpus_only_stops_after_the_corpus() {
 #[test]
 fn recorded_items_come_first_unchanged_and_the_case_budget_cuts_them() {
     let p = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
-    let item = |n: u64| Item { program: p.clone(), cases: (0..n).collect(), origin: None };
+    let item = |n: u64| Item { program: p.clone(), cases: (0..n).collect(), origin: None, done: None };
     let cfg = SourceConfig { recorded: vec![item(5), item(7)], random: false, max_cases: Some(9), ..cfg(1, 0) };
     let v = collect(cfg);
     let items: Vec<&Item> = v.iter().flat_map(|b| &b.items).collect();
@@ -217,4 +218,24 @@ fn stop_flag_ends_the_source() {
     stop.store(true, Ordering::Relaxed);
     drop(rx);
     h.join().unwrap();
+}
+
+#[test]
+fn a_source_with_a_finisher_judges_every_item_it_makes_and_makes_the_same_items() {
+    let copts = crate::compare::CompareOptions::default();
+    let finisher = Finisher::new(&crate::oracles::diff_interp::InterpEngine::new(), false, &copts).unwrap();
+    let plain = collect(cfg(5, 3000));
+    let fused = collect(SourceConfig { finisher: Some(finisher), ..cfg(5, 3000) });
+    let items = |v: &[Batch]| v.iter().flat_map(|b| b.items.clone()).collect::<Vec<_>>();
+    let (plain, fused) = (items(&plain), items(&fused));
+    assert_eq!(plain.len(), fused.len());
+    assert!(plain.len() >= 30);
+    for (p, f) in plain.iter().zip(&fused) {
+        assert_eq!((&p.program, &p.cases), (&f.program, &f.cases));
+        assert!(p.done.is_none());
+        let Some(Done::Judged(Ok(v))) = &f.done else { panic!("not judged: {:?}", f.done) };
+        // The interpreter judged against itself: every case, every result on the fast path.
+        assert_eq!(v.cases as usize, f.cases.len() / f.program.inputs().len());
+        assert!(v.is_clean() && v.fast == v.results, "{}", f.program);
+    }
 }

@@ -52,7 +52,9 @@ pub struct Totals {
 /// docs/hardware/ found the GPU campaign far below its engine's and judge's own speeds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TimeSplit {
-    /// Waiting for the source's next batch (programs and cases being generated).
+    /// Waiting for the source's next batch (programs and cases being generated; on a CPU
+    /// engine that runs per job, also run and judged there: `campaign::fused`, and then
+    /// `engine` and `judge` stay near zero).
     pub source: u64,
     /// Planning the next batch and handing it to the engine ahead (`Engine::prepare`).
     pub prepare: u64,

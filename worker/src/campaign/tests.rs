@@ -25,7 +25,7 @@ const BOTH: &[Exec] = &[Exec::Compiled, Exec::Isa];
 fn batch() -> Batch {
     let program = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rz.f32 %f2, %f0, %f1;\n// outputs: %f2\n").unwrap();
     let cases = vec![0x3f00_0000, 0x3304_0000, 0x3f80_0000, 0x3f80_0000, 0x3f00_0000, 0x3304_0000, 0x4000_0000, 0x3f80_0000];
-    Batch { items: (0..10).map(|_| Item { program: program.clone(), cases: cases.clone(), origin: None }).collect() }
+    Batch { items: (0..10).map(|_| Item { program: program.clone(), cases: cases.clone(), origin: None, done: None }).collect() }
 }
 
 /// Run the batch with half the programs compiled on an engine wrong in mode `broken`.
@@ -146,4 +146,81 @@ fn judging_a_batch_while_the_next_runs_counts_and_finds_what_one_at_a_time_does(
     assert_eq!(serial.2, 30, "15 compiled programs, two wrong cases each");
     assert_eq!(serial, overlapped);
     std::fs::remove_dir_all(&base).unwrap();
+}
+
+/// `RzAsRn` in one mode, broken in it, with per-job functions: a CPU engine whose programs a
+/// campaign runs and judges where it generates them (`campaign::fused`).
+struct FusedRzAsRn(RzAsRn);
+
+fn rz_as_rn(job: &Job) -> Result<Output, EngineFault> {
+    let p = Program::parse(&job.program.to_string().replace("add.rz", "add.rn")).unwrap();
+    crate::oracles::diff_interp::run_job(&Job { program: &p, ..*job })
+}
+
+impl Engine for FusedRzAsRn {
+    fn info(&self) -> &crate::oracles::EngineInfo {
+        self.0.info()
+    }
+    fn supports(&self, p: &Program) -> bool {
+        self.0.supports(p)
+    }
+    fn exec_modes(&self) -> &'static [Exec] {
+        self.0.exec_modes()
+    }
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        self.0.run(jobs)
+    }
+    fn per_job(&self) -> Option<crate::oracles::PerJob> {
+        Some(crate::oracles::PerJob { supports: |p| crate::oracles::diff_interp::kernels(p).is_ok(), run: rz_as_rn })
+    }
+}
+
+#[test]
+fn programs_judged_where_generated_count_and_find_what_the_batch_path_does() {
+    let base = std::env::temp_dir().join(format!("ptxfuzz-fused-{}", std::process::id()));
+    // The host FPU has no approximate forms: one program per batch is unsupported there.
+    let rcp = Program::parse("// inputs: %f0:f32\nrcp.approx.f32 %f1, %f0;\n// outputs: %f1\n").unwrap();
+    let engines = |which: usize| -> Box<dyn Engine> {
+        match which {
+            0 => Box::new(FusedRzAsRn(RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[Exec::Isa] })),
+            1 => Box::new(crate::oracles::diff_host::HostEngine::new().unwrap()),
+            _ => Box::new(crate::oracles::diff_interp::InterpEngine::new()),
+        }
+    };
+    for which in 0..3 {
+        let run = |fuse: bool| {
+            let out = base.join(format!("{which}-{fuse}"));
+            let _ = std::fs::remove_dir_all(&out);
+            let mut engine = engines(which);
+            let copts = CompareOptions::default();
+            let finisher = super::fused::Finisher::new(&*engine, false, &copts).expect("a CPU engine runs per job");
+            let mut findings = Findings::open(&out, Limits::default(), copts.clone(), false, 90).unwrap();
+            let mut totals = Totals::default();
+            let mut split = Split::new(&[Exec::Isa], 0.1).unwrap();
+            let mut pending = None;
+            for _ in 0..3 {
+                let mut b = batch();
+                b.items.push(Item { program: rcp.clone(), cases: vec![0x4000_0000], origin: None, done: None });
+                if fuse {
+                    b.items.iter_mut().for_each(|i| i.done = Some(finisher.finish(&i.program, &i.cases)));
+                }
+                let planned = Planned::new(b, &mut split);
+                pending = Some(super::batch::overlapped(&mut *engine, planned, pending.take(), &copts, false, &mut findings, &mut totals).unwrap());
+            }
+            super::batch::finish(&mut *engine, pending, &copts, &mut findings, &mut totals).unwrap();
+            let keys: Vec<String> = findings.records().map(|r| r.key.clone()).collect();
+            std::fs::remove_dir_all(&out).unwrap();
+            (totals.programs, totals.cases, totals.mismatches, totals.unsupported, totals.by_exec.clone(), keys)
+        };
+        let (batched, fused) = (run(false), run(true));
+        assert_eq!(batched, fused, "engine {which}");
+        let expected = match which {
+            // Ten add.rz programs per batch, two wrong cases each; the rcp program runs.
+            0 => (33, 123, 60, 0, 1),
+            // The host computes add.rz right and has no rcp.approx.
+            1 => (30, 120, 0, 3, 0),
+            _ => (33, 123, 0, 0, 0),
+        };
+        assert_eq!((fused.0, fused.1, fused.2, fused.3, fused.5.len()), expected, "engine {which}");
+    }
 }

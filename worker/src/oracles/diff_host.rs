@@ -15,7 +15,7 @@ use ptx::Rounding;
 use rayon::prelude::*;
 
 use super::columns::{self, ColumnOp, Operands, CHUNK};
-use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
+use super::engine::{Engine, EngineFault, EngineInfo, Job, Output, PerJob};
 use super::host_fpu::{self, HostOp};
 
 
@@ -140,6 +140,11 @@ impl Engine for HostEngine {
 
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         jobs.par_iter().map(run_job).collect()
+    }
+
+    /// Each job on its own: `run` is this over the rayon pool.
+    fn per_job(&self) -> Option<PerJob> {
+        Some(PerJob { supports: |p| host_program(p).is_ok(), run: run_job })
     }
 
     fn preferred_cases(&self) -> usize {

@@ -11,7 +11,7 @@ use ptx::program::Program;
 use rayon::prelude::*;
 
 use super::columns::{self, ColumnOp, Operands, CHUNK};
-use super::engine::{Engine, EngineFault, EngineInfo, Job, Output};
+use super::engine::{Engine, EngineFault, EngineInfo, Job, Output, PerJob};
 
 /// Cases per chunk: large enough to amortise the per-instruction dispatch, small enough that
 /// the chunk's registers stay in L2 (reg_count * CHUNK * 8 bytes).
@@ -46,6 +46,11 @@ impl Engine for InterpEngine {
 
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         jobs.par_iter().map(run_job).collect()
+    }
+
+    /// Each job on its own: `run` is this over the rayon pool.
+    fn per_job(&self) -> Option<PerJob> {
+        Some(PerJob { supports: |p| kernels(p).is_ok(), run: run_job })
     }
 
     /// 32 chunks per thread (131,072 cases, 128 default programs, on 2 cores): each batch

@@ -282,6 +282,14 @@ impl fmt::Display for EngineInfo {
     }
 }
 
+/// An engine's jobs as plain functions ([`Engine::per_job`]): callable from any thread, one
+/// job at a time, with the results [`Engine::supports`] and [`Engine::run`] give.
+#[derive(Clone, Copy, Debug)]
+pub struct PerJob {
+    pub supports: fn(&Program) -> bool,
+    pub run: fn(&Job) -> Result<Output, EngineFault>,
+}
+
 /// Something that runs programs on cases.
 pub trait Engine: Send {
     fn info(&self) -> &EngineInfo;
@@ -313,6 +321,14 @@ pub trait Engine: Send {
     /// what `isa` names: a campaign labels their jobs, figures and findings `isa`).
     fn exec_modes(&self) -> &'static [Exec] {
         &[Exec::Isa]
+    }
+
+    /// How to run one job on the calling thread, where the engine runs each job on its own
+    /// whatever thread calls (the CPU engines `interp` and `host`): a campaign then runs and
+    /// judges each program in the task that generated it (`campaign::fused`). `None` (the
+    /// default): jobs go through [`Engine::run`] a batch at a time.
+    fn per_job(&self) -> Option<PerJob> {
+        None
     }
 
     /// A hint: `jobs` will be run soon (the campaign's next batch, while this one runs). The

@@ -14,5 +14,5 @@ pub mod exec_protocol;
 pub mod host_fpu;
 pub mod open;
 
-pub use engine::{Engine, EngineFault, EngineInfo, EngineOptions, EngineSpec, Exec, Job, Output, SweepChunk};
+pub use engine::{Engine, EngineFault, EngineInfo, EngineOptions, EngineSpec, Exec, Job, Output, PerJob, SweepChunk};
 pub use open::{default_target, open, open_spec};
