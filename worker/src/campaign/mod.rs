@@ -4,8 +4,9 @@
 //! Pipeline: a source thread ([`source`]) fills a bounded queue with batches (a corpus first
 //! when given, then random programs); the main thread runs each batch on the target, judges it
 //! (`crate::compare`), and hands each new signature to [`findings`], which resolves,
-//! minimizes and writes it at once. Memory stays flat: the queue is bounded, findings go to
-//! disk as found, and only per-signature counters are kept.
+//! minimizes and writes it at once; on a CPU engine the source runs and judges each program
+//! itself, where it generated it ([`fused`]). Memory stays flat: the queue is bounded,
+//! findings go to disk as found, and only per-signature counters are kept.
 //!
 //! `--out` gets one folder per finding, `stats.jsonl` (a JSON line per `--stats-every`
 //! seconds) and `summary.json` (at the end). SIGINT/SIGTERM end the campaign after the batch
