@@ -254,6 +254,11 @@ pub(crate) mod tests {
         assert_eq!(r.passed.len(), KNOWN.len() - 7, "{:?}", r.skipped);
     }
 
+    /// `p` with every add.rz computed as add.rn.
+    pub(crate) fn rz_as_rn(p: &Program) -> Program {
+        Program::parse(&p.to_string().replace("add.rz", "add.rn")).unwrap()
+    }
+
     /// The interpreter with `modes` as its execution modes, computing every add.rz as add.rn
     /// in the modes `broken`.
     pub(crate) struct RzAsRn {
@@ -276,7 +281,7 @@ pub(crate) mod tests {
             let swapped: Vec<Program> = jobs
                 .iter()
                 .map(|j| match self.broken.contains(&j.exec) {
-                    true => Program::parse(&j.program.to_string().replace("add.rz", "add.rn")).unwrap(),
+                    true => rz_as_rn(j.program),
                     false => j.program.clone(),
                 })
                 .collect();

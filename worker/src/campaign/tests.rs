@@ -153,7 +153,7 @@ fn judging_a_batch_while_the_next_runs_counts_and_finds_what_one_at_a_time_does(
 struct FusedRzAsRn(RzAsRn);
 
 fn rz_as_rn(job: &Job) -> Result<Output, EngineFault> {
-    let p = Program::parse(&job.program.to_string().replace("add.rz", "add.rn")).unwrap();
+    let p = crate::smoke::tests::rz_as_rn(job.program);
     crate::oracles::diff_interp::run_job(&Job { program: &p, ..*job })
 }
 
