@@ -135,6 +135,8 @@ pub struct CudaEngine {
     /// Its ptxas processes (0 without it): a batch's compiled programs are split into as many
     /// modules (`ahead::chunks`), so that they are assembled in parallel.
     processes: usize,
+    /// Threads that pack and unpack `isa` batches (`vm_batch::packers`); `None`: the global pool.
+    packers: Option<rayon::ThreadPool>,
     gpu: driver::Gpu,
 }
 
@@ -182,6 +184,7 @@ impl CudaEngine {
             vm_progs: None,
             processes: ahead.as_ref().map_or(0, |(_, n)| *n),
             ahead: ahead.map(|(a, _)| a),
+            packers: vm_batch::packers(),
             gpu: g,
         })
     }
@@ -370,7 +373,8 @@ impl CudaEngine {
 impl CudaEngine {
     /// The `isa` mode: pack the jobs `idx` for the instruction VM, upload, launch, wait,
     /// download. The layout is tested on the CPU (`vm_batch`); the launch ran on H200s
-    /// (`engines --check cuda`, capture-check, campaigns: docs/hardware/).
+    /// (`engines --check cuda`, capture-check, campaigns: docs/hardware/), packing and
+    /// unpacking on one thread: on the engine's own threads it has not run on a GPU yet.
     fn launch_vm(
         &mut self,
         jobs: &[Job],
@@ -385,7 +389,7 @@ impl CudaEngine {
         }
         let (m, enc) = self.vm.as_ref().expect("just loaded");
         let f = m.function(ptx::vm::ENTRY).map_err(|log| EngineFault::Jit { log })?;
-        let (batch, faults) = VmBatch::pack(enc, jobs, idx);
+        let (batch, faults) = vm_batch::on_packers(self.packers.as_ref(), || VmBatch::pack(enc, jobs, idx));
         for (k, fault) in faults {
             results[k] = Some(Err(fault));
         }
@@ -409,7 +413,7 @@ impl CudaEngine {
             Ok(())
         })();
         let all = self.collect(launched, batch.out_len)?;
-        for (k, out) in batch.unpack(&all) {
+        for (k, out) in vm_batch::on_packers(self.packers.as_ref(), || batch.unpack(&all)) {
             results[k] = Some(Ok(out));
         }
         Ok(())
