@@ -9,9 +9,10 @@
 //!
 //! Targets: the section gives the f6/f4/ue8m0 forms to `sm_100a` (and `sm_100f` from PTX 8.8)
 //! and the bf16x2/f16x2-sourced f6/f4 and bf16x2-sourced f8 ones to `sm_100f` only; ptxas 13.5
-//! agrees (it refuses all of them on plain `sm_100`). ptxas 13.5 also accepts
-//! `cvt.rz.satfinite.e4m3x2.f32` with PTX 9.4, which the 9.1-era text we cite does not
-//! document: refused here, like every other undocumented spelling.
+//! agrees (it refuses all of them on plain `sm_100`). ptxas 13.5 parses
+//! `cvt.rz.satfinite.e4m3x2.f32` with PTX 9.4 or 9.5 but assembles it for none of its targets
+//! ("not supported on .target", sm_90 through sm_121f, checked 2026-12-02), and the 9.1-era
+//! text we cite does not document it: refused here, like every other undocumented spelling.
 
 use std::fmt;
 
