@@ -340,7 +340,9 @@ impl CudaEngine {
         runnable: &[(usize, driver::Function)],
         results: &mut [Option<Result<Output, EngineFault>>],
     ) -> Result<(), EngineFault> {
-        let mut inputs = Vec::new();
+        // Sized once: a buffer grown job by job is copied at each regrowth, which was most of
+        // the cost of packing an isa batch (docs/benchmarks.md, "The isa engine's CPU half").
+        let mut inputs = Vec::with_capacity(runnable.iter().map(|&(k, _)| jobs[k].cases.len()).sum());
         let mut offsets = Vec::with_capacity(runnable.len());
         let mut out_len = 0;
         for &(k, _) in runnable {
