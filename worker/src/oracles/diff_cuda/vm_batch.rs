@@ -387,11 +387,11 @@ mod tests {
         }
     }
 
-    /// The CPU half of an `isa` engine call on one thread (encode and pack a campaign batch of
-    /// 1,024 default programs of 1,024 cases, then unpack its outputs): issue 12's 100 M
-    /// cases/s on a GPU needs it well above that. Figures: docs/benchmarks.md ("The isa
-    /// engine's CPU half"). `cargo test --release -p worker --lib -- --ignored
-    /// vm_batch_cpu_half_throughput --nocapture`
+    /// The CPU half of an `isa` engine call (encode and pack a campaign batch of 1,024 default
+    /// programs of 1,024 cases, then unpack its outputs) on the global pool, one thread with
+    /// `RAYON_NUM_THREADS=1`: issue 12's 100 M cases/s on a GPU needs it well above that.
+    /// Figures: docs/benchmarks.md ("The isa engine's CPU half"). `cargo test --release -p
+    /// worker --lib -- --ignored vm_batch_cpu_half_throughput --nocapture`
     #[test]
     #[ignore]
     fn vm_batch_cpu_half_throughput() {
