@@ -6,8 +6,9 @@
 //!
 //! It assembles with ptxas 13.5 for sm_80/90/100 (`ptx/tests/ptxas.rs`). The approximate
 //! decision ran on an H200 (`sweep rcp.approx.f32`, 2^32 inputs: 0 disagreements, 0 escapes;
-//! docs/hardware/nvidia-h200-2026-11-26/); the rounded one ([`super::rounded`]) has not run on
-//! a GPU yet. On a GPU the sweep audits one passed input in 1024 on the CPU and reports any the
+//! docs/hardware/nvidia-h200-2026-11-26/), and so did the rounded one ([`super::rounded`]):
+//! `sweep add.rn.f16` and `mul.rn.bf16` over 2^32 pairs in 2.3 s each, the H100's
+//! fingerprints (docs/hardware/nvidia-h200-2026-11-29/). On a GPU the sweep audits one passed input in 1024 on the CPU and reports any the
 //! judge rejects, and cross-checks every kept input against [`Prefilter::judge`].
 
 use std::fmt::Write;

@@ -184,3 +184,72 @@ pub fn run_batch(
     let ran = execute(target, planned, trace, totals);
     finish(target, Some(ran), copts, findings, totals)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use ptx::gen::{GenConfig, Generator};
+    use ptx::vm::Encoder;
+    use rayon::prelude::*;
+
+    use super::fused;
+    use crate::campaign::source::random_item;
+    use crate::compare::CompareOptions;
+    use crate::oracles::diff_cuda::vm_batch::VmBatch;
+    use crate::oracles::diff_interp::InterpEngine;
+    use crate::oracles::{Engine, Exec, Job};
+
+    /// What a GPU `isa` campaign asks of the CPU per case, the GPU's own work aside, stage by
+    /// stage on the global pool (`RAYON_NUM_THREADS=1` for one core): generate a default batch
+    /// (1,024 programs of 1,024 cases, the cuda engine's `preferred_cases`), pack it for the VM
+    /// and unpack its outputs (`vm_batch`), judge it against the interpreter (`batch::judge`'s
+    /// `fused::verdicts`, the reference run included). The interpreter's outputs stand in for
+    /// the GPU's (untimed). Issue 12's 100 M cases/s needs the sum times 100 M under the cores
+    /// the GPU machine has (16). Figures: docs/benchmarks.md ("A GPU campaign's CPU work").
+    /// `cargo test --release -p worker --lib -- --ignored gpu_isa_campaign_cpu_work_per_case --nocapture`
+    #[test]
+    #[ignore]
+    fn gpu_isa_campaign_cpu_work_per_case() {
+        let g = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+        let (enc, copts) = (Encoder::new(90).unwrap(), CompareOptions::default());
+        let threads = rayon::current_num_threads();
+        let mut sums = [Duration::ZERO; 4];
+        let mut cases = 0usize;
+        for round in 0..4u64 {
+            let t = Instant::now();
+            let items: Vec<_> = (0..1024u64).into_par_iter().filter_map(|i| random_item(&g, 7, round * 1024 + i, 1024)).collect();
+            let generate = t.elapsed();
+            let jobs: Vec<Job> = items.iter().map(|it| Job::new(&it.program, &it.cases, false).with_exec(Exec::Isa)).collect();
+            let idx: Vec<usize> = (0..jobs.len()).collect();
+            let t = Instant::now();
+            let (batch, faults) = VmBatch::pack(&enc, &jobs, &idx);
+            let pack = t.elapsed();
+            assert!(faults.is_empty(), "{faults:?}");
+            let device = vec![0x5555_5555_5555_5555u64; batch.out_len];
+            let t = Instant::now();
+            assert_eq!(batch.unpack(&device).len(), jobs.len());
+            let unpack = t.elapsed();
+            let results = InterpEngine::new().run(&jobs);
+            let t = Instant::now();
+            let verdicts: Vec<_> =
+                jobs.par_iter().zip(&results).map(|(j, r)| fused::verdicts(j, r.as_ref().expect("the interpreter runs it"), false, &copts)).collect();
+            let judge = t.elapsed();
+            let n: usize = jobs.iter().map(|j| j.n_cases()).sum();
+            assert!(verdicts.iter().all(|v| v.as_ref().is_ok_and(|v| v.is_clean())), "the interpreter agrees with itself");
+            if round > 0 {
+                // The first round warms the caches (the approximate forms' memo, the pool).
+                cases += n;
+                for (s, d) in sums.iter_mut().zip([generate, pack, unpack, judge]) {
+                    *s += d;
+                }
+            }
+        }
+        let ns = |d: Duration| d.as_secs_f64() * 1e9 / cases as f64;
+        let total: f64 = sums.iter().map(|&d| ns(d)).sum();
+        println!(
+            "{threads} thread(s), {cases} cases: generate {:.1} ns/case, pack {:.1}, unpack {:.1}, judge {:.1}; total {total:.1} ns/case = {:.1} M cases/s; 100 M cases/s needs {:.1} such thread(s)",
+            ns(sums[0]), ns(sums[1]), ns(sums[2]), ns(sums[3]), 1e3 / total, 100e6 * total * 1e-9 * threads as f64
+        );
+    }
+}

@@ -125,8 +125,11 @@ pub struct CampaignArgs {
     /// Share of programs run whole-program compiled on an engine with both execution modes (a
     /// GPU): the rest run on the instruction VM (`isa`). 0.1 by default: the VM runs a program
     /// without a JIT, so most cases go there, while every tenth program still goes through
-    /// ptxas, where compiler effects (contraction, folding, the bf16 fma lowering) show. CPU
-    /// engines have one mode (`isa`) and ignore it.
+    /// ptxas, where compiler effects (contraction, folding, the bf16 fma lowering) show. Its
+    /// cost is CPU: about 5 ms of ptxas per compiled program against about 0.1 us per isa case,
+    /// so at 0.1 ptxas takes most of the host's cores (a 16-core host then judges about 26 M
+    /// cases/s); 0 for the VM's full speed (docs/benchmarks.md, "A GPU campaign's CPU work").
+    /// CPU engines have one mode (`isa`) and ignore it.
     #[arg(long, default_value_t = 0.1)]
     pub compiled_share: f64,
     /// Random cases per program.

@@ -1,8 +1,11 @@
 //! How the main loop takes batches from the source: each batch is planned on arrival (every
-//! program's execution mode, `split`), and the batch after the current one, when the source
-//! has it ready, is handed to the engine to prepare (`Engine::prepare`: on a GPU, ptxas
-//! assembles its `compiled` modules while the current batch runs and is judged).
+//! program's execution mode, `split`), and the batches after the current one that the source
+//! has ready, up to the engine's `Engine::prepare_depth`, are handed to the engine to prepare
+//! (`Engine::prepare`: on a GPU, ptxas assembles their `compiled` modules while the current
+//! batch runs and is judged). A batch that arrives unprepared (the first, or one the source
+//! was late with) is handed over before the next, so that its own modules are assembled first.
 
+use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
@@ -69,34 +72,42 @@ impl Planned {
 pub struct Queue {
     rx: Receiver<Batch>,
     split: Split,
-    /// The batch after the current one, planned and prepared.
-    next: Option<Planned>,
+    /// The batches after the current one, planned and prepared, oldest first.
+    prepared: VecDeque<Planned>,
 }
 
 impl Queue {
     pub fn new(rx: Receiver<Batch>, split: Split) -> Queue {
-        Queue { rx, split, next: None }
+        Queue { rx, split, prepared: VecDeque::new() }
     }
 
-    /// The next batch to run (waiting up to `wait` for the source), after handing the one
-    /// after it to `target.prepare` if the source has it. `Err(Timeout)`: nothing yet;
+    /// The next batch to run (waiting up to `wait` for the source), after handing it to
+    /// `target.prepare` if it was not yet, then the ones after it that the source has, up to
+    /// `target.prepare_depth()` prepared. `Err(Timeout)`: nothing yet;
     /// `Err(Disconnected)`: the source is done and every batch was taken.
     /// `time` gets the microseconds spent waiting for the source and preparing.
     pub fn take(&mut self, target: &mut dyn Engine, trace: bool, wait: Duration, time: &mut super::stats::TimeSplit) -> Result<Planned, RecvTimeoutError> {
         let t0 = std::time::Instant::now();
-        let current = match self.next.take() {
-            Some(p) => p,
+        let (current, prepared) = match self.prepared.pop_front() {
+            Some(p) => (p, true),
             None => {
                 let b = self.rx.recv_timeout(wait);
                 time.source += t0.elapsed().as_micros() as u64;
-                Planned::new(b?, &mut self.split)
+                (Planned::new(b?, &mut self.split), false)
             }
         };
         let t1 = std::time::Instant::now();
-        if let Ok(b) = self.rx.try_recv() {
+        if !prepared {
+            // On a GPU its modules then go to ptxas ahead of the next batch's; the first
+            // batch of the H200's all-compiled campaign, prepared by no one, was JIT-compiled
+            // one module after another (docs/engines.md).
+            target.prepare(&current.jobs(&*target, trace).0);
+        }
+        while self.prepared.len() < target.prepare_depth().max(1) {
+            let Ok(b) = self.rx.try_recv() else { break };
             let next = Planned::new(b, &mut self.split);
             target.prepare(&next.jobs(&*target, trace).0);
-            self.next = Some(next);
+            self.prepared.push_back(next);
         }
         time.prepare += t1.elapsed().as_micros() as u64;
         Ok(current)
@@ -114,6 +125,11 @@ mod tests {
     struct Recorder {
         info: EngineInfo,
         log: Vec<String>,
+        depth: usize,
+    }
+
+    fn recorder(depth: usize) -> Recorder {
+        Recorder { info: EngineInfo::new("recorder", "test"), log: Vec::new(), depth }
     }
 
     impl Engine for Recorder {
@@ -133,6 +149,9 @@ mod tests {
             let what: Vec<String> = jobs.iter().map(|j| format!("{}:{}", j.cases[0], j.exec)).collect();
             self.log.push(format!("prepare {}", what.join(" ")));
         }
+        fn prepare_depth(&self) -> usize {
+            self.depth
+        }
     }
 
     fn batch(first: u64) -> Batch {
@@ -147,7 +166,7 @@ mod tests {
             tx.send(batch(first)).unwrap();
         }
         drop(tx);
-        let mut engine = Recorder { info: EngineInfo::new("recorder", "test"), log: Vec::new() };
+        let mut engine = recorder(1);
         let mut q = Queue::new(rx, Split::new(&[Exec::Compiled, Exec::Isa], 0.5).unwrap());
         let wait = Duration::from_millis(10);
         let mut taken = Vec::new();
@@ -156,8 +175,41 @@ mod tests {
             engine.log.push(format!("run {}", p.batch.items[0].cases[0]));
         }
         // Programs 0..6 alternate isa, compiled (share 0.5); batch k+1 is prepared, in the
-        // modes it then runs in, before batch k runs.
+        // modes it then runs in, before batch k runs; the first batch, which nothing before
+        // it prepared, before the second.
         assert_eq!(taken, ["isa,compiled"; 3]);
-        assert_eq!(engine.log, ["prepare 2:isa 3:compiled", "run 0", "prepare 4:isa 5:compiled", "run 2", "run 4"]);
+        assert_eq!(engine.log, ["prepare 0:isa 1:compiled", "prepare 2:isa 3:compiled", "run 0", "prepare 4:isa 5:compiled", "run 2", "run 4"]);
+    }
+
+    #[test]
+    fn an_engine_that_asks_for_depth_gets_that_many_batches_prepared_ahead() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(8);
+        for first in [0, 2, 4, 6] {
+            tx.send(batch(first)).unwrap();
+        }
+        drop(tx);
+        let mut engine = recorder(2);
+        let mut q = Queue::new(rx, Split::new(&[Exec::Compiled, Exec::Isa], 0.5).unwrap());
+        while let Ok(p) = q.take(&mut engine, false, Duration::from_millis(10), &mut Default::default()) {
+            engine.log.push(format!("run {}", p.batch.items[0].cases[0]));
+        }
+        assert_eq!(
+            engine.log,
+            ["prepare 0:isa 1:compiled", "prepare 2:isa 3:compiled", "prepare 4:isa 5:compiled", "run 0", "prepare 6:isa 7:compiled", "run 2", "run 4", "run 6"]
+        );
+    }
+
+    #[test]
+    fn a_batch_the_source_was_late_with_is_prepared_when_taken() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let mut engine = recorder(1);
+        let mut q = Queue::new(rx, Split::new(&[Exec::Compiled, Exec::Isa], 0.5).unwrap());
+        let wait = Duration::from_millis(10);
+        tx.send(batch(0)).unwrap();
+        q.take(&mut engine, false, wait, &mut Default::default()).unwrap();
+        assert!(matches!(q.take(&mut engine, false, wait, &mut Default::default()), Err(RecvTimeoutError::Timeout)));
+        tx.send(batch(2)).unwrap();
+        q.take(&mut engine, false, wait, &mut Default::default()).unwrap();
+        assert_eq!(engine.log, ["prepare 0:isa 1:compiled", "prepare 2:isa 3:compiled"]);
     }
 }

@@ -23,14 +23,14 @@
 //!
 //! CI has no GPU: what is tested there is its no-driver path, and that ptxas assembles exactly
 //! the modules it would load (`worker/tests/cuda_ptx.rs`). It ran on an H100 and an H200
-//! (docs/hardware/); the split of a batch into one module per ptxas process has not run on a
-//! GPU yet. `scripts/gpu-all` is the check on real hardware.
+//! (docs/hardware/), the second H200 run with every part of this engine but the fixes made
+//! since (docs/hardware/README.md says which). `scripts/gpu-all` is the check on real hardware.
 
 mod ahead;
 mod driver;
 mod forms;
 mod cache;
-mod vm_batch;
+pub(crate) mod vm_batch;
 
 use std::time::Duration;
 
@@ -102,18 +102,6 @@ fn job_fault(job: &Job, target: Target) -> Option<EngineFault> {
     (job.n_cases() > u32::MAX as usize).then(|| EngineFault::Invalid { message: "more than 2^32-1 cases in one job".into() })
 }
 
-/// The ptxas pool of `compiled` mode and its size: one process per core but one (the
-/// campaign's judge has the pool's threads too; ptxas is busy only while batches are
-/// prepared), unless `PTXFUZZ_COMPILE_AHEAD=0` or there is no ptxas (`toolkit::find`).
-fn compile_ahead(arch: Arch) -> Option<(ahead::Ahead, usize)> {
-    if std::env::var("PTXFUZZ_COMPILE_AHEAD").is_ok_and(|v| v == "0") {
-        return None;
-    }
-    let ptxas = crate::toolkit::find("ptxas").ok()?;
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1);
-    Some((ahead::Ahead::start(ptxas, arch, n).ok()?, n))
-}
-
 /// An NVIDIA GPU.
 pub struct CudaEngine {
     info: EngineInfo,
@@ -168,7 +156,7 @@ impl CudaEngine {
         if arch != Arch::from(device_sm) {
             info.notes.push(format!("modules compiled for {arch}"));
         }
-        let ahead = compile_ahead(arch);
+        let ahead = ahead::for_engine(arch);
         if let Some((_, n)) = &ahead {
             info.notes.push(format!("compile-ahead: {n} ptxas process(es)"));
         }
@@ -230,6 +218,31 @@ impl CudaEngine {
         }
     }
 
+    /// Submit to the ptxas pool the modules `run_batch` builds for these jobs' `compiled`
+    /// outputs (the same jobs, by `job_fault`, split by `ahead::chunks`, so the same texts),
+    /// unless they are fewer than `min_modules`; a module already loaded is left out (it would
+    /// never be taken from the pool).
+    fn submit_ahead(&self, jobs: &[Job], min_modules: usize) {
+        let Some(ahead) = &self.ahead else { return };
+        let target = self.target();
+        let programs: Vec<&Program> = jobs
+            .iter()
+            .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
+            .map(|j| j.program)
+            .collect();
+        let chunks = ahead::chunks(programs.len(), self.processes);
+        if chunks.len() < min_modules {
+            return;
+        }
+        for r in chunks {
+            if let Ok(text) = module_for(&programs[r], self.arch, Mode::Outputs) {
+                if !self.modules.contains(&text) {
+                    ahead.submit(&text);
+                }
+            }
+        }
+    }
+
     /// Drop everything in the context and recreate it.
     fn reset(&mut self) -> Option<EngineFault> {
         self.modules.clear();
@@ -243,6 +256,12 @@ impl CudaEngine {
 
     fn run_batch(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         self.modules.make_room();
+        // A batch nobody prepared (`modes-check`'s, a campaign's when its source was late) still
+        // assembles in parallel: its modules go to the ptxas pool now, instead of each being
+        // JIT-compiled in turn on this thread (what one unprepared batch of 1,024 programs
+        // made of the H200's all-compiled campaign, docs/engines.md). Below two modules there
+        // is nothing to gain over the JIT.
+        self.submit_ahead(jobs, 2);
         let mut results: Vec<Option<Result<Output, EngineFault>>> = vec![None; jobs.len()];
         if let Err(message) = guarded(|| self.gpu.bind()) {
             let f = EngineFault::LostContext { message };
@@ -452,21 +471,17 @@ impl Engine for CudaEngine {
         self.run_batch(jobs)
     }
 
-    /// Submit the modules `run` will build for these jobs' `compiled` outputs (the same jobs,
-    /// by `job_fault`, split by `ahead::chunks`, so the same texts) to the ptxas pool, one
-    /// per process.
+    /// Submit the modules `run` will build for these jobs' `compiled` outputs to the ptxas
+    /// pool, one per process ([`CudaEngine::submit_ahead`]).
     fn prepare(&mut self, jobs: &[Job]) {
-        let Some(ahead) = &self.ahead else { return };
-        let target = self.target();
-        let programs: Vec<&Program> = jobs
-            .iter()
-            .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
-            .map(|j| j.program)
-            .collect();
-        for r in ahead::chunks(programs.len(), self.processes) {
-            if let Ok(text) = module_for(&programs[r], self.arch, Mode::Outputs) {
-                ahead.submit(&text);
-            }
+        self.submit_ahead(jobs, 1);
+    }
+
+    fn prepare_depth(&self) -> usize {
+        if self.ahead.is_some() {
+            ahead::AHEAD_BATCHES
+        } else {
+            1
         }
     }
 

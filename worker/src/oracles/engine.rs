@@ -336,6 +336,13 @@ pub trait Engine: Send {
     /// other engines have nothing to prepare. Never required: `run` works without it.
     fn prepare(&mut self, _jobs: &[Job]) {}
 
+    /// How many batches ahead of the one running a campaign hands to [`Engine::prepare`]
+    /// (each held in memory until it runs): 1 by default; more where preparing a batch takes
+    /// longer than running one (the cuda engine's ptxas).
+    fn prepare_depth(&self) -> usize {
+        1
+    }
+
     /// Whether [`Engine::run_forms`] runs `form` (a `cvt`, comparison or mixed-precision form).
     fn supports_form(&self, _form: &Form) -> bool {
         false

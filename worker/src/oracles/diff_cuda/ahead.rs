@@ -8,7 +8,8 @@
 //! 15 processes on a 16-core GPU machine would give about 4,300 programs/s, over the issue's
 //! 2,000. The driver's JIT on worker threads, the other candidate, needs a GPU to measure.
 //!
-//! Memory is bounded: at most `2 * processes` modules wait, a full queue turns a submission
+//! Memory is bounded: at most `waiting` modules wait (the engine allows one per process for
+//! each batch it prepares ahead, and the one running), a full queue turns a submission
 //! down (the engine then JITs that module itself), and a result leaves the pool when taken.
 
 use std::collections::HashMap;
@@ -39,6 +40,28 @@ pub fn chunks(n: usize, processes: usize) -> Vec<std::ops::Range<usize>> {
     (0..n).step_by(size).map(|s| s..(s + size).min(n)).collect()
 }
 
+/// Batches a campaign hands to the ptxas pool ahead of the one running
+/// (`Engine::prepare_depth`). A batch's modules (at least [`MIN_CHUNK`] programs each)
+/// take a ptxas process about 200 ms: today's default programs cost about 5 ms of a core
+/// each and a process 17 to 30 ms to start (development VM, docs/benchmarks.md "A GPU
+/// campaign's CPU work"). A 1 M-case batch at issue 12's 100 M cases/s runs in 10 ms, so with one batch
+/// ahead the GPU would wait for ptxas at every batch; eight ahead keep the processes working
+/// across batches, for eight batches' cases in memory (about 30 MB each by default).
+pub const AHEAD_BATCHES: usize = 8;
+
+/// The ptxas pool of `compiled` mode and its size: one process per core but one (the
+/// campaign's judge has the pool's threads too; ptxas is busy only while batches are
+/// prepared), room for a module per process of every batch prepared ahead and of the one
+/// running, unless `PTXFUZZ_COMPILE_AHEAD=0` or there is no ptxas (`toolkit::find`).
+pub fn for_engine(arch: Arch) -> Option<(Ahead, usize)> {
+    if std::env::var("PTXFUZZ_COMPILE_AHEAD").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    let ptxas = crate::toolkit::find("ptxas").ok()?;
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1);
+    Some((Ahead::start(ptxas, arch, n, (AHEAD_BATCHES + 1) * n).ok()?, n))
+}
+
 /// A module's state in the pool.
 enum Slot {
     /// Queued or being assembled.
@@ -63,13 +86,13 @@ pub struct Ahead {
 
 impl Ahead {
     /// `processes` ptxas processes at a time, assembling for `arch` (`sm_90`, `sm_100a`, ...)
-    /// with `ptxas`.
-    pub fn start(ptxas: PathBuf, arch: impl Into<Arch>, processes: usize) -> std::io::Result<Ahead> {
+    /// with `ptxas`, at most `waiting` modules queued for them.
+    pub fn start(ptxas: PathBuf, arch: impl Into<Arch>, processes: usize, waiting: usize) -> std::io::Result<Ahead> {
         let arch = arch.into();
         let dir = std::env::temp_dir().join(format!("ptxfuzz-ahead-{}-{:x}", std::process::id(), fnv1a(format!("{:?}", std::time::Instant::now()).as_bytes())));
         std::fs::create_dir_all(&dir)?;
         let shared = Arc::new(Shared { slots: Mutex::new(HashMap::new()), ready: Condvar::new() });
-        let (tx, rx) = sync_channel::<(u64, String)>(2 * processes.max(1));
+        let (tx, rx) = sync_channel::<(u64, String)>(waiting.max(1));
         let rx = Arc::new(Mutex::new(rx));
         let workers = (0..processes.max(1))
             .map(|i| {
@@ -186,7 +209,7 @@ mod tests {
 
     fn pool() -> Ahead {
         let ptxas = crate::toolkit::find("ptxas").expect("ptxas: pip install nvidia-cuda-nvcc (scripts/test does)");
-        Ahead::start(ptxas, 90, 2).unwrap()
+        Ahead::start(ptxas, 90, 2, 4).unwrap()
     }
 
     fn module(seed: u64, n: usize) -> String {
@@ -225,7 +248,7 @@ mod tests {
     fn an_sm_100a_pool_assembles_the_forms_only_that_target_has() {
         let ptxas = crate::toolkit::find("ptxas").expect("ptxas: pip install nvidia-cuda-nvcc (scripts/test does)");
         let a100 = Arch { sm: 100, variant: ptx::isa::Variant::A };
-        let p = Ahead::start(ptxas, a100, 1).unwrap();
+        let p = Ahead::start(ptxas, a100, 1, 2).unwrap();
         let cfg = GenConfig { variant: a100.variant, ..GenConfig::for_target(100, ptx::isa::PtxVersion::new(9, 1)) };
         let text = module_at(cfg, a100, 7, 64);
         assert!(text.contains(".target sm_100a"));
@@ -241,6 +264,37 @@ mod tests {
         assert!(p.submit(&bad));
         let log = p.take(&bad).unwrap().unwrap_err();
         assert!(log.starts_with("ptxas:") && log.contains("error"), "{log}");
+    }
+
+    /// Compiled mode's ptxas rate on the default programs of today's campaigns (the whole
+    /// legal table, conversions and comparisons included): a batch's compiled programs (1,024
+    /// when every program is compiled, about 102 at the default share of 0.1) split by
+    /// [`chunks`] over a pool of one process per core, submitted at once and taken in order,
+    /// as the engine does. Figures: docs/benchmarks.md ("ptxas throughput").
+    /// `cargo test --release -p worker --lib -- --ignored compile_ahead_throughput --nocapture`
+    #[test]
+    #[ignore]
+    fn compile_ahead_throughput() {
+        let ptxas = crate::toolkit::find("ptxas").expect("ptxas: pip install nvidia-cuda-nvcc");
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let g = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+        for (n, seed) in [(102usize, 1u64), (1024, 2), (1024, 3)] {
+            let items: Vec<_> = (0..n as u64).filter_map(|i| crate::campaign::source::random_item(&g, seed, i, 1)).collect();
+            let programs: Vec<_> = items.iter().map(|it| &it.program).collect();
+            let texts: Vec<String> =
+                chunks(programs.len(), cores).into_iter().map(|r| super::super::module_for(&programs[r], 90, Mode::Outputs).unwrap()).collect();
+            let pool = Ahead::start(ptxas.clone(), 90, cores, cores).unwrap();
+            let t = std::time::Instant::now();
+            assert!(texts.iter().all(|m| pool.submit(m)));
+            for m in &texts {
+                pool.take(m).expect("submitted").unwrap_or_else(|log| panic!("{log}"));
+            }
+            let s = t.elapsed().as_secs_f64();
+            println!(
+                "{} programs in {} module(s), {cores} process(es): {:.2} s, {:.0} programs/s, {:.1} ms of a core per program",
+                programs.len(), texts.len(), s, programs.len() as f64 / s, s * 1e3 * cores as f64 / programs.len() as f64
+            );
+        }
     }
 
     #[test]

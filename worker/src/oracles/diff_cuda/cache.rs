@@ -43,6 +43,12 @@ impl<M> ModuleCache<M> {
         self.map.clear();
     }
 
+    /// Whether `text`'s module is loaded (the ptxas pool need not assemble it: a cached module
+    /// never takes its cubin, which would stay in the pool).
+    pub fn contains(&self, text: &str) -> bool {
+        self.map.get(&fnv1a(text.as_bytes())).is_some_and(|(t, _)| t == text)
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.map.len()
@@ -93,6 +99,17 @@ mod tests {
         cache.get_or_load("a".into(), load_counting(&mut loads)).unwrap();
         cache.make_room();
         assert_eq!(*cache.get_or_load("a".into(), load_counting(&mut loads)).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_loaded_module_is_contained_until_the_cache_is_emptied() {
+        let mut cache = ModuleCache::new(1);
+        let mut loads = 0;
+        assert!(!cache.contains("a"));
+        cache.get_or_load("a".into(), load_counting(&mut loads)).unwrap();
+        assert!(cache.contains("a") && !cache.contains("b"));
+        cache.make_room();
+        assert!(!cache.contains("a"));
     }
 
     #[test]

@@ -5,13 +5,11 @@
 //! Pure data, so it is tested on the CPU: [`VmBatch::emulate`] runs the packed buffers as the
 //! module's documented semantics say (each program's bytecode decoded from its offset, each case
 //! read from and written to its slots) with `ptx::vm`'s CPU executor, and must give what the
-//! interp engine gives. The module ran on an H200 (sm_90) before the conversions and
-//! comparisons of issue 16 were arms; their arms have not run on a GPU (docs/engines.md).
+//! interp engine gives. The module ran on H200s (sm_90), on 2026-11-29 with the conversion
+//! and comparison arms of issue 16 (docs/hardware/nvidia-h200-2026-11-29/).
 
-use ptx::vm::{slot_shift, Encoder};
+use ptx::vm::{slot_shift, Bytecode, Encoder};
 use rayon::prelude::*;
-#[cfg(test)]
-use ptx::vm::Bytecode;
 
 use super::super::engine::{EngineFault, Job, Output};
 
@@ -113,7 +111,7 @@ pub fn on_packers<T: Send>(packers: Option<&rayon::ThreadPool>, work: impl FnOnc
 
 /// One job encoded, on any thread ([`VmBatch::pack`]).
 struct Encoded {
-    code: Vec<u64>,
+    code: Bytecode,
     cases: usize,
     per_case: usize,
     in_shift: u32,
@@ -156,7 +154,7 @@ impl VmBatch {
                 e.out_shift as u64,
             ]);
             b.packed.push(Packed { job: k, out_at: b.out_len, cases: e.cases, per_case: e.per_case, shift: e.out_shift });
-            b.code.extend_from_slice(&e.code);
+            b.code.extend_from_slice(e.code.words());
             fills.push((k, words, e.in_shift));
             in_len += words;
             b.out_len += slot_words(e.cases * e.per_case, e.out_shift);
@@ -244,7 +242,7 @@ fn encode(enc: &Encoder, job: &Job) -> Result<Encoded, EngineFault> {
     let in_shift = shift_of(p.inputs().iter().map(|&t| t.bits()));
     // A register's width: 1 for a predicate, an integer's register (16 for 8 bits).
     let out_shift = shift_of(p.outputs().iter().map(|&r| p.reg_type(r).bits()));
-    Ok(Encoded { code: code.words().to_vec(), cases: job.n_cases(), per_case: p.outputs().len(), in_shift, out_shift })
+    Ok(Encoded { code, cases: job.n_cases(), per_case: p.outputs().len(), in_shift, out_shift })
 }
 
 #[cfg(test)]
