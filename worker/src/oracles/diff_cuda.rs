@@ -198,8 +198,19 @@ impl CudaEngine {
 
     /// Entry functions for `programs` (one module; per-program modules if that fails to JIT).
     fn functions(&mut self, programs: &[&Program], mode: Mode) -> Vec<Result<driver::Function, EngineFault>> {
+        let text = module_for(programs, self.arch, mode);
+        self.functions_in(text, programs, mode)
+    }
+
+    /// As [`CudaEngine::functions`], with the module's text (or why it has none) at hand.
+    fn functions_in(
+        &mut self,
+        text: Result<String, kernel::KernelError>,
+        programs: &[&Program],
+        mode: Mode,
+    ) -> Vec<Result<driver::Function, EngineFault>> {
         let invalid = |e: kernel::KernelError| EngineFault::Unsupported { what: e.to_string() };
-        let whole = module_for(programs, self.arch, mode).map_err(invalid).and_then(|text| {
+        let whole = text.map_err(invalid).and_then(|text| {
             let m = self.module(text)?;
             (0..programs.len())
                 .map(|k| m.function(&format!("p{k}")).map_err(|log| EngineFault::Jit { log }))
@@ -218,28 +229,12 @@ impl CudaEngine {
         }
     }
 
-    /// Submit to the ptxas pool the modules `run_batch` builds for these jobs' `compiled`
-    /// outputs (the same jobs, by `job_fault`, split by `ahead::chunks`, so the same texts),
-    /// unless they are fewer than `min_modules`; a module already loaded is left out (it would
-    /// never be taken from the pool).
-    fn submit_ahead(&self, jobs: &[Job], min_modules: usize) {
+    /// Hand `texts` to the ptxas pool, but those already loaded (a loaded module never takes
+    /// its cubin, which would stay in the pool); `submit` skips those queued or assembled.
+    fn submit_ahead<'t>(&self, texts: impl IntoIterator<Item = &'t String>) {
         let Some(ahead) = &self.ahead else { return };
-        let target = self.target();
-        let programs: Vec<&Program> = jobs
-            .iter()
-            .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
-            .map(|j| j.program)
-            .collect();
-        let chunks = ahead::chunks(programs.len(), self.processes);
-        if chunks.len() < min_modules {
-            return;
-        }
-        for r in chunks {
-            if let Ok(text) = module_for(&programs[r], self.arch, Mode::Outputs) {
-                if !self.modules.contains(&text) {
-                    ahead.submit(&text);
-                }
-            }
+        for text in texts.into_iter().filter(|t| !self.modules.contains(t)) {
+            ahead.submit(text);
         }
     }
 
@@ -256,12 +251,6 @@ impl CudaEngine {
 
     fn run_batch(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         self.modules.make_room();
-        // A batch nobody prepared (`modes-check`'s, a campaign's when its source was late) still
-        // assembles in parallel: its modules go to the ptxas pool now, instead of each being
-        // JIT-compiled in turn on this thread (what one unprepared batch of 1,024 programs
-        // made of the H200's all-compiled campaign, docs/engines.md). Below two modules there
-        // is nothing to gain over the JIT.
-        self.submit_ahead(jobs, 2);
         let mut results: Vec<Option<Result<Output, EngineFault>>> = vec![None; jobs.len()];
         if let Err(message) = guarded(|| self.gpu.bind()) {
             let f = EngineFault::LostContext { message };
@@ -290,12 +279,21 @@ impl CudaEngine {
                 continue;
             }
             let programs: Vec<&Program> = idx.iter().map(|&k| jobs[k].program).collect();
-            // Compiled outputs: one module per chunk, as `prepare` submitted them to ptxas.
+            // Compiled outputs: one module per chunk, as `prepare` submitted them to ptxas. A
+            // batch nobody prepared (`modes-check`'s, a campaign's when its source was late)
+            // still assembles in parallel: its modules go to the pool now, instead of each
+            // being JIT-compiled in turn on this thread (what one unprepared batch of 1,024
+            // programs made of the H200's all-compiled campaign, docs/engines.md). Below two
+            // modules there is nothing to gain over the JIT.
             let fs: Vec<_> = match mode {
-                Mode::Outputs => ahead::chunks(programs.len(), self.processes)
-                    .into_iter()
-                    .flat_map(|r| self.functions(&programs[r], mode))
-                    .collect(),
+                Mode::Outputs => {
+                    let chunks = ahead::chunks(programs.len(), self.processes);
+                    let texts: Vec<_> = chunks.iter().map(|r| module_for(&programs[r.clone()], self.arch, mode)).collect();
+                    if texts.len() >= 2 {
+                        self.submit_ahead(texts.iter().flatten());
+                    }
+                    chunks.into_iter().zip(texts).flat_map(|(r, text)| self.functions_in(text, &programs[r], mode)).collect()
+                }
                 Mode::Trace => self.functions(&programs, mode),
             };
             for (k, f) in idx.into_iter().zip(fs) {
@@ -471,10 +469,22 @@ impl Engine for CudaEngine {
         self.run_batch(jobs)
     }
 
-    /// Submit the modules `run` will build for these jobs' `compiled` outputs to the ptxas
-    /// pool, one per process ([`CudaEngine::submit_ahead`]).
+    /// Submit the modules `run` will build for these jobs' `compiled` outputs (the same jobs,
+    /// by `job_fault`, split by `ahead::chunks`, so the same texts) to the ptxas pool, one
+    /// per process.
     fn prepare(&mut self, jobs: &[Job]) {
-        self.submit_ahead(jobs, 1);
+        if self.ahead.is_none() {
+            return;
+        }
+        let target = self.target();
+        let programs: Vec<&Program> = jobs
+            .iter()
+            .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
+            .map(|j| j.program)
+            .collect();
+        let texts: Vec<String> =
+            ahead::chunks(programs.len(), self.processes).into_iter().filter_map(|r| module_for(&programs[r], self.arch, Mode::Outputs).ok()).collect();
+        self.submit_ahead(&texts);
     }
 
     fn prepare_depth(&self) -> usize {
