@@ -187,6 +187,11 @@ pub struct Summary<'a> {
     pub interrupted: bool,
     pub config: &'a GenConfig,
     pub totals: &'a Totals,
+    /// Where the engine's own time went, by stage, in microseconds, over all its calls (the
+    /// findings stage's too): `modules`, `pack`, `upload`, `wait`, `download`, `unpack`
+    /// (`oracles::stages`; the cuda engine only).
+    #[serde(rename = "engine_stages_us", skip_serializing_if = "Option::is_none")]
+    pub engine_stages: Option<&'a crate::oracles::StageTimes>,
     pub findings: Vec<&'a Record>,
 }
 
@@ -367,6 +372,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         interrupted,
         config: &cfg,
         totals: &totals,
+        engine_stages: target.stage_times(),
         findings: findings.records().collect(),
     };
     let json = serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n";

@@ -60,6 +60,9 @@ pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -
         ),
     ];
     v.push(format!("  time: {}", t.time_us.line(s.elapsed_s)));
+    if let Some(st) = s.engine_stages.filter(|st| !st.is_empty()) {
+        v.push(format!("  engine split (all its calls): {}", st.line()));
+    }
     if t.resolved > 0 {
         v.push(format!("  findings stage: {} mismatch(es) resolved by a traced run, in {} engine call(s)", t.resolved, t.resolve_calls));
     }
@@ -193,9 +196,11 @@ mod tests {
             interrupted: false,
             config: &config,
             totals: &totals,
+            engine_stages: None,
             findings: Vec::new(),
         };
         let text = lines(&s, Path::new("out"), 0, 0).join("\n");
+        assert!(!text.contains("engine split"), "{text}");
         assert!(text.contains("    isa: 10000 cases (5000 cases/s), 10 programs (5 programs/s)"), "{text}");
         assert!(text.contains("    compiled: 1000 cases (500 cases/s), 1 programs (0 programs/s)"), "{text}");
         // Where the 2 s went: the stage that bounds the campaign shows first-hand.
@@ -205,6 +210,14 @@ mod tests {
         assert_eq!(json["totals"]["by_exec"]["compiled"]["programs"], 1);
         assert_eq!(json["totals"]["time_us"]["engine"], 1_500_000);
         assert_eq!(json["exec_modes"], serde_json::json!(["compiled", "isa"]));
+        assert!(json.get("engine_stages_us").is_none());
+        // An engine that splits its time (the cuda engine) has it printed and kept.
+        let mut stages = crate::oracles::StageTimes::default();
+        stages.time(crate::oracles::Stage::Wait, || std::thread::sleep(std::time::Duration::from_millis(1)));
+        let s = Summary { engine_stages: Some(&stages), ..s };
+        let text = lines(&s, Path::new("out"), 0, 0).join("\n");
+        assert!(text.contains("\n  engine split (all its calls): wait 0.0"), "{text}");
+        assert!(serde_json::to_value(&s).unwrap()["engine_stages_us"]["wait"].as_u64().unwrap() >= 1000);
     }
 
     #[test]

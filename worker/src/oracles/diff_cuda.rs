@@ -12,10 +12,12 @@
 //!   JIT's log; in a module of several programs, the module is bisected until only the guilty
 //!   programs fault. With ptxas at hand the modules of the campaign's next batch are assembled
 //!   ahead, in parallel (`ahead`, `Engine::prepare`), and their cubins loaded instead of
-//!   JIT-compiling the text. `isa` jobs run on the instruction VM (`vm_batch`).
-//! - **Launches**: every job of the batch is one launch over its cases (256 threads a block);
-//!   the batch's inputs and outputs each live in one device buffer (reused, grown as needed).
-//!   Callers batch at least 64K cases ([`Engine::preferred_cases`]).
+//!   JIT-compiling the text. `isa` jobs run on the instruction VM (`vm_batch`), in
+//!   sub-batches whose packing and unpacking overlap the kernels (`vm_pipeline`, `vm_device`).
+//! - **Launches**: every compiled job of the batch is one launch over its cases (256 threads a
+//!   block); the batch's inputs and outputs each live in one device buffer (reused, grown as
+//!   needed), copied through pinned host buffers (`staging`). Each stage's time is kept
+//!   (`Engine::stage_times`). Callers batch at least 64K cases ([`Engine::preferred_cases`]).
 //! - **Faults**: a failed launch or wait resets the context (every module and buffer dropped,
 //!   `cuDevicePrimaryCtxReset`) and the batch's jobs get [`EngineFault::Launch`]; the next
 //!   batch runs on the fresh context. A batch longer than the timeout is a `Timeout` (context
@@ -30,9 +32,13 @@ mod ahead;
 mod driver;
 mod forms;
 mod cache;
+mod staging;
 pub(crate) mod vm_batch;
+mod vm_device;
+mod vm_pipeline;
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ptx::approx::prefilter::Prefilter;
 use ptx::form::Form;
@@ -42,8 +48,8 @@ use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 
 use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Exec, Job, Output, SweepChunk};
+use super::stages::{Stage, StageTimes};
 use ptx::vm::Encoder;
-use vm_batch::VmBatch;
 
 /// The CUDA version cudarc is built against (its pinned `cuda-12080` feature).
 pub const CUDA_VERSION: &str = "12.8";
@@ -112,9 +118,10 @@ pub struct CudaEngine {
     modules: cache::ModuleCache<driver::Module>,
     input: Option<driver::Buffer>,
     output: Option<driver::Buffer>,
-    /// The `isa` mode: the sm's instruction VM, JIT-compiled once on first use, its encoder,
-    /// and its bytecode and program-table buffers.
-    vm: Option<(driver::Module, Encoder)>,
+    /// The `isa` mode: the sm's instruction VM, JIT-compiled once on first use in the context,
+    /// its encoder (kept across resets), and its bytecode and program-table buffers.
+    vm: Option<driver::Module>,
+    encoder: Option<Arc<Encoder>>,
     vm_code: Option<driver::Buffer>,
     vm_progs: Option<driver::Buffer>,
     /// ptxas processes assembling the next batch's `compiled` modules (`Engine::prepare`);
@@ -124,7 +131,11 @@ pub struct CudaEngine {
     /// modules (`ahead::chunks`), so that they are assembled in parallel.
     processes: usize,
     /// Threads that pack and unpack `isa` batches (`vm_batch::packers`); `None`: the global pool.
-    packers: Option<rayon::ThreadPool>,
+    packers: Option<Arc<rayon::ThreadPool>>,
+    /// The host buffers batches are copied through (pinned: `staging`).
+    staging: staging::Staging,
+    /// Where this engine's time went (`Engine::stage_times`).
+    stages: StageTimes,
     gpu: driver::Gpu,
 }
 
@@ -160,6 +171,8 @@ impl CudaEngine {
         if let Some((_, n)) = &ahead {
             info.notes.push(format!("compile-ahead: {n} ptxas process(es)"));
         }
+        let staging = staging::Staging::new(staging::Pinning::from_env());
+        info.notes.push(staging.note());
         Ok(CudaEngine {
             info,
             arch,
@@ -168,11 +181,14 @@ impl CudaEngine {
             input: None,
             output: None,
             vm: None,
+            encoder: None,
             vm_code: None,
             vm_progs: None,
             processes: ahead.as_ref().map_or(0, |(_, n)| *n),
             ahead: ahead.map(|(a, _)| a),
-            packers: vm_batch::packers(),
+            packers: vm_batch::packers().map(Arc::new),
+            staging,
+            stages: StageTimes::default(),
             gpu: g,
         })
     }
@@ -184,15 +200,18 @@ impl CudaEngine {
     /// The loaded module for this text (JIT on a cache miss). Never evicts: each engine call
     /// makes room first (`ModuleCache::make_room`).
     fn module(&mut self, text: String) -> Result<&driver::Module, EngineFault> {
-        let ahead = &self.ahead;
+        let (ahead, stages) = (&self.ahead, &mut self.stages);
         self.modules.get_or_load(text, |text| {
+            let t0 = Instant::now();
             // A cubin assembled ahead if there is one (a module ptxas rejected, or one that
             // fails to load, is JIT-compiled: its fault then carries the JIT's own log).
             let cubin = ahead.as_ref().and_then(|a| a.take(text)).and_then(Result::ok);
-            match cubin.and_then(|cubin| guarded(|| driver::Module::load_image(&cubin)).ok()) {
+            let loaded = match cubin.and_then(|cubin| guarded(|| driver::Module::load_image(&cubin)).ok()) {
                 Some(m) => Ok(m),
                 None => guarded(|| driver::Module::load(text)).map_err(|log| EngineFault::Jit { log }),
-            }
+            };
+            stages.add_since(Stage::Modules, t0);
+            loaded
         })
     }
 
@@ -241,6 +260,7 @@ impl CudaEngine {
     /// Drop everything in the context and recreate it.
     fn reset(&mut self) -> Option<EngineFault> {
         self.modules.clear();
+        self.staging.clear();
         self.input = None;
         self.output = None;
         self.vm = None;
@@ -317,6 +337,11 @@ impl CudaEngine {
                 }
             }
         }
+        // Pinning may have been refused on this batch's first allocation: say so.
+        let note = self.staging.note();
+        if let Some(n) = self.info.notes.iter_mut().find(|n| n.starts_with("host memory:")) {
+            *n = note;
+        }
         results.into_iter().map(|r| r.expect("every job answered")).collect()
     }
 
@@ -357,84 +382,46 @@ impl CudaEngine {
         runnable: &[(usize, driver::Function)],
         results: &mut [Option<Result<Output, EngineFault>>],
     ) -> Result<(), EngineFault> {
-        // Sized once: a buffer grown job by job is copied at each regrowth, which was most of
-        // the cost of packing an isa batch (docs/benchmarks.md, "The isa engine's CPU half").
-        let mut inputs = Vec::with_capacity(runnable.iter().map(|&(k, _)| jobs[k].cases.len()).sum());
+        // Into the staging buffer (pinned: `staging`), sized once: a buffer grown job by job
+        // is copied at each regrowth (docs/benchmarks.md, "The isa engine's CPU half").
+        let t0 = Instant::now();
+        let n_in: usize = runnable.iter().map(|&(k, _)| jobs[k].cases.len()).sum();
+        let host = self.staging.outgoing(n_in);
         let mut offsets = Vec::with_capacity(runnable.len());
-        let mut out_len = 0;
+        let (mut at, mut out_len) = (0, 0);
         for &(k, _) in runnable {
             let job = &jobs[k];
-            offsets.push((inputs.len(), out_len));
-            inputs.extend_from_slice(job.cases);
+            host[at..at + job.cases.len()].copy_from_slice(job.cases);
+            offsets.push((at, out_len));
+            at += job.cases.len();
             out_len += job.n_cases() * job.per_case();
         }
+        self.stages.add_since(Stage::Pack, t0);
+        let t1 = Instant::now();
         let launched = (|| -> Result<(), String> {
-            ensure(&mut self.input, inputs.len())?.upload(&inputs)?;
+            let input = ensure(&mut self.input, n_in)?;
+            input.upload(self.staging.staged(n_in))?;
+            let in_ptr = input.ptr();
             let out_ptr = ensure(&mut self.output, out_len)?.ptr();
-            let in_ptr = self.input.as_ref().expect("ensured").ptr();
+            self.stages.add_since(Stage::Upload, t1);
             for (&(k, f), &(i, o)) in runnable.iter().zip(&offsets) {
                 let n = jobs[k].n_cases() as u32;
                 driver::launch(f, in_ptr + 8 * i as u64, out_ptr + 8 * o as u64, n)?;
             }
             Ok(())
         })();
-        let all = self.collect(launched, out_len)?;
+        launched.map_err(|message| self.failed(message))?;
+        // Wait, then the results into the staging buffer (as the VM's are: `vm_device`).
+        vm_pipeline::VmDevice::fetch(self, out_len)?;
+        let t2 = Instant::now();
+        let all = self.staging.fetched();
         for (&(k, _), &(_, o)) in runnable.iter().zip(&offsets) {
             let job = &jobs[k];
             let per_case = job.per_case();
             let values = all[o..o + job.n_cases() * per_case].to_vec();
             results[k] = Some(Ok(Output { values, per_case }));
         }
-        Ok(())
-    }
-}
-
-impl CudaEngine {
-    /// The `isa` mode: pack the jobs `idx` for the instruction VM, upload, launch, wait,
-    /// download. The layout is tested on the CPU (`vm_batch`); the launch ran on H200s
-    /// (`engines --check cuda`, capture-check, campaigns: docs/hardware/), packing and
-    /// unpacking on one thread: on the engine's own threads it has not run on a GPU yet.
-    fn launch_vm(
-        &mut self,
-        jobs: &[Job],
-        idx: &[usize],
-        results: &mut [Option<Result<Output, EngineFault>>],
-    ) -> Result<(), EngineFault> {
-        if self.vm.is_none() {
-            let jit = |log: String| EngineFault::Jit { log };
-            let text = ptx::vm::module(self.arch).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
-            let enc = Encoder::new(self.arch).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
-            self.vm = Some((guarded(|| driver::Module::load(&text)).map_err(jit)?, enc));
-        }
-        let (m, enc) = self.vm.as_ref().expect("just loaded");
-        let f = m.function(ptx::vm::ENTRY).map_err(|log| EngineFault::Jit { log })?;
-        let (batch, faults) = vm_batch::on_packers(self.packers.as_ref(), || VmBatch::pack(enc, jobs, idx));
-        for (k, fault) in faults {
-            results[k] = Some(Err(fault));
-        }
-        if batch.programs() == 0 {
-            return Ok(());
-        }
-        // Enough blocks per program to fill the GPU once every program's row is counted; the
-        // grid-stride loop takes the rest of a large program's cases.
-        let blocks_x = (batch.max_cases() as u32).div_ceil(driver::BLOCK).clamp(1, 1024);
-        let launched = (|| -> Result<(), String> {
-            ensure(&mut self.vm_code, batch.code.len())?.upload(&batch.code)?;
-            ensure(&mut self.vm_progs, batch.progs.len())?.upload(&batch.progs)?;
-            ensure(&mut self.input, batch.inputs.len())?.upload(&batch.inputs)?;
-            let out = ensure(&mut self.output, batch.out_len)?.ptr();
-            let (code, progs) = (self.vm_code.as_ref().expect("ensured").ptr(), self.vm_progs.as_ref().expect("ensured").ptr());
-            let input = self.input.as_ref().expect("ensured").ptr();
-            for (first, n) in batch.launches(driver::MAX_GRID_Y as usize) {
-                let progs = progs + (8 * vm_batch::PROG_WORDS * first) as u64;
-                driver::launch_vm(f, [code, progs, input, out], n as u32, blocks_x)?;
-            }
-            Ok(())
-        })();
-        let all = self.collect(launched, batch.out_len)?;
-        for (k, out) in vm_batch::on_packers(self.packers.as_ref(), || batch.unpack(&all)) {
-            results[k] = Some(Ok(out));
-        }
+        self.stages.add_since(Stage::Unpack, t2);
         Ok(())
     }
 }
@@ -485,6 +472,10 @@ impl Engine for CudaEngine {
         let texts: Vec<String> =
             ahead::chunks(programs.len(), self.processes).into_iter().filter_map(|r| module_for(&programs[r], self.arch, Mode::Outputs).ok()).collect();
         self.submit_ahead(&texts);
+    }
+
+    fn stage_times(&self) -> Option<&StageTimes> {
+        Some(&self.stages)
     }
 
     fn prepare_depth(&self) -> usize {

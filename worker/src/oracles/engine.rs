@@ -343,6 +343,13 @@ pub trait Engine: Send {
         1
     }
 
+    /// Where the engine's own time went over all its calls so far, by stage
+    /// ([`super::StageTimes`]): the cuda engine's module loads, packing, copies and kernel
+    /// waits. `None` (the default) where the engine does not split its time.
+    fn stage_times(&self) -> Option<&super::StageTimes> {
+        None
+    }
+
     /// Whether [`Engine::run_forms`] runs `form` (a `cvt`, comparison or mixed-precision form).
     fn supports_form(&self, _form: &Form) -> bool {
         false

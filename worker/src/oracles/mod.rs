@@ -13,6 +13,8 @@ pub mod engine;
 pub mod exec_protocol;
 pub mod host_fpu;
 pub mod open;
+pub mod stages;
 
 pub use engine::{Engine, EngineFault, EngineInfo, EngineOptions, EngineSpec, Exec, Job, Output, PerJob, SweepChunk};
 pub use open::{default_target, open, open_spec};
+pub use stages::{Stage, StageTimes};

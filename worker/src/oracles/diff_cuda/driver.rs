@@ -176,6 +176,60 @@ impl Drop for Buffer {
     }
 }
 
+/// Host memory of `len` u64 values that copies to and from the device go through: page-locked
+/// (`cuMemHostAlloc`), so the driver copies it by DMA at once, where from ordinary (pageable)
+/// memory it first copies every byte through a staging buffer of its own (CUDA C++ Best
+/// Practices Guide, "Pinned Memory"); or ordinary memory where pinning is off or failed.
+pub struct HostBuffer {
+    ptr: *mut u64,
+    len: usize,
+    /// The words when not pinned (`ptr` then points into it).
+    pageable: Option<Vec<u64>>,
+}
+
+// SAFETY: the buffer is owned; the pinned allocation may be used and freed from any thread.
+unsafe impl Send for HostBuffer {}
+
+impl HostBuffer {
+    /// `len` pinned words in the current context (its allocation is that context's: drop it
+    /// before a context reset). `Err`: the driver's reason (the caller falls back to
+    /// [`HostBuffer::pageable`]).
+    pub fn pinned(len: usize) -> Result<HostBuffer, String> {
+        // SAFETY: a plain allocation (flags 0: page-locked, for the current context); freed
+        // in drop.
+        let ptr = unsafe { result::malloc_host(len.max(1) * 8, 0) }.map_err(describe)? as *mut u64;
+        // SAFETY: the allocation holds `len` u64 values, 8-aligned (page-aligned), and is
+        // written before it is read by no one: zero it so that it is initialised.
+        unsafe { std::ptr::write_bytes(ptr, 0, len) };
+        Ok(HostBuffer { ptr, len, pageable: None })
+    }
+
+    /// `len` words of ordinary memory.
+    pub fn pageable(len: usize) -> HostBuffer {
+        let mut v = vec![0u64; len];
+        HostBuffer { ptr: v.as_mut_ptr(), len, pageable: Some(v) }
+    }
+
+    pub fn as_slice(&self) -> &[u64] {
+        // SAFETY: `ptr` holds `len` initialised values owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u64] {
+        // SAFETY: as above, borrowed mutably through self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl Drop for HostBuffer {
+    fn drop(&mut self) {
+        if self.pageable.is_none() {
+            // SAFETY: allocated by malloc_host; after a context reset this fails harmlessly.
+            let _ = unsafe { result::free_host(self.ptr as *mut c_void) };
+        }
+    }
+}
+
 /// A loaded module.
 pub struct Module {
     module: sys::CUmodule,

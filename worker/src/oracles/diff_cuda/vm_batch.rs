@@ -16,7 +16,7 @@ use super::super::engine::{EngineFault, Job, Output};
 pub use ptx::vm::PROG_WORDS;
 
 /// The packed buffers of one VM launch (or of several, [`VmBatch::launches`]).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct VmBatch {
     pub code: Vec<u64>,
     pub progs: Vec<u64>,

@@ -1,0 +1,127 @@
+//! The cuda engine as the `isa` pipeline's device (`vm_pipeline::VmDevice`): the instruction
+//! VM's module (JIT-compiled once per context), its device buffers, the staging buffers
+//! (`staging`), launches and waits on the default stream.
+//!
+//! NOT RUN ON A GPU YET: the pipeline and the pinned staging were written in a session without
+//! one (docs/hardware/README.md, 2026-12-02). The VM's launch itself, its buffers and layout ran
+//! on H200s (docs/hardware/).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ptx::vm::Encoder;
+use rayon::prelude::*;
+
+use super::vm_batch::{on_packers, VmBatch};
+use super::vm_pipeline::{Pipeline, VmDevice};
+use super::{driver, ensure, guarded, CudaEngine};
+use crate::oracles::engine::{EngineFault, Job, Output};
+use crate::oracles::stages::{Stage, StageTimes};
+
+impl CudaEngine {
+    /// The `isa` mode: the jobs `idx` through the pipeline (`vm_pipeline`). `Err`: the device
+    /// failed (the context was reset); the jobs it left unanswered take the fault.
+    pub(super) fn launch_vm(&mut self, jobs: &[Job], idx: &[usize], results: &mut [Option<Result<Output, EngineFault>>]) -> Result<(), EngineFault> {
+        let enc = match &self.encoder {
+            Some(e) => Arc::clone(e),
+            None => {
+                let e = Arc::new(Encoder::new(self.arch).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?);
+                self.encoder = Some(Arc::clone(&e));
+                e
+            }
+        };
+        // Loaded before any packing: a VM that does not load faults the jobs at once.
+        self.vm_entry()?;
+        let packers = self.packers.clone();
+        Pipeline::default().run(self, &enc, packers.as_deref(), jobs, idx, results)
+    }
+
+    /// The VM's entry, its module JIT-compiled on first use in this context.
+    fn vm_entry(&mut self) -> Result<driver::Function, EngineFault> {
+        if self.vm.is_none() {
+            let t0 = Instant::now();
+            let text = ptx::vm::module(self.arch).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
+            let loaded = guarded(|| driver::Module::load(&text)).map_err(|log| EngineFault::Jit { log });
+            self.stages.add_since(Stage::Modules, t0);
+            self.vm = Some(loaded?);
+        }
+        self.vm.as_ref().expect("loaded").function(ptx::vm::ENTRY).map_err(|log| EngineFault::Jit { log })
+    }
+
+    /// A failed driver call: reset the context; its fault.
+    pub(super) fn failed(&mut self, message: String) -> EngineFault {
+        let f = EngineFault::Launch { message };
+        self.reset().unwrap_or(f)
+    }
+}
+
+/// Words copied per task when staging a batch's inputs (2 MiB).
+const COPY_CHUNK: usize = 1 << 18;
+
+impl VmDevice for CudaEngine {
+    /// Code and program table, then the inputs (most of the bytes) on the packing threads, into
+    /// the staging buffer: while the previous sub-batch's kernel runs.
+    fn stage(&mut self, batch: &VmBatch) -> Result<(), EngineFault> {
+        let t0 = Instant::now();
+        let (c, p) = (batch.code.len(), batch.progs.len());
+        let host = self.staging.outgoing(c + p + batch.inputs.len());
+        let (code, rest) = host.split_at_mut(c);
+        let (progs, inputs) = rest.split_at_mut(p);
+        code.copy_from_slice(&batch.code);
+        progs.copy_from_slice(&batch.progs);
+        on_packers(self.packers.as_deref(), || {
+            inputs.par_chunks_mut(COPY_CHUNK).zip(batch.inputs.par_chunks(COPY_CHUNK)).for_each(|(d, s)| d.copy_from_slice(s))
+        });
+        self.stages.add_since(Stage::Pack, t0);
+        Ok(())
+    }
+
+    fn launch(&mut self, batch: &VmBatch) -> Result<(), EngineFault> {
+        let f = self.vm_entry()?;
+        let t0 = Instant::now();
+        let (c, p, i) = (batch.code.len(), batch.progs.len(), batch.inputs.len());
+        // Enough blocks per program to fill the GPU once every program's row is counted; the
+        // grid-stride loop takes the rest of a large program's cases.
+        let blocks_x = (batch.max_cases() as u32).div_ceil(driver::BLOCK).clamp(1, 1024);
+        let launched = (|| -> Result<(), String> {
+            let host = self.staging.staged(c + p + i);
+            let code = ensure(&mut self.vm_code, c)?;
+            code.upload(&host[..c])?;
+            let code = code.ptr();
+            let progs = ensure(&mut self.vm_progs, p)?;
+            progs.upload(&host[c..c + p])?;
+            let progs = progs.ptr();
+            let input = ensure(&mut self.input, i)?;
+            input.upload(&host[c + p..])?;
+            let input = input.ptr();
+            let out = ensure(&mut self.output, batch.out_len)?.ptr();
+            self.stages.add_since(Stage::Upload, t0);
+            for (first, n) in batch.launches(driver::MAX_GRID_Y as usize) {
+                let progs = progs + (8 * super::vm_batch::PROG_WORDS * first) as u64;
+                driver::launch_vm(f, [code, progs, input, out], n as u32, blocks_x)?;
+            }
+            Ok(())
+        })();
+        launched.map_err(|message| self.failed(message))
+    }
+
+    fn fetch(&mut self, out_len: usize) -> Result<(), EngineFault> {
+        let t0 = Instant::now();
+        let waited = self.finish(Ok(()));
+        self.stages.add_since(Stage::Wait, t0);
+        waited?;
+        let t1 = Instant::now();
+        let host = self.staging.incoming(out_len);
+        let read = self.output.as_ref().expect("launched").download(host);
+        self.stages.add_since(Stage::Download, t1);
+        read.map_err(|message| self.failed(message))
+    }
+
+    fn fetched(&self) -> &[u64] {
+        self.staging.fetched()
+    }
+
+    fn stages(&mut self) -> &mut StageTimes {
+        &mut self.stages
+    }
+}
