@@ -66,7 +66,12 @@ ptxfuzz campaign --target replay:../shared/hw/h100-sm90/cases.txt.gz --judge sm_
 cases.txt.gz): the campaign replays every recorded case of the chosen forms, then ends; \
 minimization can only use recorded cases, so findings keep their recorded operands.\n\n\
 With --server, findings, heartbeats and regression results wait in --out/.spool until the \
-server has them (`ptxfuzz deliver` sends what a campaign left there).")]
+server has them (`ptxfuzz deliver` sends what a campaign left there).\n\n\
+On --target cuda the summary's `engine split` line says where the engine's time went (module \
+loads, packing, uploads, kernel waits, downloads, unpacking). Environment: \
+PTXFUZZ_COMPILE_AHEAD=0 JIT-compiles compiled-mode modules instead of assembling them ahead \
+with ptxas processes; PTXFUZZ_CUDA_PINNED=0 copies through ordinary host memory instead of \
+pinned buffers (both to measure what they buy).")]
 pub struct CampaignArgs {
     /// Engine under test: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first
     /// GPU if a driver and a device are there, else the host FPU.
