@@ -178,6 +178,9 @@ pub fn run(args: CaptureCheckArgs) -> Result<()> {
         faults.len(),
         t0.elapsed().as_secs_f64()
     );
+    if let Some(split) = target.stage_times().filter(|s| !s.is_empty()) {
+        println!("  engine split: {}", split.line());
+    }
     if differing > 0 || !faults.is_empty() {
         bail!("{differing} case(s) differ from the capture and {} form(s) faulted (see above{})", faults.len(), if args.differ.is_some() { " and --differ" } else { "" });
     }

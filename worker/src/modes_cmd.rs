@@ -115,6 +115,9 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
         faults.len(),
         t0.elapsed().as_secs_f64()
     );
+    if let Some(split) = target.stage_times().filter(|s| !s.is_empty()) {
+        println!("  engine split: {}", split.line());
+    }
     verdict(unexplained, &faults, args.differ.is_some())
 }
 
