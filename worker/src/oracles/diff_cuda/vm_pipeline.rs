@@ -278,4 +278,80 @@ mod tests {
             assert!(results[k].is_none(), "job {k} of a failed or later sub-batch");
         }
     }
+
+    /// What the host side of a GPU does with the pipeline (the cuda engine's `VmDevice`
+    /// without the driver): staging copies the inputs into a reused buffer, fetching writes
+    /// the output words into another, the kernel takes no time.
+    struct HostOnly {
+        staged: Vec<u64>,
+        out: Vec<u64>,
+        stages: StageTimes,
+    }
+
+    impl VmDevice for HostOnly {
+        fn stage(&mut self, batch: &VmBatch) -> Result<(), EngineFault> {
+            let t0 = Instant::now();
+            self.staged.clear();
+            self.staged.extend_from_slice(&batch.inputs);
+            self.stages.add_since(Stage::Pack, t0);
+            Ok(())
+        }
+        fn launch(&mut self, _: &VmBatch) -> Result<(), EngineFault> {
+            Ok(())
+        }
+        fn fetch(&mut self, out_len: usize) -> Result<(), EngineFault> {
+            let t0 = Instant::now();
+            self.out.clear();
+            self.out.resize(out_len, 0x5555_5555_5555_5555);
+            self.stages.add_since(Stage::Download, t0);
+            Ok(())
+        }
+        fn fetched(&self) -> &[u64] {
+            &self.out
+        }
+        fn stages(&mut self) -> &mut StageTimes {
+            &mut self.stages
+        }
+    }
+
+    /// Benchmark: the host side of an isa batch through the pipeline at its default sizes (a
+    /// campaign batch of 1,024 default programs of 1,024 cases: 4 sub-batches), the kernel
+    /// taking no time: the most cases/s this host can feed a GPU. Runs on the global pool
+    /// (`RAYON_NUM_THREADS=1` for one thread). Figures: docs/benchmarks.md ("The isa engine's
+    /// CPU half"). `cargo test --release -p worker --lib -- --ignored
+    /// isa_pipeline_host_side_throughput --nocapture`
+    #[test]
+    #[ignore]
+    fn isa_pipeline_host_side_throughput() {
+        let g = Generator::new(GenConfig::default()).unwrap();
+        let items: Vec<_> = (0..1024).filter_map(|i| crate::campaign::source::random_item(&g, 7, i, 1024)).collect();
+        let jobs: Vec<Job> = items.iter().map(|it| Job::new(&it.program, &it.cases, false)).collect();
+        let cases: usize = jobs.iter().map(|j| j.n_cases()).sum();
+        let idx: Vec<usize> = (0..jobs.len()).collect();
+        let enc = Encoder::new(90).unwrap();
+        let pipe = Pipeline::default();
+        let mut best = (f64::MAX, StageTimes::default());
+        for _ in 0..5 {
+            let mut dev = HostOnly { staged: Vec::new(), out: Vec::new(), stages: StageTimes::default() };
+            let mut results = vec![None; jobs.len()];
+            let t = Instant::now();
+            pipe.run(&mut dev, &enc, None, &jobs, &idx, &mut results).unwrap();
+            let s = t.elapsed().as_secs_f64();
+            assert!(results.iter().all(|r| matches!(r, Some(Ok(_)))));
+            if s < best.0 {
+                best = (s, dev.stages);
+            }
+        }
+        let ms = |stage| format!("{} {:.1} ms", Stage::name(stage), best.1.us(stage) as f64 / 1e3);
+        println!(
+            "{cases} cases, {} programs, {} sub-batches: {:.1} ms ({:.0} M cases/s host side); {} (the staging copy included), {}, {}",
+            jobs.len(),
+            pipe.parts(&jobs, &idx).len(),
+            best.0 * 1e3,
+            cases as f64 / best.0 / 1e6,
+            ms(Stage::Pack),
+            ms(Stage::Download),
+            ms(Stage::Unpack)
+        );
+    }
 }
