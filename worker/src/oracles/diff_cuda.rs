@@ -279,7 +279,7 @@ impl CudaEngine {
         let target = self.target();
         // Checks, then the entry function of every runnable job; `isa` jobs go to the
         // instruction VM, a traced one as its program with every result an output
-        // (`VmBatch::pack`): on the H200 a one-kernel trace (a store after each instruction)
+        // (`VmBatch::plan`): on the H200 a one-kernel trace (a store after each instruction)
         // still had ptxas commute operands, so its NaN payloads were the compiled mode's.
         let mut runnable: Vec<(usize, driver::Function)> = Vec::new();
         let mut on_vm: Vec<usize> = Vec::new();

@@ -21,13 +21,17 @@ pub struct VmBatch {
     pub code: Vec<u64>,
     pub progs: Vec<u64>,
     /// The input slots of all programs, each program's in its own width, as little-endian
-    /// bytes in 64-bit words (each program starts on a word).
+    /// bytes in 64-bit words (each program starts on a word). Empty after [`VmBatch::plan`],
+    /// which leaves them to [`VmBatch::write_inputs`] (`in_len` words).
     pub inputs: Vec<u64>,
+    pub in_len: usize,
     /// 64-bit words of output slots of all programs (each program starts on a word).
     pub out_len: usize,
     /// Per packed program: its job's index, output byte offset, cases, outputs per case and
     /// output slot shift.
     packed: Vec<Packed>,
+    /// Per packed program: its input words and their slot shift (`write_inputs`).
+    fills: Vec<(usize, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,12 +123,25 @@ struct Encoded {
 }
 
 impl VmBatch {
-    /// Pack the jobs `idx` of `jobs` (already checked), in order. A job whose program the VM
-    /// cannot run (a form without an arm, too many registers) comes back as its fault; a
-    /// traced one runs as its program with every result an output ([`encode`]). Slots are as
-    /// narrow as the program's values (`ptx::vm::emit`): a program of 16-bit values moves 2
-    /// bytes per input and output, not 8.
+    /// [`VmBatch::plan`] with the inputs written into a buffer of the batch's own (`inputs`):
+    /// what [`VmBatch::emulate`] reads.
+    #[cfg(test)]
     pub fn pack(enc: &Encoder, jobs: &[Job], idx: &[usize]) -> (VmBatch, Vec<(usize, EngineFault)>) {
+        let (mut b, faults) = VmBatch::plan(enc, jobs, idx);
+        let mut inputs = vec![0; b.in_len];
+        b.write_inputs(jobs, &mut inputs);
+        b.inputs = inputs;
+        (b, faults)
+    }
+
+    /// Plan the jobs `idx` of `jobs` (already checked), in order: code, program table and
+    /// layout, every job encoded on every core; the inputs are then written where the device
+    /// copies them from ([`VmBatch::write_inputs`]: the cuda engine's staging buffer), not into
+    /// a fresh buffer. A job whose program the VM cannot run (a form without an arm, too many
+    /// registers) comes back as its fault; a traced one runs as its program with every result
+    /// an output ([`encode`]). Slots are as narrow as the program's values (`ptx::vm::emit`):
+    /// a program of 16-bit values moves 2 bytes per input and output, not 8.
+    pub fn plan(enc: &Encoder, jobs: &[Job], idx: &[usize]) -> (VmBatch, Vec<(usize, EngineFault)>) {
         // Packing by growing and concatenating buffers on one thread, and unpacking slot by
         // slot, held a campaign batch (1 M cases) to 30 M cases/s on the development VM: near
         // the H200 engine's 17 to 23 M and far below issue 12's 100 M (docs/benchmarks.md,
@@ -133,9 +150,6 @@ impl VmBatch {
         let encoded: Vec<(usize, Result<Encoded, EngineFault>)> = idx.par_iter().map(|&k| (k, encode(enc, &jobs[k]))).collect();
         let mut b = VmBatch::default();
         let mut faults = Vec::new();
-        // Per packed job: its index, its input words and their slot shift.
-        let mut fills: Vec<(usize, usize, u32)> = Vec::with_capacity(encoded.len());
-        let mut in_len = 0;
         for (k, e) in encoded {
             let e = match e {
                 Ok(e) => e,
@@ -147,7 +161,7 @@ impl VmBatch {
             let words = slot_words(jobs[k].cases.len(), e.in_shift);
             b.progs.extend([
                 b.code.len() as u64,
-                8 * in_len as u64,
+                8 * b.in_len as u64,
                 8 * b.out_len as u64,
                 e.cases as u64,
                 e.in_shift as u64,
@@ -155,20 +169,25 @@ impl VmBatch {
             ]);
             b.packed.push(Packed { job: k, out_at: b.out_len, cases: e.cases, per_case: e.per_case, shift: e.out_shift });
             b.code.extend_from_slice(e.code.words());
-            fills.push((k, words, e.in_shift));
-            in_len += words;
+            b.fills.push((words, e.in_shift));
+            b.in_len += words;
             b.out_len += slot_words(e.cases * e.per_case, e.out_shift);
         }
-        b.inputs = vec![0; in_len];
-        let mut parts = Vec::with_capacity(fills.len());
-        let mut rest = b.inputs.as_mut_slice();
-        for &(k, words, shift) in &fills {
+        (b, faults)
+    }
+
+    /// Write the planned jobs' inputs (of `jobs`, as given to [`VmBatch::plan`]) into `dst`,
+    /// exactly [`VmBatch::in_len`] words, each job's part on its own core.
+    pub fn write_inputs(&self, jobs: &[Job], dst: &mut [u64]) {
+        assert_eq!(dst.len(), self.in_len, "the planned input length");
+        let mut parts = Vec::with_capacity(self.fills.len());
+        let mut rest = dst;
+        for (p, &(words, shift)) in self.packed.iter().zip(&self.fills) {
             let (part, tail) = std::mem::take(&mut rest).split_at_mut(words);
-            parts.push((part, jobs[k].cases, shift));
+            parts.push((part, jobs[p.job].cases, shift));
             rest = tail;
         }
         parts.into_par_iter().for_each(|(part, values, shift)| put_slots(part, values, shift));
-        (b, faults)
     }
 
     /// Programs packed.

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ptx::vm::Encoder;
-use rayon::prelude::*;
 
 use super::vm_batch::{on_packers, VmBatch};
 use super::vm_pipeline::{Pipeline, VmDevice};
@@ -55,23 +54,20 @@ impl CudaEngine {
     }
 }
 
-/// Words copied per task when staging a batch's inputs (2 MiB).
-const COPY_CHUNK: usize = 1 << 18;
-
 impl VmDevice for CudaEngine {
-    /// Code and program table, then the inputs (most of the bytes) on the packing threads, into
-    /// the staging buffer: while the previous sub-batch's kernel runs.
-    fn stage(&mut self, batch: &VmBatch) -> Result<(), EngineFault> {
+    /// Code and program table, then the inputs written straight into the staging buffer on
+    /// the packing threads (`VmBatch::write_inputs`): while the previous sub-batch's kernel
+    /// runs, and with no buffer of their own (a fresh one page-faults on every first touch:
+    /// docs/benchmarks.md, "The isa pipeline's host side").
+    fn stage(&mut self, batch: &VmBatch, jobs: &[Job]) -> Result<(), EngineFault> {
         let t0 = Instant::now();
         let (c, p) = (batch.code.len(), batch.progs.len());
-        let host = self.staging.outgoing(c + p + batch.inputs.len());
+        let host = self.staging.outgoing(c + p + batch.in_len);
         let (code, rest) = host.split_at_mut(c);
         let (progs, inputs) = rest.split_at_mut(p);
         code.copy_from_slice(&batch.code);
         progs.copy_from_slice(&batch.progs);
-        on_packers(self.packers.as_deref(), || {
-            inputs.par_chunks_mut(COPY_CHUNK).zip(batch.inputs.par_chunks(COPY_CHUNK)).for_each(|(d, s)| d.copy_from_slice(s))
-        });
+        on_packers(self.packers.as_deref(), || batch.write_inputs(jobs, inputs));
         self.stages.add_since(Stage::Pack, t0);
         Ok(())
     }
@@ -79,7 +75,7 @@ impl VmDevice for CudaEngine {
     fn launch(&mut self, batch: &VmBatch) -> Result<(), EngineFault> {
         let f = self.vm_entry()?;
         let t0 = Instant::now();
-        let (c, p, i) = (batch.code.len(), batch.progs.len(), batch.inputs.len());
+        let (c, p, i) = (batch.code.len(), batch.progs.len(), batch.in_len);
         // Enough blocks per program to fill the GPU once every program's row is counted; the
         // grid-stride loop takes the rest of a large program's cases.
         let blocks_x = (batch.max_cases() as u32).div_ceil(driver::BLOCK).clamp(1, 1024);
