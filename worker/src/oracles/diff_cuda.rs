@@ -18,6 +18,7 @@
 //!   block); the batch's inputs and outputs each live in one device buffer (reused, grown as
 //!   needed), copied through pinned host buffers (`staging`). Each stage's time is kept
 //!   (`Engine::stage_times`). Callers batch at least 64K cases ([`Engine::preferred_cases`]).
+//!   Single forms run through `forms`, sweeps through their own kernel (`sweep_kernel`).
 //! - **Faults**: a failed launch or wait resets the context (every module and buffer dropped,
 //!   `cuDevicePrimaryCtxReset`) and the batch's jobs get [`EngineFault::Launch`]; the next
 //!   batch runs on the fresh context. A batch longer than the timeout is a `Timeout` (context
@@ -33,6 +34,7 @@ mod driver;
 mod forms;
 mod cache;
 mod staging;
+mod sweep_kernel;
 pub(crate) mod vm_batch;
 mod vm_device;
 mod vm_pipeline;
@@ -43,7 +45,6 @@ use std::time::{Duration, Instant};
 use ptx::approx::prefilter::Prefilter;
 use ptx::form::Form;
 use ptx::isa::{Arch, Instr, Target, Variant};
-use ptx::vm::sweep::Judging;
 use ptx::kernel::{self, Mode};
 use ptx::program::Program;
 
@@ -350,11 +351,30 @@ impl CudaEngine {
     fn collect(&mut self, launched: Result<(), String>, out_len: usize) -> Result<Vec<u64>, EngineFault> {
         self.finish(launched)?;
         let mut all = vec![0u64; out_len];
-        if let Err(message) = self.output.as_ref().expect("ensured").download(&mut all) {
-            let f = EngineFault::Launch { message };
-            return Err(self.reset().unwrap_or(f));
-        }
+        let read = self.output.as_ref().expect("ensured").download(&mut all);
+        read.map_err(|message| self.failed(message))?;
         Ok(all)
+    }
+
+    /// As [`CudaEngine::collect`] after launches that were queued, into the staging buffer
+    /// (`Staging::fetched`), the wait and the download timed: how both modes take a batch's
+    /// results.
+    fn fetch_staged(&mut self, out_len: usize) -> Result<(), EngineFault> {
+        let t0 = Instant::now();
+        let waited = self.finish(Ok(()));
+        self.stages.add_since(Stage::Wait, t0);
+        waited?;
+        let t1 = Instant::now();
+        let host = self.staging.incoming(out_len);
+        let read = self.output.as_ref().expect("launched").download(host);
+        self.stages.add_since(Stage::Download, t1);
+        read.map_err(|message| self.failed(message))
+    }
+
+    /// A failed driver call: reset the context; its fault.
+    fn failed(&mut self, message: String) -> EngineFault {
+        let f = EngineFault::Launch { message };
+        self.reset().unwrap_or(f)
     }
 
     /// Wait for the launches (`launched`); a failure or a timeout resets the context.
@@ -411,8 +431,7 @@ impl CudaEngine {
             Ok(())
         })();
         launched.map_err(|message| self.failed(message))?;
-        // Wait, then the results into the staging buffer (as the VM's are: `vm_device`).
-        vm_pipeline::VmDevice::fetch(self, out_len)?;
+        self.fetch_staged(out_len)?;
         let t2 = Instant::now();
         let all = self.staging.fetched();
         for (&(k, _), &(_, o)) in runnable.iter().zip(&offsets) {
@@ -506,8 +525,6 @@ impl Engine for CudaEngine {
         true
     }
 
-    /// The module assembles in CI and the worker's sweep runs its documented semantics on the
-    /// CPU (`sweep::gpu`'s tests); it ran on H200s (`scripts/gpu-bench`, docs/hardware/).
     fn sweep_chunk(
         &mut self,
         form: &Instr,
@@ -516,36 +533,7 @@ impl Engine for CudaEngine {
         stride: u64,
         count: u64,
     ) -> Result<SweepChunk, EngineFault> {
-        guarded(|| self.gpu.bind()).map_err(|message| EngineFault::LostContext { message })?;
-        self.modules.make_room();
-        let judging = prefilter.map_or(Judging::Dense, Judging::Filtered);
-        // A plain module: sweeps take plain forms (ptx::vm::sweep), which load on the family too.
-        let text = ptx::vm::sweep::module(form, self.arch.sm, judging).map_err(|e| EngineFault::Unsupported { what: e.to_string() })?;
-        let f = self.module(text)?.function(ptx::vm::sweep::SWEEP_ENTRY).map_err(|log| EngineFault::Jit { log })?;
-        let len = usize::try_from(count).map_err(|_| EngineFault::Unsupported { what: format!("{count} inputs in one launch") })?;
-        // Enough blocks to fill any current GPU several times over; the loop takes the rest.
-        let blocks = (count.div_ceil(driver::BLOCK as u64)).clamp(1, 8192) as u32;
-        let launched = (|| -> Result<(), String> {
-            ensure(&mut self.input, 3)?.upload(&[0, 0, 0])?;
-            let kept = ensure(&mut self.output, len)?.ptr();
-            let acc = self.input.as_ref().expect("ensured").ptr();
-            driver::launch_sweep(f, [start, stride, count, acc, kept], blocks)
-        })();
-        self.finish(launched)?;
-        // The accumulators are in `input`, the pairs in `output`.
-        let mut acc = [0u64; 3];
-        let read = self.input.as_ref().expect("ensured").download(&mut acc);
-        // Filtered: acc[1] kept pairs from the bottom, acc[2] audited ones from the top.
-        let kept = if prefilter.is_some() { (acc[1] as usize).min(len) } else { len };
-        let audited = if prefilter.is_some() { (acc[2] as usize).min(len - kept) } else { 0 };
-        let (mut pairs, mut audit) = (vec![0u64; kept], vec![0u64; audited]);
-        let out = self.output.as_ref().expect("ensured");
-        let read = read.and_then(|()| out.download(&mut pairs)).and_then(|()| out.download_at(len - audited, &mut audit));
-        if let Err(message) = read {
-            let f = EngineFault::Launch { message };
-            return Err(self.reset().unwrap_or(f));
-        }
-        Ok(SweepChunk { fingerprint: acc[0], pairs, audited: audit })
+        self.sweep_on_gpu(form, prefilter, start, stride, count)
     }
 }
 

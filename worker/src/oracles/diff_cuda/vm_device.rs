@@ -46,12 +46,6 @@ impl CudaEngine {
         }
         self.vm.as_ref().expect("loaded").function(ptx::vm::ENTRY).map_err(|log| EngineFault::Jit { log })
     }
-
-    /// A failed driver call: reset the context; its fault.
-    pub(super) fn failed(&mut self, message: String) -> EngineFault {
-        let f = EngineFault::Launch { message };
-        self.reset().unwrap_or(f)
-    }
 }
 
 impl VmDevice for CudaEngine {
@@ -102,15 +96,7 @@ impl VmDevice for CudaEngine {
     }
 
     fn fetch(&mut self, out_len: usize) -> Result<(), EngineFault> {
-        let t0 = Instant::now();
-        let waited = self.finish(Ok(()));
-        self.stages.add_since(Stage::Wait, t0);
-        waited?;
-        let t1 = Instant::now();
-        let host = self.staging.incoming(out_len);
-        let read = self.output.as_ref().expect("launched").download(host);
-        self.stages.add_since(Stage::Download, t1);
-        read.map_err(|message| self.failed(message))
+        self.fetch_staged(out_len)
     }
 
     fn fetched(&self) -> &[u64] {
