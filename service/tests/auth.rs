@@ -2,13 +2,10 @@
 //! role (401 without one, 403 with another role), reads are public unless the server is
 //! private.
 
-mod common;
-#[path = "support/reports.rs"]
-mod reports;
 
 use api::campaigns::{Counters, Heartbeat};
-use common::*;
-use reports::*;
+use crate::common::*;
+use crate::support::reports::*;
 use serde_json::json;
 
 #[tokio::test]

@@ -8,21 +8,16 @@
 //! Missing `chromium`/`chromedriver` fail the test (run `scripts/install-browser`);
 //! `PTXFUZZ_SKIP_BROWSER=1` skips it on purpose.
 
-mod common;
-#[path = "support/reports.rs"]
-mod reports;
-#[path = "support/webdriver.rs"]
-mod webdriver;
 
 use std::collections::BTreeSet;
 
 use api::campaigns::{Counters, Heartbeat};
 use api::findings::IngestResult;
-use common::TestServer;
-use reports::{batch, campaign, report};
+use crate::common::TestServer;
+use crate::support::reports::{batch, campaign, report};
 use serde_json::json;
 use uuid::Uuid;
-use webdriver::{Browser, Shots};
+use crate::support::webdriver::{Browser, Shots};
 
 /// The seeded findings: (signature, hits). Opcodes and classes vary so that a filter keeps
 /// some rows and drops others.
@@ -120,7 +115,8 @@ async fn listed_ids(b: &Browser) -> BTreeSet<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_triager_filters_opens_triages_and_files_a_finding_in_a_real_browser() {
-    let Some((chromium, chromedriver)) = webdriver::binaries_or_skip() else { return };
+    let _alone = crate::alone().await;
+    let Some((chromium, chromedriver)) = crate::support::webdriver::binaries_or_skip() else { return };
     let s = TestServer::start().await;
     let seeded = seed(&s).await;
     let b = Browser::start(&chromium, &chromedriver).await;

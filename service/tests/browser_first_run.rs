@@ -12,15 +12,11 @@
 //! As browser.rs: missing `chromium`/`chromedriver` fail the test (run
 //! `scripts/install-browser`); `PTXFUZZ_SKIP_BROWSER=1` skips it on purpose.
 
-#[path = "support/private_server.rs"]
-mod private_server;
-#[path = "support/webdriver.rs"]
-mod webdriver;
 
 use std::collections::BTreeSet;
 
-use private_server::{campaign, folder_signatures, Server, Tmp, DASHBOARD_LINE_WITHIN};
-use webdriver::{Browser, Shots};
+use crate::support::private_server::{campaign, folder_signatures, Server, Tmp, DASHBOARD_LINE_WITHIN};
+use crate::support::webdriver::{Browser, Shots};
 
 /// The triage note saved through the link's session.
 const NOTE: &str = "seen in the H100 campaign";
@@ -52,7 +48,8 @@ async fn listed_signatures(b: &Browser, shots: &mut Shots) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_with_an_import_logs_one_browser_in_through_its_link_and_lists_every_finding_folder() {
-    let Some((chromium, chromedriver)) = webdriver::binaries_or_skip() else { return };
+    let _alone = crate::alone().await;
+    let Some((chromium, chromedriver)) = crate::support::webdriver::binaries_or_skip() else { return };
     let tmp = Tmp::new("first-run");
     let out = campaign(&tmp);
     let signatures = folder_signatures(&out);

@@ -1,15 +1,12 @@
 //! Campaigns: idempotent registration, heartbeats (counters only grow, the end is recorded
 //! once), the newest-first list and its cursor.
 
-mod common;
-#[path = "support/reports.rs"]
-mod reports;
 
 use std::collections::HashSet;
 
 use api::campaigns::{Campaign, CampaignPage, Counters, Heartbeat};
-use common::*;
-use reports::*;
+use crate::common::*;
+use crate::support::reports::*;
 use serde_json::json;
 
 #[tokio::test]

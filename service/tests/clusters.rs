@@ -3,15 +3,12 @@
 //! `cluster` filter, idempotent re-import, `recluster` restoring the assignment, cluster
 //! triage, and the 4xx answers to bad input.
 
-mod common;
-#[path = "support/private_server.rs"]
-mod private_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use api::findings::{FindingDetail, FindingPage, FindingSummary, Status};
-use common::*;
-use private_server::{campaign, Tmp};
+use crate::common::*;
+use crate::support::private_server::{campaign, Tmp};
 use service::db::clusters::recluster::recluster;
 use service::db::clusters::{Cluster, ClusterPage};
 
@@ -202,7 +199,7 @@ async fn openapi_documents_the_cluster_routes_and_the_findings_cluster_filter() 
     {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing");
     }
-    let params = common::get_parameters(&doc, "/api/v1/findings");
+    let params = crate::common::get_parameters(&doc, "/api/v1/findings");
     assert!(params.contains(&"cluster"), "{params:?}");
     let schemas = doc["components"]["schemas"].as_object().unwrap();
     for name in ["Cluster", "ClusterPage", "ClusterTriage", "ClusterExplanation", "WorkedExample"] {

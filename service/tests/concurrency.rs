@@ -2,13 +2,12 @@
 //! overlap across workers, some batches posted twice (by their worker and by a neighbour); the
 //! totals come out exact, with no error.
 
-mod common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use api::findings::{IngestBatch, IngestResult};
-use common::reports::{distinct_signatures, hits_by_signature, Reports};
-use common::TestServer;
+use crate::common::reports::{distinct_signatures, hits_by_signature, Reports};
+use crate::common::TestServer;
 
 const TOTAL: u64 = 100_000;
 const BATCH: u64 = 1_000;
@@ -52,6 +51,7 @@ fn body(g: &Reports, batch: u64) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn eight_workers_post_100k_findings_and_totals_are_exact() {
+    let _alone = crate::alone().await;
     let s = std::sync::Arc::new(TestServer::start().await);
     let batches = TOTAL / BATCH;
     let mut tasks = Vec::new();

@@ -2,7 +2,6 @@
 //! database and a retry of every batch (what a worker's spool does) loses nothing and
 //! duplicates nothing; between kill and retry every batch is either wholly stored or absent.
 
-mod common;
 
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command, Stdio};
@@ -11,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use api::findings::{IngestBatch, IngestResult};
-use common::reports::{hits_by_signature, Reports};
+use crate::common::reports::{hits_by_signature, Reports};
 use sqlx::PgPool;
 
 const BATCHES: usize = 40;
@@ -121,7 +120,8 @@ async fn assert_counters_match_rows(pool: &PgPool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn kill_9_during_ingest_then_retry_loses_nothing_and_duplicates_nothing() {
-    let database_url = common::fresh_database().await;
+    let _alone = crate::alone().await;
+    let database_url = crate::common::fresh_database().await;
     let token = worker_token(&database_url);
     let gen = Reports::new(600);
     let reports = gen.batch(0..(BATCHES * BATCH) as u64);

@@ -1,15 +1,12 @@
 //! Findings: ingest (grouping, idempotent retries), the list's filters and pagination, one
 //! finding's detail, triage, and the 4xx answers to bad input.
 
-mod common;
-#[path = "support/reports.rs"]
-mod reports;
 
 use std::collections::{BTreeSet, HashSet};
 
 use api::findings::{FindingDetail, FindingPage, FindingSummary, IngestBatch, IngestResult, MAX_BATCH};
-use common::*;
-use reports::*;
+use crate::common::*;
+use crate::support::reports::*;
 use serde_json::json;
 
 const A: &str = "add.rz.f32~rounding~normal.normal~sm90";
@@ -367,7 +364,7 @@ async fn openapi_documents_the_findings_and_campaign_routes() {
     ] {
         assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} missing");
     }
-    let params = common::get_parameters(&doc, "/api/v1/findings");
+    let params = crate::common::get_parameters(&doc, "/api/v1/findings");
     assert!(params.contains(&"type") && params.contains(&"after"), "{params:?}");
 }
 

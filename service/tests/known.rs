@@ -1,8 +1,7 @@
 //! Known divergences: create, list, delete with validation and roles, and `matching`, which
 //! marks findings that an active rule covers.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use api::findings::{FindingSummary, KnownDivergence, Status};
 use serde_json::json;

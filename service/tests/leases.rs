@@ -2,8 +2,7 @@
 //! returns to the pool, each lease takes one result (retries are no-ops, late results after a
 //! re-lease are refused), the server re-judges results, and the matrix shows fixes.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::collections::HashSet;
 

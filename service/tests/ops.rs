@@ -2,8 +2,7 @@
 //! document, problem+json for unknown paths, the bearer-token challenge of every write and the
 //! body limit (on every documented route, and on the extractors themselves).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[tokio::test]
 async fn healthz_answers_ok_when_the_database_does() {

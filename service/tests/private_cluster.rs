@@ -3,8 +3,6 @@
 //! (../shared/hw/h100-sm90/campaign-60s.tar.gz), prints a single-use login link; survives
 //! kill -9; refuses a second server on its directory and a cluster of another major version.
 
-#[path = "support/private_server.rs"]
-mod private_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -12,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use api::findings::FindingPage;
-use private_server::{campaign, command, folder_signatures, Server, Tmp};
+use crate::support::private_server::{campaign, command, folder_signatures, Server, Tmp};
 
 fn http() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
@@ -32,6 +30,7 @@ fn import_line(s: &Server) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_without_a_database_imports_a_campaign_and_prints_a_single_use_login_link() {
+    let _alone = crate::alone().await;
     let tmp = Tmp::new("serve");
     let out = campaign(&tmp);
     let signatures = folder_signatures(&out);
@@ -68,6 +67,7 @@ async fn serve_without_a_database_imports_a_campaign_and_prints_a_single_use_log
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_killed_with_sigkill_restarts_on_its_data_directory_with_every_finding_once() {
+    let _alone = crate::alone().await;
     let tmp = Tmp::new("kill9");
     let out = campaign(&tmp);
     let data = tmp.0.join("data");
@@ -84,6 +84,7 @@ async fn a_server_killed_with_sigkill_restarts_on_its_data_directory_with_every_
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_and_its_postmaster_both_killed_restart_with_every_finding_once() {
+    let _alone = crate::alone().await;
     let tmp = Tmp::new("kill9pm");
     let out = campaign(&tmp);
     let data = tmp.0.join("data");
@@ -106,6 +107,7 @@ async fn a_server_and_its_postmaster_both_killed_restart_with_every_finding_once
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_second_serve_on_a_running_data_directory_refuses() {
+    let _alone = crate::alone().await;
     let tmp = Tmp::new("second");
     let data = tmp.0.join("data");
     let first = Server::start(&data, &[]);

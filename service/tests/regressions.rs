@@ -1,8 +1,7 @@
 //! Filing regressions: raw programs and findings' reproducers are validated and re-evaluated
 //! with the interpreter; every malformed or illegal input is a 4xx problem that says why.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use api::regressions::{Regression, RegressionPage};
 use ptx::program::Program;

@@ -2,8 +2,7 @@
 //! ones are 4xx problems that say why), the list and the page show the latest per name and
 //! target with the histogram and the documented bound.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use api::sweeps::{StoredSweep, SweepList};
 use serde_json::{json, Value};

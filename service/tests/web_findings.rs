@@ -2,16 +2,11 @@
 //! values (hex, decimal, lanes), expected against actual with ulps, spec section, occurrences;
 //! the reproducer downloads.
 
-mod common;
-#[path = "support/reports.rs"]
-mod reports;
-#[path = "support/web.rs"]
-mod web;
 
 use api::findings::{FindingReport, IngestResult};
-use common::*;
-use reports::*;
-use web::*;
+use crate::common::*;
+use crate::support::reports::*;
+use crate::support::web::*;
 
 async fn ingest(s: &TestServer, reports: Vec<FindingReport>) -> Vec<i64> {
     let r = s.post("/api/v1/findings/batch", &s.worker).json(&batch(None, reports)).send().await.unwrap();

@@ -3,8 +3,7 @@
 //! campaigns with their throughput, matrix cells pass/fail/fixed with their run history; and
 //! they escape what workers and users wrote.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use chrono::{Duration, Utc};
 use serde_json::json;

@@ -1,16 +1,11 @@
 //! Dashboard sessions: login through the form (HttpOnly, SameSite=Strict cookie), bad tokens,
 //! logout, and the writing forms' guards (session, role, CSRF) on triage and filing.
 
-mod common;
-#[path = "support/reports.rs"]
-mod reports;
-#[path = "support/web.rs"]
-mod web;
 
-use common::*;
-use reports::*;
+use crate::common::*;
+use crate::support::reports::*;
 use reqwest::header::COOKIE;
-use web::*;
+use crate::support::web::*;
 
 const A: &str = "add.rz.f32~rounding~normal.normal~sm90";
 

@@ -1,8 +1,7 @@
 //! End to end against the real server: `ptxfuzz campaign --server` with a planted engine posts
-//! every finding it writes to --out to `ptxfuzz-server` (in process, on a fresh database of the
-//! local PostgreSQL, as in the service's own tests); a regression filed from one of them is
-//! leased by the next campaign, run on its target and judged, and the server's matrix shows it.
-//! Needs PostgreSQL (PTXFUZZ_TEST_DATABASE_URL, default the local server; scripts/test has it).
+//! every finding it writes to --out to `ptxfuzz-server`; a regression filed from one of them is
+//! leased by the next campaign, run on its target and judged, and the server's matrix shows it;
+//! `deliver` sends a campaign's folders once.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -10,36 +9,9 @@ use std::process::{Command, Output};
 use api::findings::FindingPage;
 use api::regressions::Regression;
 
-const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
+use crate::{start_server, PTXFUZZ};
+
 const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
-
-struct Server {
-    url: String,
-    worker: String,
-    triager: String,
-    _rt: tokio::runtime::Runtime,
-}
-
-fn start_server() -> Server {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (url, worker, triager) = rt.block_on(async {
-        let base = std::env::var("PTXFUZZ_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let name = format!("ptxfuzz_t_{}", uuid::Uuid::new_v4().simple());
-        let admin = sqlx::PgPool::connect(&base).await.expect("PostgreSQL must run locally (scripts/test); set PTXFUZZ_TEST_DATABASE_URL");
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&admin).await.unwrap();
-        let db_url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
-        let pool = service::db::connect(&db_url, 8).await.unwrap();
-        let worker = service::auth::create_token(&pool, "e2e-worker", service::auth::Role::Worker).await.unwrap();
-        let triager = service::auth::create_token(&pool, "e2e-triager", service::auth::Role::Triager).await.unwrap();
-        let app = service::http::app(service::AppState::new(pool, false), 32 << 20);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        (url, worker, triager)
-    });
-    Server { url, worker, triager, _rt: rt }
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("e2e-{name}-{}", std::process::id()));

@@ -1,37 +1,16 @@
-//! `ptxfuzz sweep ... --server` posts its report to the real server (in process, on a fresh
-//! database of the local PostgreSQL, as server_e2e.rs does), and what the server lists parses
-//! as `api::sweeps::SweepReport` with the sweep's numbers. Needs PostgreSQL
-//! (PTXFUZZ_TEST_DATABASE_URL, default the local server).
+//! `ptxfuzz sweep ... --server` posts its report to the real server, and what the server lists
+//! parses as `api::sweeps::SweepReport` with the sweep's numbers.
 
 use std::process::Command;
 
 use api::sweeps::{SweepKind, SweepList};
 
-const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
-
-fn start_server(rt: &tokio::runtime::Runtime) -> (String, String, String) {
-    rt.block_on(async {
-        let base = std::env::var("PTXFUZZ_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let name = format!("ptxfuzz_t_{}", uuid::Uuid::new_v4().simple());
-        let admin = sqlx::PgPool::connect(&base).await.expect("PostgreSQL must run locally; set PTXFUZZ_TEST_DATABASE_URL");
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&admin).await.unwrap();
-        let db_url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
-        let pool = service::db::connect(&db_url, 4).await.unwrap();
-        let worker = service::auth::create_token(&pool, "sweep-worker", service::auth::Role::Worker).await.unwrap();
-        let triager = service::auth::create_token(&pool, "sweep-triager", service::auth::Role::Triager).await.unwrap();
-        let app = service::http::app(service::AppState::new(pool, false), 32 << 20);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        (url, worker, triager)
-    })
-}
+use crate::{start_server, PTXFUZZ};
 
 #[test]
 fn a_sweep_with_server_posts_a_report_the_server_lists() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (url, worker, triager) = start_server(&rt);
+    let server = start_server();
+    let (url, worker, triager) = (server.url.as_str(), server.worker.as_str(), server.triager.as_str());
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("sweep-post-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let args = ["sweep", "rcp.approx.f32", "--target", "interp", "--limit", "20000", "--stride", "0x9e3779b1", "--json", "--server", &url];
@@ -43,7 +22,7 @@ fn a_sweep_with_server_posts_a_report_the_server_lists() {
     let list: SweepList = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
     assert_eq!(list.items.len(), 1);
     let s = &list.items[0];
-    assert_eq!(s.reported_by, "sweep-worker");
+    assert_eq!(s.reported_by, "test-worker");
     assert_eq!((s.report.kind, s.report.name.as_str(), s.report.target.as_str()), (SweepKind::Sweep, "rcp.approx.f32", "interp"));
     assert_eq!(s.report.inputs, 20000);
     assert_eq!(serde_json::json!(s.report.mismatches), local["mismatches"]);
