@@ -2,7 +2,6 @@
 //! role (401 without one, 403 with another role), reads are public unless the server is
 //! private.
 
-
 use api::campaigns::{Counters, Heartbeat};
 use crate::common::*;
 use crate::support::reports::*;

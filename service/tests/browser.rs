@@ -8,7 +8,6 @@
 //! Missing `chromium`/`chromedriver` fail the test (run `scripts/install-browser`);
 //! `PTXFUZZ_SKIP_BROWSER=1` skips it on purpose.
 
-
 use std::collections::BTreeSet;
 
 use api::campaigns::{Counters, Heartbeat};

@@ -12,7 +12,6 @@
 //! As browser.rs: missing `chromium`/`chromedriver` fail the test (run
 //! `scripts/install-browser`); `PTXFUZZ_SKIP_BROWSER=1` skips it on purpose.
 
-
 use std::collections::BTreeSet;
 
 use crate::support::private_server::{campaign, folder_signatures, Server, Tmp, DASHBOARD_LINE_WITHIN};

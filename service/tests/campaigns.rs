@@ -1,7 +1,6 @@
 //! Campaigns: idempotent registration, heartbeats (counters only grow, the end is recorded
 //! once), the newest-first list and its cursor.
 
-
 use std::collections::HashSet;
 
 use api::campaigns::{Campaign, CampaignPage, Counters, Heartbeat};

@@ -3,7 +3,6 @@
 //! `cluster` filter, idempotent re-import, `recluster` restoring the assignment, cluster
 //! triage, and the 4xx answers to bad input.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 
 use api::findings::{FindingDetail, FindingPage, FindingSummary, Status};

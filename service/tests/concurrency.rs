@@ -2,7 +2,6 @@
 //! overlap across workers, some batches posted twice (by their worker and by a neighbour); the
 //! totals come out exact, with no error.
 
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use api::findings::{IngestBatch, IngestResult};

@@ -2,7 +2,6 @@
 //! database and a retry of every batch (what a worker's spool does) loses nothing and
 //! duplicates nothing; between kill and retry every batch is either wholly stored or absent.
 
-
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,7 +1,6 @@
 //! Findings: ingest (grouping, idempotent retries), the list's filters and pagination, one
 //! finding's detail, triage, and the 4xx answers to bad input.
 
-
 use std::collections::{BTreeSet, HashSet};
 
 use api::findings::{FindingDetail, FindingPage, FindingSummary, IngestBatch, IngestResult, MAX_BATCH};

@@ -3,7 +3,6 @@
 //! (../shared/hw/h100-sm90/campaign-60s.tar.gz), prints a single-use login link; survives
 //! kill -9; refuses a second server on its directory and a cluster of another major version.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;

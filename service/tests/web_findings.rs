@@ -2,7 +2,6 @@
 //! values (hex, decimal, lanes), expected against actual with ulps, spec section, occurrences;
 //! the reproducer downloads.
 
-
 use api::findings::{FindingReport, IngestResult};
 use crate::common::*;
 use crate::support::reports::*;

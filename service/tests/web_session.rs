@@ -1,7 +1,6 @@
 //! Dashboard sessions: login through the form (HttpOnly, SameSite=Strict cookie), bad tokens,
 //! logout, and the writing forms' guards (session, role, CSRF) on triage and filing.
 
-
 use crate::common::*;
 use crate::support::reports::*;
 use reqwest::header::COOKIE;
