@@ -27,7 +27,7 @@ pub struct EnginesArgs {
 
 pub fn run(args: EnginesArgs) -> Result<()> {
     let opts = EngineOptions::default();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     if args.check.is_empty() {
         for spec in ["interp", "host", "cuda"] {
             match open(spec, &opts) {
@@ -81,7 +81,7 @@ pub struct ExecReferenceArgs {
 pub fn exec_reference(args: ExecReferenceArgs) -> Result<()> {
     let profile = ptx::profile::Profile::named(&args.profile)?;
     let stdin = std::io::stdin().lock();
-    let stdout = BufWriter::new(std::io::stdout().lock());
+    let stdout = BufWriter::new(crate::output::stdout());
     serve(stdin, stdout, |req| match &profile {
         ptx::profile::Profile::Spec => {
             diff_interp::run_job(&Job::new(&req.program, &req.cases, false)).map(|o| o.values).map_err(|f| f.to_string())

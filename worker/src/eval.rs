@@ -76,7 +76,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let profile = Profile::named(&args.profile)?;
     if args.batch {
         let stdin = io::stdin().lock();
-        let stdout = io::stdout().lock();
+        let stdout = crate::output::stdout();
         return batch(stdin, stdout, args.accept, &profile).context("eval --batch: I/O error");
     }
     let mnemonic = args.instr.as_deref().expect("clap requires INSTR without --batch");

@@ -64,7 +64,7 @@ pub fn run(args: ExplainArgs) -> Result<()> {
     }
     let mut sizes: Vec<(ClusterKey, usize)> = clusters.into_iter().collect();
     sizes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::output::stdout();
     if args.json {
         let findings: Vec<_> = rows
             .iter()

@@ -10,6 +10,7 @@ mod eval;
 mod explain_cmd;
 mod gen_cmd;
 mod modes_cmd;
+mod output;
 mod genargs;
 mod math;
 mod vm_cmd;
@@ -59,6 +60,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    output::end_quietly_when_closed();
     let cli = Cli::parse();
     let result: Result<()> = match cli.command {
         Command::Eval(args) => eval::run(args),

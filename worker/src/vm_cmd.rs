@@ -58,9 +58,6 @@ pub fn run(args: VmPtxArgs) -> Result<()> {
     } else {
         ptx::vm::module(args.sm)?
     };
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        // `vm-ptx --list | head` closes the pipe early: that is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.context("writing to stdout"),
-    }
+    // `vm-ptx --list | head` closes the pipe early: `output` ends ptxfuzz quietly then.
+    crate::output::stdout().write_all(text.as_bytes()).context("writing to stdout")
 }

@@ -137,6 +137,48 @@ fn batch_answers_every_line() {
     assert_eq!(lines[2], "0x4000000000000000");
 }
 
+/// `args` run with stdout (or, with `stderr`, stderr) a pipe whose reader is gone before ptxfuzz
+/// starts, as `ptxfuzz ... | head` leaves it once `head` has its lines: status and stderr.
+fn into_closed_pipe(args: &[&str], stderr: bool, input: &[u8]) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxfuzz"));
+    cmd.args(args).stdin(Stdio::piped()).env("RUST_BACKTRACE", "1");
+    if stderr {
+        cmd.stdout(Stdio::null()).stderr(writer);
+    } else {
+        cmd.stdout(writer).stderr(Stdio::piped());
+    }
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly_with_status_141() {
+    // A print macro (eval), `write!` to stdout (engines, vm-ptx), a buffered batch (eval --batch).
+    let lines = "add.rn.f32 1 2\n".repeat(100);
+    for (args, input) in [
+        (&["eval", "add.rn.f32", "1", "2"][..], ""),
+        (&["engines"][..], ""),
+        (&["vm-ptx", "--sm", "90", "--list"][..], ""),
+        (&["eval", "--batch"][..], lines.as_str()),
+    ] {
+        let (code, err) = into_closed_pipe(args, false, input.as_bytes());
+        assert_eq!((code, err.as_str()), (141, ""), "{args:?}");
+    }
+    // stderr gone too: the error line of a bad operand has nowhere to go.
+    assert_eq!(into_closed_pipe(&["eval", "add.rn.f32", "1", "zz"], true, b"").0, 141);
+    // A child's pipe is not ptxfuzz's output: an exec engine that exits at once (its stdin
+    // then a broken pipe, or its reply an early EOF) is an engine fault the campaign reports.
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-dead-engine-{}", std::process::id()));
+    let (code, out, _) = ptxfuzz(&["campaign", "--target", "exec:sh -c 'exit 3'", "--cases", "4096", "--quiet", "--out", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("engine faults (not findings): io"), "{out}");
+}
+
 #[test]
 fn gen_writes_ptx_and_json_per_program() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-gen-{}", std::process::id()));
