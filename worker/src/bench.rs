@@ -73,7 +73,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1 << 16)]
     cases: usize,
     /// Seconds per form (and as many again for its native op). 0: one pass.
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = 0.3, value_parser = worker::cli_values::seconds)]
     seconds: f64,
     /// Instead: cases compared per second, a target engine against the interpreter through
     /// `compare` (the campaign pipeline), on single-instruction f32 programs of the host's

@@ -48,7 +48,7 @@ pub struct CaptureCheckArgs {
     #[arg(long)]
     pub differ: Option<PathBuf>,
     /// Seconds an engine may take for one batch of forms before it is a timeout fault.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = worker::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
 }
 

@@ -47,7 +47,7 @@ pub struct CaptureArgs {
     pub out: PathBuf,
     /// Cases per form: the generator's biased cases (special values, boundaries, their
     /// neighbours, relations between operands), as a campaign draws them.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = worker::cli_values::at_least_one::<usize>)]
     pub cases_per_form: usize,
     /// Seed of the cases: the same seed records the same operands.
     #[arg(long, default_value_t = 1)]
@@ -61,7 +61,7 @@ pub struct CaptureArgs {
     #[arg(long, value_delimiter = ',')]
     pub forms: Vec<String>,
     /// Seconds an engine may take for one form before it is a timeout fault.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = worker::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
 }
 

@@ -2,6 +2,8 @@
 //! judges their results (`compare`). The `ptxfuzz` binary (src/main.rs) is its command line;
 //! integration tests (worker/tests) use both.
 
+// Bounds of command-line values (seconds, counts of at least 1), shared by the subcommands.
+pub mod cli_values;
 pub mod compare;
 // SIGINT/SIGTERM as a stop flag for campaigns and sweeps.
 pub mod interrupt;

@@ -49,7 +49,7 @@ pub struct ModesCheckArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "differ")]
     pub reclassify: Option<PathBuf>,
     /// Seconds an engine may take for one batch before it is a timeout fault.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = worker::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
     #[command(flatten)]
     pub gen: GenArgs,

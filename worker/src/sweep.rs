@@ -44,14 +44,15 @@ pub struct SweepArgs {
     /// Number of inputs to run (default: the whole space).
     #[arg(long)]
     pub limit: Option<u64>,
-    /// Step between inputs, modulo the space (odd: every input once per lap). Decimal or 0x hex.
-    #[arg(long, default_value = "1", value_parser = parse_u64)]
+    /// Step between inputs, modulo the space (odd: every input once per lap; at least 1). Decimal
+    /// or 0x hex.
+    #[arg(long, default_value = "1", value_parser = crate::cli_values::at_least_one::<u64>)]
     pub stride: u64,
     /// First input number. Decimal or 0x hex.
     #[arg(long, default_value = "0", value_parser = parse_u64)]
     pub start: u64,
     /// Inputs per batch handed to the engine (default: the engine's preferred size, at least 64 K).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli_values::at_least_one::<usize>)]
     pub batch: Option<usize>,
     /// Mismatching inputs printed (all are counted).
     #[arg(long, default_value_t = 10)]
@@ -60,7 +61,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub sm: Option<u32>,
     /// Seconds an engine may take for one batch.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
     /// Print the report as JSON.
     #[arg(long)]

@@ -137,6 +137,24 @@ fn batch_answers_every_line() {
     assert_eq!(lines[2], "0x4000000000000000");
 }
 
+#[test]
+fn nonsense_durations_and_zero_counts_are_usage_errors_not_panics() {
+    for args in [
+        &["campaign", "--target", "interp", "--seconds=-1"][..],
+        &["campaign", "--target", "interp", "--seconds", "nan"],
+        &["campaign", "--target", "interp", "--cases-per-program", "0"],
+        &["campaign", "--target", "interp", "--batch-cases", "0"],
+        &["campaign", "--target", "interp", "--timeout", "0"],
+        &["bench", "--seconds", "nan", "--form", "add.rn.f32"],
+        &["sweep", "add.rn.f32", "--target", "interp", "--stride", "0"],
+        &["capture", "--target", "interp", "--out", "unused.txt", "--cases-per-form", "0"],
+    ] {
+        let (code, out, err) = ptxfuzz(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty() && err.starts_with("error: invalid value") && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 /// `args` run with stdout (or, with `stderr`, stderr) a pipe whose reader is gone before ptxfuzz
 /// starts, as `ptxfuzz ... | head` leaves it once `head` has its lines: status and stderr.
 fn into_closed_pipe(args: &[&str], stderr: bool, input: &[u8]) -> (i32, String) {

@@ -78,7 +78,7 @@ pub struct CampaignArgs {
     #[arg(long)]
     pub target: Option<String>,
     /// Stop after this many seconds (default: run until interrupted).
-    #[arg(long, conflicts_with = "cases")]
+    #[arg(long, conflicts_with = "cases", value_parser = crate::cli_values::seconds)]
     pub seconds: Option<f64>,
     /// Stop after this many cases.
     #[arg(long)]
@@ -138,10 +138,10 @@ pub struct CampaignArgs {
     #[arg(long, default_value_t = 0.1)]
     pub compiled_share: f64,
     /// Random cases per program.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = crate::cli_values::at_least_one::<usize>)]
     pub cases_per_program: usize,
     /// Cases per batch handed to the target (default: the engine's preferred batch size).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli_values::at_least_one::<usize>)]
     pub batch_cases: Option<usize>,
     /// Judge results against this profile: spec (the set the PTX ISA allows, true of every
     /// GPU) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form and the
@@ -151,10 +151,10 @@ pub struct CampaignArgs {
     #[arg(long, default_value = "spec")]
     pub judge: String,
     /// Seconds an engine may take for one batch before it is a timeout fault.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
     /// Seconds between lines of --out/stats.jsonl.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = crate::cli_values::seconds)]
     pub stats_every: f64,
     /// Candidates a minimization may probe.
     #[arg(long, default_value_t = 20_000)]

@@ -31,7 +31,7 @@ pub struct ReproArgs {
     #[arg(long)]
     pub target: Option<String>,
     /// Seconds an engine may take to answer before it is a timeout fault.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
     /// cuda: compile for sm_XX instead of the device's own.
     #[arg(long)]

@@ -1,0 +1,64 @@
+//! Parsers for command-line values whose Rust type alone would take nonsense: seconds (finite
+//! and not negative) and counts that must be at least 1.
+//!
+//! Without them `--seconds -1` or `--seconds nan` panicked (`Duration::from_secs_f64`), and a
+//! zero batch, timeout or case count was silently taken as 1 or made every batch a timeout
+//! fault. clap reports a value these reject as `error: invalid value 'V' for '--OPTION': WHY`
+//! and exits 2, before anything runs.
+
+/// The longest time ptxfuzz accepts, about 31 years: more is a typo (and `Duration` ends near
+/// 5.8e11 years, where it would panic).
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// A number of seconds from 0 to [`MAX_SECONDS`], fractions allowed (`60`, `0.5`).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| "not a number of seconds: give one such as 60 or 0.5".to_string())?;
+    // NaN is in no range.
+    if !(0.0..=MAX_SECONDS).contains(&v) {
+        return Err(format!("give seconds from 0 to {MAX_SECONDS:e}"));
+    }
+    Ok(v)
+}
+
+/// A count of at least 1, decimal or `0x` hex, `_` allowed between digits (`65536`,
+/// `0x1_0000`).
+pub fn at_least_one<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
+    let digits = s.trim().replace('_', "");
+    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => digits.parse(),
+    }
+    .map_err(|e| format!("not a count ({e}): give a whole number of at least 1"))?;
+    if v == 0 {
+        return Err("give at least 1".into());
+    }
+    T::try_from(v).map_err(|_| format!("{v} is too large here"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_finite_and_not_negative() {
+        assert_eq!(seconds("60"), Ok(60.0));
+        assert_eq!(seconds("0.5"), Ok(0.5));
+        assert_eq!(seconds("0"), Ok(0.0));
+        for bad in ["-1", "nan", "NaN", "inf", "1e10", "", "ten"] {
+            assert!(seconds(bad).is_err(), "{bad}");
+        }
+        // Whatever it accepts, `Duration` takes without a panic.
+        let _ = std::time::Duration::from_secs_f64(seconds("1e9").unwrap());
+    }
+
+    #[test]
+    fn counts_are_at_least_one_and_fit_their_type() {
+        assert_eq!(at_least_one::<usize>("1"), Ok(1));
+        assert_eq!(at_least_one::<u64>("0x1_0000"), Ok(65536));
+        assert_eq!(at_least_one::<u64>("1_000"), Ok(1000));
+        assert_eq!(at_least_one::<u64>("0"), Err("give at least 1".to_string()));
+        assert!(at_least_one::<u64>("-3").is_err());
+        assert!(at_least_one::<u64>("1.5").is_err());
+        assert!(at_least_one::<u16>("70000").is_err());
+    }
+}
