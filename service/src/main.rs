@@ -1,5 +1,7 @@
 //! `ptxfuzz-server`: serve the API, apply migrations, create tokens.
 
+use std::process::ExitCode;
+
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use service::auth::{self, Role};
@@ -56,8 +58,21 @@ enum TokenCommand {
 }
 
 #[tokio::main]
-async fn main() -> Result<()> {
-    match Cli::parse().command {
+async fn main() -> ExitCode {
+    match run(Cli::parse().command).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line with the whole chain, as `ptxfuzz` prints it ("error: cannot connect to
+            // the database at URL; is PostgreSQL running...: pool timed out..."), not Rust's
+            // `Error: ... Caused by:` block.
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command) -> Result<()> {
+    match command {
         Command::Serve(cfg) => serve(cfg).await,
         Command::Migrate { database_url } => {
             db::connect(&database_url, 2).await?;

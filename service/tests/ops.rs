@@ -1,6 +1,7 @@
 //! Ops endpoints and the behaviour every endpoint shares: health, metrics, the OpenAPI
 //! document, problem+json for unknown paths, the bearer-token challenge of every write and the
-//! body limit (on every documented route, and on the extractors themselves).
+//! body limit (on every documented route, and on the extractors themselves); the binary's one-line
+//! errors.
 
 use crate::common::*;
 
@@ -217,4 +218,17 @@ mod extractors {
         let r = c.post(format!("{url}/echo")).bearer_auth(&worker).json(&big).send().await.unwrap();
         expect_problem(r, 413).await;
     }
+}
+
+#[test]
+fn command_line_errors_are_one_line_that_says_what_to_give() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
+        .args(["migrate", "--database-url", "notaurl"])
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: DATABASE_URL notaurl is not a PostgreSQL URL") && err.contains("give postgres://"), "{err}");
 }

@@ -19,8 +19,10 @@ use sqlx::PgPool;
 
 /// Connect and apply pending migrations.
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
-    use anyhow::Context;
-    let options: PgConnectOptions = url.parse().with_context(|| format!("DATABASE_URL {} is not a PostgreSQL URL", redact(url)))?;
+    // sqlx's parse error repeats its cause in its own message: the message alone, once.
+    let options: PgConnectOptions = url.parse().map_err(|e| {
+        anyhow::anyhow!("DATABASE_URL {} is not a PostgreSQL URL ({e}): give postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE", redact(url))
+    })?;
     connect_with(options, max_connections, &format!("the database at {}; is PostgreSQL running and DATABASE_URL right?", redact(url))).await
 }
 
