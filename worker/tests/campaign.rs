@@ -89,8 +89,15 @@ fn corpus_is_replayed_then_the_campaign_ends() {
         r#"{"types":{"%f0":"f32","%f1":"f32"},"inputs":["%f0"],"body":["sqrt.rn.f32 %f1, %f0;"],"outputs":["%f1"]}"#,
     )
     .unwrap();
+    // A program the user got wrong is skipped with the reason, not run as fuzz bytes.
+    std::fs::write(
+        corpus.join("wrong.json"),
+        r#"{"types":{"%f0":"f32","%f1":"f32"},"inputs":["%f0"],"body":["add.rn.f32 %f1, %f0;"],"outputs":["%f1"]}"#,
+    )
+    .unwrap();
     let text = run(&["--target", "interp", "--corpus", corpus.to_str().unwrap(), "--cases-per-program", "10", "--quiet"], &out);
-    assert!(text.contains("corpus: 6 file(s) replayed (0 undecodable)"), "{text}");
+    assert!(text.contains("corpus: 7 file(s) replayed (1 undecodable)"), "{text}");
+    assert!(text.contains("wrong.json: JSON, but neither a reproducer nor a program: instruction 0"), "{text}");
     let s = summary(&out);
     assert_eq!(s["totals"]["programs"], 6);
     assert_eq!(s["totals"]["cases"], 60);

@@ -382,7 +382,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     };
     let json = serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n";
     crate::repro::replace_synced(&args.out.join("summary.json"), json.as_bytes())?;
-    summary::print(&summary, &args.out, report.corpus_files, report.corpus_undecodable);
+    summary::print(&summary, &args.out, &report);
     if let Some(s) = server {
         for line in s.finish(crate::server::counters(&totals), &args.out)? {
             println!("  {line}");

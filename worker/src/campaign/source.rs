@@ -121,24 +121,33 @@ pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// cases), or else raw bytes of the `explore` fuzz target, which `ptx::gen` decodes as the
 /// fuzz target does: a program from the stream, then its case from the rest of the same
 /// stream (`Generator::program`, then `Generator::case`; this is `ptx::gen::from_bytes`).
-pub fn decode(gen: &Generator, bytes: &[u8]) -> Option<(Program, Vec<u64>)> {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        let t = text.trim_start();
-        if t.starts_with('{') {
-            if let Ok(r) = serde_json::from_str::<Reproducer>(t) {
-                return r.case().ok().map(|c| (c.program, c.inputs));
-            }
-            if let Ok(p) = Program::from_json(t) {
-                let mut u = Unstructured::new(&[]);
-                let case = gen.case(&mut u, &p).ok()?;
-                return Some((p, case));
-            }
+/// A JSON object that is neither a reproducer nor a program is a mistake in a file the user
+/// wrote (an undeclared register, a wrong operand count), so it is an error that says which:
+/// as fuzz bytes it would run some other program in silence.
+pub fn decode(gen: &Generator, bytes: &[u8]) -> Result<(Program, Vec<u64>), String> {
+    if let Some(json) = json_object(bytes) {
+        if json.get("ptxfuzz_repro").is_some() {
+            let r: Reproducer = serde_json::from_value(json).map_err(|e| format!("not a reproducer this ptxfuzz reads: {e}"))?;
+            return r.case().map(|c| (c.program, c.inputs)).map_err(|e| format!("a reproducer whose case does not load: {e:#}"));
         }
+        let p = Program::from_json(&json.to_string()).map_err(|e| format!("JSON, but neither a reproducer nor a program: {e}"))?;
+        let case = gen.case(&mut Unstructured::new(&[]), &p).map_err(|e| format!("no case for its program: {e}"))?;
+        return Ok((p, case));
     }
     let mut u = Unstructured::new(bytes);
-    let p = gen.program(&mut u).ok()?;
-    let case = gen.case(&mut u, &p).ok()?;
-    Some((p, case))
+    let p = gen.program(&mut u).map_err(|e| format!("fuzz bytes that decode to no program: {e}"))?;
+    let case = gen.case(&mut u, &p).map_err(|e| format!("fuzz bytes that decode to no case: {e}"))?;
+    Ok((p, case))
+}
+
+/// `bytes` as a JSON object, which the `explore` fuzz target's raw bytes are not in practice
+/// (their first byte `{` and all the rest valid JSON).
+fn json_object(bytes: &[u8]) -> Option<serde_json::Value> {
+    let text = std::str::from_utf8(bytes).ok()?.trim_start();
+    if !text.starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<serde_json::Value>(text).ok().filter(serde_json::Value::is_object)
 }
 
 /// Fewest cases per program drawn from the generator itself before mixing.
@@ -329,7 +338,12 @@ pub fn spawn(gen: Generator, cfg: SourceConfig, stop: Arc<AtomicBool>) -> (Recei
 pub struct SourceReport {
     pub corpus_files: usize,
     pub corpus_undecodable: usize,
+    /// The first [`UNDECODABLE_SHOWN`] undecodable corpus files and why, for the summary.
+    pub undecodable_examples: Vec<(PathBuf, String)>,
 }
+
+/// Undecodable corpus files named in the summary (all are counted).
+pub const UNDECODABLE_SHOWN: usize = 5;
 
 /// `item`, run and judged by the config's finisher if it has one.
 fn finished(cfg: &SourceConfig, mut item: Item) -> Item {
@@ -364,9 +378,16 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
             vec![finished(cfg, Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone(), done: None })]
         } else if let Some(path) = files.next() {
             report.corpus_files += 1;
-            let Some((program, case)) = fs::read(path).ok().and_then(|b| decode(gen, &b)) else {
-                report.corpus_undecodable += 1;
-                continue;
+            let decoded = fs::read(path).map_err(|e| format!("cannot read it: {e}")).and_then(|b| decode(gen, &b));
+            let (program, case) = match decoded {
+                Ok(d) => d,
+                Err(why) => {
+                    report.corpus_undecodable += 1;
+                    if report.undecodable_examples.len() < UNDECODABLE_SHOWN {
+                        report.undecodable_examples.push((path.clone(), why));
+                    }
+                    continue;
+                }
             };
             // The corpus case first, then random cases for the same program.
             let mut cases = case;

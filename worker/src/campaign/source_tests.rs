@@ -178,7 +178,14 @@ fn corpus_files_decode_as_reproducer_program_json_or_fuzz_bytes() {
     let (q, case) = decode(&g, json.as_bytes()).unwrap();
     assert_eq!(q.to_json(), json);
     assert_eq!(case.len(), 1);
-    assert!(decode(&g, &[]).is_some(), "the empty stream is a program too");
+    assert!(decode(&g, &[]).is_ok(), "the empty stream is a program too");
+    // JSON objects are reproducers or programs, never fuzz bytes: anything else says why.
+    let e = decode(&g, br#"{"inputs": []}"#).unwrap_err();
+    assert!(e.starts_with("JSON, but neither a reproducer nor a program"), "{e}");
+    let e = decode(&g, br#"{"ptxfuzz_repro": 99}"#).unwrap_err();
+    assert!(e.starts_with("not a reproducer this ptxfuzz reads"), "{e}");
+    // JSON that is not an object (`{` then garbage) is still bytes for the generator.
+    assert!(decode(&g, b"{ not json").is_ok());
 }
 
 #[test]

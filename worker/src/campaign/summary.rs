@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::source::SourceReport;
 use super::stats::{self, Totals};
 use super::Summary;
 
@@ -30,14 +31,14 @@ pub fn capped_seconds(seconds: Option<f64>, cap: Option<&str>) -> anyhow::Result
 }
 
 /// Print the summary (stdout).
-pub fn print(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) {
-    for line in lines(s, out, corpus_files, undecodable) {
+pub fn print(s: &Summary, out: &Path, corpus: &SourceReport) {
+    for line in lines(s, out, corpus) {
         println!("{line}");
     }
 }
 
 /// The summary's lines.
-pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -> Vec<String> {
+pub fn lines(s: &Summary, out: &Path, corpus: &SourceReport) -> Vec<String> {
     let t = s.totals;
     let mut v = vec![
         format!(
@@ -78,8 +79,14 @@ pub fn lines(s: &Summary, out: &Path, corpus_files: usize, undecodable: usize) -
             ));
         }
     }
-    if corpus_files > 0 {
-        v.push(format!("  corpus: {corpus_files} file(s) replayed ({undecodable} undecodable)"));
+    if corpus.corpus_files > 0 {
+        v.push(format!("  corpus: {} file(s) replayed ({} undecodable)", corpus.corpus_files, corpus.corpus_undecodable));
+        for (path, why) in &corpus.undecodable_examples {
+            v.push(format!("    skipped {}: {why}", path.display()));
+        }
+        if corpus.corpus_undecodable > corpus.undecodable_examples.len() {
+            v.push(format!("    ... and {} more", corpus.corpus_undecodable - corpus.undecodable_examples.len()));
+        }
     }
     if t.unsupported > 0 {
         v.push(format!("  {} program(s) skipped: the target does not support them", t.unsupported));
@@ -199,7 +206,7 @@ mod tests {
             engine_stages: None,
             findings: Vec::new(),
         };
-        let text = lines(&s, Path::new("out"), 0, 0).join("\n");
+        let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
         assert!(!text.contains("engine split"), "{text}");
         assert!(text.contains("    isa: 10000 cases (5000 cases/s), 10 programs (5 programs/s)"), "{text}");
         assert!(text.contains("    compiled: 1000 cases (500 cases/s), 1 programs (0 programs/s)"), "{text}");
@@ -215,7 +222,7 @@ mod tests {
         let mut stages = crate::oracles::StageTimes::default();
         stages.time(crate::oracles::Stage::Wait, || std::thread::sleep(std::time::Duration::from_millis(1)));
         let s = Summary { engine_stages: Some(&stages), ..s };
-        let text = lines(&s, Path::new("out"), 0, 0).join("\n");
+        let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
         assert!(text.contains("\n  engine split (all its calls): wait 0.0"), "{text}");
         assert!(serde_json::to_value(&s).unwrap()["engine_stages_us"]["wait"].as_u64().unwrap() >= 1000);
     }
