@@ -442,6 +442,15 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let space = 1u128 << bits;
     let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(space, |l| l as u128) };
     let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
+    // What can be known before the sweep is checked before it: a 2^32 sweep on the CPU takes
+    // minutes, and its report should not be lost to a typo in a path.
+    let truth = match &args.truth {
+        Some(path) => Some(truth_before(path, &instr, plan, bits)?),
+        None => None,
+    };
+    for path in args.save.iter().chain(&args.dump) {
+        writable_parent(path)?;
+    }
     let stop = crate::interrupt::stop_flag()?;
     if let Some(path) = &args.dump {
         if client.is_some() {
@@ -476,19 +485,44 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if report.gpu_kernel.as_ref().is_some_and(GpuKernel::failed) {
         bail!("the GPU pre-filter disagreed with its definition (see above): this sweep's pass counts are not to be trusted; rerun with --no-gpu-kernel");
     }
-    match &args.truth {
-        Some(path) => compare_truth(&report, &instr, path),
-        None => Ok(()),
+    match (&args.truth, truth) {
+        (Some(path), Some(recorded)) => compare_truth(&report, &instr, path, recorded),
+        _ => Ok(()),
+    }
+}
+
+/// `--truth`, before the sweep: the fingerprint recorded for the form in `path`, and a plan
+/// that can give one to compare it with (every input once).
+fn truth_before(path: &std::path::Path, instr: &Instr, plan: Plan, bits: u32) -> Result<u64> {
+    let Some(recorded) = fingerprint::recorded_for(path, instr)? else {
+        bail!("{} records no sweep of {instr}; its forms are listed by their `op` field", path.display());
+    };
+    if !fingerprint::defined_for(instr, bits) {
+        bail!("--truth: {instr} has no output fingerprint (only forms of 32 input bits or fewer do)");
+    }
+    if plan.count != 1u128 << bits || plan.stride % 2 == 0 {
+        bail!("--truth needs a whole sweep (no --limit, an odd --stride): only every input once gives a fingerprint");
+    }
+    Ok(recorded)
+}
+
+/// `--save`/`--dump PATH`: a folder to write into, or a file whose folder exists.
+pub(crate) fn writable_parent(path: &std::path::Path) -> Result<()> {
+    if path.is_dir() {
+        return Ok(());
+    }
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => {
+            bail!("{}: the folder {} does not exist; create it first (the sweep writes there when it ends)", path.display(), dir.display())
+        }
+        _ => Ok(()),
     }
 }
 
 /// `--truth`: the sweep's fingerprint against the one recorded for the form.
-fn compare_truth(report: &Report, instr: &Instr, path: &std::path::Path) -> Result<()> {
-    let Some(recorded) = fingerprint::recorded_for(path, instr)? else {
-        bail!("{} records no sweep of {instr}; its forms are listed by their `op` field", path.display());
-    };
+fn compare_truth(report: &Report, instr: &Instr, path: &std::path::Path, recorded: u64) -> Result<()> {
     let Some(ours) = &report.fingerprint else {
-        bail!("--truth needs a whole sweep without faults (no --limit, odd --stride); this one has no fingerprint");
+        bail!("--truth needs a whole sweep without faults: this one was interrupted or lost a batch to a fault, so it has no fingerprint");
     };
     let recorded = format!("{recorded:016x}");
     if *ours == recorded {

@@ -222,3 +222,23 @@ fn math_eval_prints_reference_and_range() {
     assert_eq!(code, 1);
     assert!(err.starts_with("error: "), "{err}");
 }
+
+#[test]
+fn a_sweep_checks_its_truth_file_and_output_folders_before_it_runs() {
+    let truth = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/sweeps.jsonl");
+    let missing = std::env::temp_dir().join(format!("ptxfuzz-no-such-folder-{}", std::process::id()));
+    let missing_file = missing.join("report.json");
+    for (args, why) in [
+        (vec!["rcp.approx.f32", "--limit", "1000", "--truth", truth], "--truth needs a whole sweep"),
+        (vec!["add.rn.f32", "--truth", truth], "records no sweep of add.rn.f32"),
+        (vec!["rcp.approx.f32", "--limit", "1000", "--save", missing_file.to_str().unwrap()], "does not exist; create it first"),
+        (vec!["cvt.rn.f16.f32", "--limit", "1000", "--save", missing_file.to_str().unwrap()], "does not exist; create it first"),
+    ] {
+        let mut all = vec!["sweep", "--target", "interp"];
+        all.extend(args.iter().copied());
+        let (code, out, err) = ptxfuzz(&all);
+        assert_eq!(code, 1, "{all:?}: {err}");
+        // Nothing swept: the report would be on stdout.
+        assert!(out.is_empty() && err.contains(why), "{all:?}: {out}{err}");
+    }
+}

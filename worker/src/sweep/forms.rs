@@ -181,6 +181,9 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
         bail!("{form}: a sweep of a cvt/setp/set/selp form takes --target, --start, --stride, --limit, --batch, --examples, --sm, --json and --save; --dump, --truth, --judge and --server are for instructions");
     }
     let bits = space_bits(&form)?;
+    if let Some(path) = &args.save {
+        super::writable_parent(path)?;
+    }
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => crate::oracles::default_target(),
