@@ -8,6 +8,8 @@ pub mod compare;
 // SIGINT/SIGTERM as a stop flag for campaigns and sweeps.
 pub mod interrupt;
 pub mod oracles;
+// The progress line of long counted work (sweep, math-check).
+pub mod progress;
 // The smoke check of engines (`ptxfuzz engines --check`): engines judged by `compare`.
 pub mod smoke;
 

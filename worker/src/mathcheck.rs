@@ -23,9 +23,10 @@ use mathlib::op::Ty;
 use mathlib::{Build, Cc, Flags};
 
 use crate::campaign::source::Rng;
+use crate::progress::Progress;
 pub use kernel::{arg_types, filtered_kernel_source, kernel_source};
 use prefilter::{Filter, Tallies};
-use report::{merge, print_report, progress_line};
+use report::{merge, print_report};
 pub use report::{judge, judge_filtered, PrefilterReport, Report};
 
 /// Check a CUDA math function on the GPU against the correctly rounded result and its bound.
@@ -248,14 +249,10 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     let mut report: Option<Report> = None;
     let chunk: u64 = 1 << 22;
     let mut done = 0;
-    let mut last = std::time::Instant::now();
+    // Long work shows progress (an exhaustive check is 1024 chunks), on stderr.
+    let mut progress = Progress::new(format!("math-check {}", args.func), n as u128);
     while done < n {
-        // Long work shows progress (an exhaustive check is 1024 chunks): on stderr, at most
-        // every 2 s, so `--json` on stdout stays clean.
-        if done > 0 && last.elapsed().as_secs_f64() >= 2.0 {
-            last = std::time::Instant::now();
-            eprintln!("{}", progress_line(&args.func, done, n, t0.elapsed().as_secs_f64()));
-        }
+        progress.update(done as u128);
         let count = chunk.min(n - done);
         let inputs = gen_inputs(done, count, &mut rng);
         let results = gpu.run(&inputs, k, m)?;
@@ -266,6 +263,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
         });
         done += count;
     }
+    progress.finish();
     let mut r = report.context("no inputs")?;
     r.device = gpu.name.clone();
     r.flags = flags_text(&flags);
@@ -291,15 +289,14 @@ fn run_filtered(
     let n: u64 = 1 << 32;
     let chunk: u64 = 1 << 26;
     let mut tallies = Tallies::new();
-    let (mut done, mut last) = (0, std::time::Instant::now());
+    let mut done = 0;
+    let mut progress = Progress::new(format!("math-check {}", args.func), n as u128);
     while done < n {
-        if done > 0 && last.elapsed().as_secs_f64() >= 2.0 {
-            last = std::time::Instant::now();
-            eprintln!("{}", progress_line(&args.func, done, n, t0.elapsed().as_secs_f64()));
-        }
+        progress.update(done as u128);
         tallies.absorb(gpu.run_filtered(done, chunk, filter.rel, filter.bound)?);
         done += chunk;
     }
+    progress.finish();
     // The GPU appends in no fixed order: examples come out in input order.
     tallies.kept.sort_unstable();
     let mut r = judge_filtered(&args.func, build, filter, &tallies, args.examples);

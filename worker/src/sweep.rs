@@ -21,6 +21,7 @@ use ptx::Scalar;
 use rayon::prelude::*;
 
 use crate::oracles::{open_spec, Engine, EngineOptions, EngineSpec, Job};
+use crate::progress::Progress;
 
 /// Run one instruction on every input (or a regular sample of them) and measure its error.
 #[derive(Args, Debug, Clone)]
@@ -303,7 +304,9 @@ fn run_jobs(
     let mut next = plan.start & space_mask;
     let mut inputs = Vec::with_capacity(batch);
     let mut cases = Vec::with_capacity(batch * instr.inputs as usize);
+    let mut progress = Progress::new(format!("sweep {instr}"), plan.count);
     while done < plan.count && !stop.load(Ordering::Relaxed) {
+        progress.update_with(done, || format!("{} mismatch(es)", tally.mismatches));
         let n = (plan.count - done).min(batch as u128) as usize;
         inputs.clear();
         cases.clear();
@@ -321,6 +324,7 @@ fn run_jobs(
         }
         done += n as u128;
     }
+    progress.finish();
     Ok(Ran { tally, done, faults, last_fault, gpu: None })
 }
 

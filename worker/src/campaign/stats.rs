@@ -209,7 +209,14 @@ impl Default for Meter {
 
 /// `1.23 M`, `456 k`, `789`.
 pub fn si(v: f64) -> String {
-    if v >= 1e9 {
+    // A long campaign passes 10^12 cases; a sweep of an f32 pair counts 2^64 inputs.
+    if v >= 1e18 {
+        format!("{:.2} E", v / 1e18)
+    } else if v >= 1e15 {
+        format!("{:.2} P", v / 1e15)
+    } else if v >= 1e12 {
+        format!("{:.2} T", v / 1e12)
+    } else if v >= 1e9 {
         format!("{:.2} G", v / 1e9)
     } else if v >= 1e6 {
         format!("{:.2} M", v / 1e6)

@@ -242,20 +242,6 @@ pub fn judge_filtered(name: &str, build: &Build, filter: &Filter, t: &Tallies, k
     r
 }
 
-/// `math-check expf: 1.07 G of 4.29 G inputs (25%), 53.69 M/s, about 60 s left`.
-pub(super) fn progress_line(func: &str, done: u64, n: u64, secs: f64) -> String {
-    let si = |v: f64| crate::campaign::stats::si(v).trim_end().to_string();
-    let rate = done as f64 / secs.max(1e-9);
-    let left = (n - done.min(n)) as f64 / rate.max(1e-9);
-    format!(
-        "math-check {func}: {} of {} inputs ({:.0}%), {}/s, about {left:.0} s left",
-        si(done as f64),
-        si(n as f64),
-        100.0 * done as f64 / n.max(1) as f64,
-        si(rate)
-    )
-}
-
 pub(super) fn merge(mut a: Report, b: Report, keep: usize) -> Report {
     a.inputs += b.inputs;
     a.bounded += b.bounded;
@@ -315,12 +301,6 @@ mod tests {
             assert!(rep.bounded > 0, "{name}");
             assert!(!rep.bounds.is_empty());
         }
-    }
-
-    #[test]
-    fn the_progress_line_gives_done_total_share_rate_and_time_left() {
-        let l = super::progress_line("expf", 1 << 30, 1 << 32, 20.0);
-        assert_eq!(l, "math-check expf: 1.07 G of 4.29 G inputs (25%), 53.69 M/s, about 60 s left");
     }
 
     #[test]

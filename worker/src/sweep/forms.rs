@@ -25,6 +25,7 @@ use serde::Serialize;
 use super::fingerprint::term;
 use super::{Plan, SweepArgs};
 use crate::oracles::{open_spec, Engine, EngineFault, EngineOptions, EngineSpec};
+use crate::progress::Progress;
 
 /// What a sweep of a form found.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -87,7 +88,7 @@ pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize
     let space = 1u64 << bits;
     let kinds = form.operands();
     let t0 = Instant::now();
-    let mut last = Instant::now();
+    let mut progress = Progress::new(format!("sweep {form}"), plan.count);
     let mut r = FormSweep { form: form.to_string(), target: engine.info().to_string(), ..FormSweep::default() };
     let (mut sum, mut done) = (0u64, 0u128);
     let mut cases = Vec::with_capacity(batch * kinds.len());
@@ -135,11 +136,9 @@ pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize
         r.allowed_not_primary += other;
         r.examples.extend(first.into_iter().take(examples.saturating_sub(r.examples.len())));
         done += n as u128;
-        if last.elapsed() > Duration::from_secs(30) {
-            last = Instant::now();
-            eprintln!("sweep {form}: {done}/{} inputs, {} mismatch(es), {:.1} M inputs/s", plan.count, r.mismatches, done as f64 / t0.elapsed().as_secs_f64() / 1e6);
-        }
+        progress.update_with(done, || format!("{} mismatch(es)", r.mismatches));
     }
+    progress.finish();
     r.inputs = done as u64;
     r.seconds = t0.elapsed().as_secs_f64();
     let every_input_once = done == space as u128 && plan.stride % 2 == 1;
