@@ -58,7 +58,7 @@ pub fn evaluate(name: &str, operands: &[&str], build: &Build) -> Result<Evaluati
     let op = row(name)?.op;
     let arg_types = op.arg_types(operands.len());
     if !matches!(op.kernel.args(), Args::Array) && operands.len() != arg_types.len() {
-        return Err(MathError::Arity { kernel: op.kernel, want: arg_types.len(), got: operands.len() });
+        return Err(MathError::Arity { function: name.to_string(), want: arg_types.len(), got: operands.len() });
     }
     let args = operands
         .iter()

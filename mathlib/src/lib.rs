@@ -33,8 +33,8 @@ pub use table::{select, Bound, Build, Cc, Condition, Flags, MathFn, FUNCTIONS};
 pub enum MathError {
     #[error("unknown math function `{0}`; `ptxfuzz math list` shows the names")]
     UnknownFunction(String),
-    #[error("{kernel:?} takes {want} arguments, got {got}")]
-    Arity { kernel: Kernel, want: usize, got: usize },
+    #[error("{function} takes {want} argument(s), got {got}: give {want} operand(s) after its name (hex bits or decimals)")]
+    Arity { function: String, want: usize, got: usize },
     #[error("int argument {0} does not fit in a 32-bit int")]
     IntRange(i64),
     #[error("operand `{operand}` is not a valid {ty}: {why}; give hex bits (0x3f800000) or a decimal")]

@@ -221,6 +221,10 @@ fn math_eval_prints_reference_and_range() {
     let (code, _, err) = ptxfuzz(&["math", "eval", "nosuchfn", "1"]);
     assert_eq!(code, 1);
     assert!(err.starts_with("error: "), "{err}");
+    // The function as the user typed it, and what to give.
+    let (code, _, err) = ptxfuzz(&["math", "eval", "powf", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: powf takes 2 argument(s), got 1: give 2 operand(s)"), "{err}");
 }
 
 #[test]

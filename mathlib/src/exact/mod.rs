@@ -127,7 +127,8 @@ pub(crate) fn check_arity(op: &Op, args: &[u64]) -> Result<(), MathError> {
         Args::Array => return Ok(()),
     };
     if args.len() != want {
-        return Err(MathError::Arity { kernel: op.kernel, want, got: args.len() });
+        // No table row's name here: the kernel's, lower case (`pow` for powf and pow).
+        return Err(MathError::Arity { function: format!("{:?}", op.kernel).to_lowercase(), want, got: args.len() });
     }
     let int_ok = |v: u64| i32::try_from(v as i64).is_ok();
     match op.kernel.args() {
