@@ -23,16 +23,20 @@ pub fn seconds(s: &str) -> Result<f64, String> {
 /// A count of at least 1, decimal or `0x` hex, `_` allowed between digits (`65536`,
 /// `0x1_0000`).
 pub fn at_least_one<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
-    let digits = s.trim().replace('_', "");
-    let v = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16),
-        None => digits.parse(),
-    }
-    .map_err(|e| format!("not a count ({e}): give a whole number of at least 1"))?;
+    let v = number(s.trim()).map_err(|e| format!("not a count ({e}): give a whole number of at least 1"))?;
     if v == 0 {
         return Err("give at least 1".into());
     }
     T::try_from(v).map_err(|_| format!("{v} is too large here"))
+}
+
+/// A whole number, decimal or `0x` hex, `_` allowed between digits.
+pub fn number(s: &str) -> Result<u64, std::num::ParseIntError> {
+    let digits = s.replace('_', "");
+    match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => digits.parse(),
+    }
 }
 
 #[cfg(test)]

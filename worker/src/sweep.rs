@@ -108,11 +108,7 @@ pub use gpu::GpuKernel;
 pub use report::{bound_ulps, bucket, bucket_label, documented_bounds, server_report, Example, Report, BUCKETS};
 
 fn parse_u64(s: &str) -> Result<u64, String> {
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(&h.replace('_', ""), 16),
-        None => s.replace('_', "").parse(),
-    }
-    .map_err(|e| format!("'{s}': {e}"))
+    crate::cli_values::number(s).map_err(|e| format!("'{s}': {e}"))
 }
 
 /// Which inputs to run.
