@@ -9,6 +9,7 @@ use std::str::FromStr;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::header::AUTHORIZATION;
+use chrono::{DateTime, Utc};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
@@ -96,6 +97,74 @@ pub async fn create_token(pool: &PgPool, name: &str, role: Role) -> Result<Strin
     .execute(pool)
     .await?;
     Ok(secret)
+}
+
+/// One token as `token list` shows it: never the secret (only its digest is stored).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub name: String,
+    pub role: Role,
+    pub created_at: DateTime<Utc>,
+    /// `None` while the token is live.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// Every token, oldest first, revoked ones included (their names stay in triage history).
+pub async fn list_tokens(pool: &PgPool) -> Result<Vec<TokenInfo>, sqlx::Error> {
+    let rows = sqlx::query!("SELECT id, name, role, created_at, revoked_at FROM api_tokens ORDER BY id")
+        .fetch_all(pool)
+        .await?;
+    rows.into_iter().map(|r| TokenInfo::from_row(r.id, r.name, &r.role, r.created_at, r.revoked_at)).collect()
+}
+
+impl TokenInfo {
+    fn from_row(
+        id: i64,
+        name: String,
+        role: &str,
+        created_at: DateTime<Utc>,
+        revoked_at: Option<DateTime<Utc>>,
+    ) -> Result<TokenInfo, sqlx::Error> {
+        // The table's CHECK allows only the three role names; anything else is a damaged row.
+        let role = role.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))?;
+        Ok(TokenInfo { id, name, role, created_at, revoked_at })
+    }
+}
+
+/// Which tokens `revoke` ends: one by id, every live token of a name (names need not be
+/// unique: `token create` twice with one `--name` makes two), or the one a secret opens (a
+/// secret that leaked into a log, or one `token create` could not print).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenSelector {
+    Id(i64),
+    Name(String),
+    Secret(String),
+}
+
+/// Revoke the live tokens `which` selects; returns them as revoked (empty when none was live).
+/// A revoked token answers 401 from then on, and the dashboard sessions opened with it end
+/// (`web::session` looks `revoked_at` up on every request).
+pub async fn revoke(pool: &PgPool, which: &TokenSelector) -> Result<Vec<TokenInfo>, sqlx::Error> {
+    let (id, name, sha) = match which {
+        TokenSelector::Id(id) => (Some(*id), None, None),
+        TokenSelector::Name(n) => (None, Some(n.as_str()), None),
+        TokenSelector::Secret(s) => (None, None, Some(digest(s))),
+    };
+    let rows = sqlx::query!(
+        "UPDATE api_tokens SET revoked_at = now()
+         WHERE revoked_at IS NULL AND (id = $1 OR name = $2 OR secret_sha256 = $3)
+         RETURNING id, name, role, created_at, revoked_at",
+        id,
+        name,
+        sha
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut revoked: Vec<TokenInfo> =
+        rows.into_iter().map(|r| TokenInfo::from_row(r.id, r.name, &r.role, r.created_at, r.revoked_at)).collect::<Result<_, _>>()?;
+    revoked.sort_by_key(|t| t.id);
+    Ok(revoked)
 }
 
 /// The name of the admin token the private cluster's login link opens sessions for.

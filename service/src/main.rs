@@ -1,10 +1,10 @@
-//! `ptxfuzz-server`: serve the API, apply migrations, create tokens.
+//! `ptxfuzz-server`: serve the API, apply migrations, manage tokens.
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use service::auth::{self, Role};
+use service::auth::{self, Role, TokenSelector};
 use service::config::{Config, LogFormat};
 use service::pgcluster::{self, Cluster};
 use service::state::LoginLink;
@@ -55,6 +55,47 @@ enum TokenCommand {
         #[arg(long, env = "DATABASE_URL")]
         database_url: String,
     },
+    /// List every token: id, role, when created, live or when revoked, name (never a secret).
+    List {
+        #[arg(long, env = "DATABASE_URL")]
+        database_url: String,
+    },
+    /// Revoke tokens: they answer 401 from then on.
+    ///
+    /// Dashboard sessions opened with them end too; triage history keeps their names. Prints
+    /// the tokens revoked; exit status 1 when no live token matched.
+    Revoke {
+        #[command(flatten)]
+        which: Which,
+        #[arg(long, env = "DATABASE_URL")]
+        database_url: String,
+    },
+}
+
+/// The tokens `token revoke` ends (exactly one of these).
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+struct Which {
+    /// The token with this id (`token list` shows ids).
+    #[arg(long)]
+    id: Option<i64>,
+    /// Every live token with this name.
+    #[arg(long)]
+    name: Option<String>,
+    /// The token this secret opens (one that leaked into a log, say).
+    #[arg(long)]
+    secret: Option<String>,
+}
+
+impl Which {
+    fn selector(self) -> TokenSelector {
+        match (self.id, self.name, self.secret) {
+            (Some(id), _, _) => TokenSelector::Id(id),
+            (_, Some(name), _) => TokenSelector::Name(name),
+            // clap's group makes exactly one present.
+            (_, _, secret) => TokenSelector::Secret(secret.unwrap_or_default()),
+        }
+    }
 }
 
 #[tokio::main]
@@ -76,8 +117,7 @@ async fn run(command: Command) -> Result<()> {
         Command::Serve(cfg) => serve(cfg).await,
         Command::Migrate { database_url } => {
             db::connect(&database_url, 2).await?;
-            println!("migrations applied");
-            Ok(())
+            say("migrations applied")
         }
         Command::Recluster { database_url } => {
             let pool = db::connect(&database_url, 2).await?;
@@ -86,21 +126,75 @@ async fn run(command: Command) -> Result<()> {
             })
             .await
             .context("reclustering failed; nothing half-done is lost: run it again")?;
-            println!(
+            say(&format!(
                 "{} finding(s) reclustered, {} moved; clusters: {} before, {} after ({} empty removed)",
                 p.findings, p.moved, p.clusters_before, p.clusters_after, p.removed
-            );
-            Ok(())
+            ))
         }
         Command::Token(TokenCommand::Create { role, name, database_url }) => {
             let pool = db::connect(&database_url, 2).await?;
             let name = name.unwrap_or_else(|| role.name().to_string());
             let secret = auth::create_token(&pool, &name, role).await.context("cannot store the token")?;
-            println!("{secret}");
+            if let Err(e) = say(&secret) {
+                // A secret nobody saw is a live token nobody can use or find: take it back.
+                auth::revoke(&pool, &TokenSelector::Secret(secret)).await.context("cannot revoke it again")?;
+                bail!("cannot print the secret ({e}); the token was revoked again: run the command with a stdout that can be read");
+            }
             eprintln!("created {role} token '{name}'; keep the secret above: it is not shown again");
             Ok(())
         }
+        Command::Token(TokenCommand::List { database_url }) => {
+            let pool = db::connect(&database_url, 2).await?;
+            let tokens = auth::list_tokens(&pool).await.context("cannot read the tokens")?;
+            if tokens.is_empty() {
+                eprintln!("no tokens yet; create one with `ptxfuzz-server token create --role worker`");
+                return Ok(());
+            }
+            say(&token_table(&tokens))
+        }
+        Command::Token(TokenCommand::Revoke { which, database_url }) => {
+            let pool = db::connect(&database_url, 2).await?;
+            let which = which.selector();
+            let revoked = auth::revoke(&pool, &which).await.context("cannot revoke")?;
+            if revoked.is_empty() {
+                let what = match &which {
+                    TokenSelector::Id(id) => format!("with id {id}"),
+                    TokenSelector::Name(n) => format!("named '{n}'"),
+                    TokenSelector::Secret(_) => "with that secret".to_string(),
+                };
+                bail!("no live token {what}; `ptxfuzz-server token list` shows every token, revoked or not");
+            }
+            eprintln!("revoked {} token(s):", revoked.len());
+            say(&token_table(&revoked))
+        }
     }
+}
+
+/// A line on stdout, its failure an error (a closed pipe must not panic as `println!` does).
+fn say(line: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|()| out.flush()).context("cannot write to stdout")
+}
+
+/// Tokens as `token list` prints them: aligned columns, the name last (it may hold spaces).
+fn token_table(tokens: &[auth::TokenInfo]) -> String {
+    let time = |t: &chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    let rows: Vec<[String; 5]> = tokens
+        .iter()
+        .map(|t| {
+            let state = t.revoked_at.as_ref().map_or_else(|| "live".to_string(), |r| format!("revoked {}", time(r)));
+            [t.id.to_string(), t.role.to_string(), time(&t.created_at), state, t.name.clone()]
+        })
+        .collect();
+    let header = ["ID", "ROLE", "CREATED (UTC)", "STATE", "NAME"].map(String::from);
+    let width = |c: usize| std::iter::once(&header).chain(&rows).map(|r| r[c].len()).max().unwrap_or(0);
+    let widths = [width(0), width(1), width(2), width(3)];
+    std::iter::once(&header)
+        .chain(&rows)
+        .map(|r| format!("{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {}", r[0], r[1], r[2], r[3], r[4], w0 = widths[0], w1 = widths[1], w2 = widths[2], w3 = widths[3]))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 async fn serve(cfg: Config) -> Result<()> {
@@ -125,7 +219,8 @@ async fn serve(cfg: Config) -> Result<()> {
     };
     for dir in &cfg.import {
         let n = import::import(&pool, dir).await?;
-        println!("imported {}: {} finding folder(s), {} new, {} already present", dir.display(), n.folders, n.new, n.present);
+        // A server whose stdout nobody reads still serves: these lines are for a person.
+        let _ = say(&format!("imported {}: {} finding folder(s), {} new, {} already present", dir.display(), n.folders, n.new, n.present));
     }
     let default_bind = if cluster.is_some() { "127.0.0.1:0" } else { "127.0.0.1:8080" };
     let bind = cfg.bind.unwrap_or_else(|| default_bind.parse().expect("a socket address"));
@@ -137,12 +232,10 @@ async fn serve(cfg: Config) -> Result<()> {
         let token_id = auth::login_link_token(&pool).await.context("cannot create the login link's token")?;
         let secret = auth::link_secret();
         state = state.with_login_link(LoginLink::new(token_id, secret.clone()));
-        println!("dashboard: http://{addr}/?login={secret}");
+        let _ = say(&format!("dashboard: http://{addr}/?login={secret}"));
     } else {
-        println!("dashboard: http://{addr}/");
+        let _ = say(&format!("dashboard: http://{addr}/"));
     }
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
     let app = http::app(state, cfg.max_body);
     tracing::info!(addr = %addr, "ptxfuzz-server listening");
     axum::serve(listener, app).with_graceful_shutdown(shutdown()).await?;

@@ -68,3 +68,32 @@ async fn reads_need_a_token_on_a_private_server() {
     let r = s.get("/api/v1/campaigns").bearer_auth("ptxf_wrong").send().await.unwrap();
     expect_problem(r, 401).await;
 }
+
+#[tokio::test]
+async fn a_revoked_token_is_refused_and_listed_as_revoked() {
+    use service::auth::{create_token, list_tokens, revoke, Role, TokenSelector};
+    let s = TestServer::start().await;
+    let b = batch(None, vec![report("add.rz.f32~rounding~normal.normal~sm90", 1, 1)]);
+    // Two live tokens share a name: revoking by name ends both, and no other.
+    let revoked = revoke(&s.pool, &TokenSelector::Name("gpu-host-1".into())).await.unwrap();
+    assert_eq!(revoked.len(), 0, "no token of that name yet");
+    let twin = create_token(&s.pool, "gpu-host-1", Role::Worker).await.unwrap();
+    let first = create_token(&s.pool, "gpu-host-1", Role::Worker).await.unwrap();
+    let revoked = revoke(&s.pool, &TokenSelector::Name("gpu-host-1".into())).await.unwrap();
+    assert_eq!(revoked.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["gpu-host-1", "gpu-host-1"]);
+    assert!(revoked.iter().all(|t| t.role == Role::Worker && t.revoked_at.is_some()), "{revoked:?}");
+    for token in [&twin, &first] {
+        expect_problem(s.post("/api/v1/findings/batch", token).json(&b).send().await.unwrap(), 401).await;
+    }
+    assert_eq!(s.post("/api/v1/findings/batch", &s.worker).json(&b).send().await.unwrap().status(), 200);
+    // Revoking again finds nothing live; by secret and by id reach one token each.
+    assert!(revoke(&s.pool, &TokenSelector::Name("gpu-host-1".into())).await.unwrap().is_empty());
+    let by_secret = revoke(&s.pool, &TokenSelector::Secret(s.triager.clone())).await.unwrap();
+    assert_eq!(by_secret.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["test-triager"]);
+    let admin_id = list_tokens(&s.pool).await.unwrap().into_iter().find(|t| t.name == "test-admin").unwrap().id;
+    assert_eq!(revoke(&s.pool, &TokenSelector::Id(admin_id)).await.unwrap()[0].id, admin_id);
+    assert!(revoke(&s.pool, &TokenSelector::Id(admin_id)).await.unwrap().is_empty());
+    let live: Vec<_> = list_tokens(&s.pool).await.unwrap().into_iter().filter(|t| t.revoked_at.is_none()).map(|t| t.name).collect();
+    assert_eq!(live, ["test-worker"]);
+    assert_eq!(list_tokens(&s.pool).await.unwrap().len(), 5, "revoked tokens stay listed");
+}

@@ -232,3 +232,57 @@ fn command_line_errors_are_one_line_that_says_what_to_give() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: DATABASE_URL notaurl is not a PostgreSQL URL") && err.contains("give postgres://"), "{err}");
 }
+
+/// `ptxfuzz-server ARGS` against `url`; (exit status, stdout, stderr).
+fn server_cli(url: &str, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server")).args(args).env("DATABASE_URL", url).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[tokio::test]
+async fn tokens_are_created_listed_and_revoked_from_the_command_line() {
+    let url = fresh_database().await;
+    let (code, _, err) = server_cli(&url, &["token", "list"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("no tokens yet") && err.contains("token create"), "{err}");
+    let (code, secret, err) = server_cli(&url, &["token", "create", "--role", "worker", "--name", "gpu host 1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(secret.trim().starts_with("ptxf_"), "{secret}");
+    let (code, list, _) = server_cli(&url, &["token", "list"]);
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = list.lines().collect();
+    assert!(lines[0].starts_with("ID") && lines[0].ends_with("NAME"), "{list}");
+    assert!(lines[1].starts_with("1 ") && lines[1].contains(" worker ") && lines[1].contains(" live ") && lines[1].ends_with("gpu host 1"), "{list}");
+    assert!(!list.contains(secret.trim()), "a list never shows a secret");
+    let (code, out, err) = server_cli(&url, &["token", "revoke", "--secret", secret.trim()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.starts_with("revoked 1 token(s)") && out.lines().nth(1).unwrap().contains(" revoked 20"), "{err}{out}");
+    let (code, _, err) = server_cli(&url, &["token", "revoke", "--name", "gpu host 1"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.trim(), "error: no live token named 'gpu host 1'; `ptxfuzz-server token list` shows every token, revoked or not");
+    // Exactly one of --id, --name, --secret: anything else is a usage error.
+    assert_eq!(server_cli(&url, &["token", "revoke"]).0, Some(2));
+    assert_eq!(server_cli(&url, &["token", "revoke", "--id", "1", "--name", "x"]).0, Some(2));
+}
+
+#[tokio::test]
+async fn a_secret_that_cannot_be_printed_is_revoked_again() {
+    let url = fresh_database().await;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
+        .args(["token", "create", "--role", "admin"])
+        .env("DATABASE_URL", &url)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // No reader: the secret's write fails (the child connects to PostgreSQL before it writes).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: cannot print the secret") && err.contains("revoked again"), "{err}");
+    let pool = service::db::connect(&url, 2).await.unwrap();
+    let tokens = service::auth::list_tokens(&pool).await.unwrap();
+    assert_eq!(tokens.len(), 1);
+    assert!(tokens[0].revoked_at.is_some(), "{tokens:?}");
+}
