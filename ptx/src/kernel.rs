@@ -92,8 +92,8 @@ pub enum KernelError {
         "sm_{0} is not a target this emitter knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
     )]
     UnknownSm(u32),
-    #[error("program {index} cannot run on {arch}: {source}")]
-    Target { index: usize, arch: Arch, source: ProgramError },
+    #[error("program {index} cannot run on {arch}: {cause}")]
+    Target { index: usize, arch: Arch, cause: ProgramError },
     #[error("no programs to emit")]
     Empty,
 }
@@ -138,7 +138,7 @@ pub fn write_module<P: Borrow<Program>>(
     let ptx = module_version(programs, arch)?;
     let target = Target::of(arch, ptx);
     for (index, p) in programs.iter().enumerate() {
-        p.borrow().check_target(target).map_err(|source| KernelError::Target { index, arch, source })?;
+        p.borrow().check_target(target).map_err(|cause| KernelError::Target { index, arch, cause })?;
     }
     let _ = writeln!(out, ".version {ptx}\n.target {arch}\n.address_size 64");
     for (index, p) in programs.iter().enumerate() {

@@ -314,8 +314,8 @@ pub enum ProgramError {
     Syntax { place: String, message: String },
     #[error("program JSON: {0}; expected {{\"types\":{{\"%f0\":\"f32\",..}},\"inputs\":[\"%f0\",..],\"body\":[\"add.rn.f32 %f2, %f0, %f1;\",..],\"outputs\":[\"%f2\",..]}}")]
     Json(String),
-    #[error("instruction {index} (`{text}`): {source}")]
-    IllegalForm { index: usize, text: String, source: IsaError },
+    #[error("instruction {index} (`{text}`): {cause}")]
+    IllegalForm { index: usize, text: String, cause: IsaError },
     #[error("{form} takes {expected} source operand(s), got {got}")]
     Arity { form: String, expected: usize, got: usize },
     #[error("{place}: register {reg} is not defined: declare it as an input or define it in an earlier instruction")]
@@ -355,8 +355,8 @@ pub enum ProgramError {
     NoOutputs,
     #[error("the program has {0} registers; at most 65535 are supported")]
     TooManyRegisters(usize),
-    #[error("instruction {index}: {source}")]
-    Target { index: usize, source: IsaError },
+    #[error("instruction {index}: {cause}")]
+    Target { index: usize, cause: IsaError },
 }
 
 impl ProgramError {
@@ -418,7 +418,7 @@ impl Program {
             s.instr.validate().map_err(|e| ProgramError::IllegalForm {
                 index: j,
                 text: s.instr.to_string(),
-                source: e,
+                cause: e,
             })?;
             for (pos, &r) in s.srcs().iter().enumerate() {
                 let need = ValType::of_operand(&s.instr, pos);
@@ -507,7 +507,7 @@ impl Program {
     /// Whether every instruction is available on `target` (form, sm and PTX ISA version).
     pub fn check_target(&self, target: Target) -> Result<(), ProgramError> {
         for (j, s) in self.body.iter().enumerate() {
-            s.instr.check_target(target).map_err(|e| ProgramError::Target { index: j, source: e })?;
+            s.instr.check_target(target).map_err(|e| ProgramError::Target { index: j, cause: e })?;
         }
         Ok(())
     }

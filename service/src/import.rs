@@ -23,14 +23,14 @@ pub struct Imported {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    #[error("--import {dir}: {source}")]
-    Read { dir: PathBuf, source: FolderError },
+    #[error("--import {dir}: {cause}")]
+    Read { dir: PathBuf, cause: FolderError },
     #[error("--import {dir}: no finding folder (SIGNATURE/repro.json) in it; pass a campaign's --out folder")]
     Empty { dir: PathBuf },
     #[error("--import {dir}: the server refused a finding folder: {why}")]
     Refused { dir: PathBuf, why: String },
-    #[error("--import {dir}: the database failed: {source}")]
-    Db { dir: PathBuf, source: sqlx::Error },
+    #[error("--import {dir}: the database failed: {cause}")]
+    Db { dir: PathBuf, cause: sqlx::Error },
 }
 
 /// Store every finding folder of `dir` (a campaign's `--out`).
@@ -39,14 +39,14 @@ pub async fn import(pool: &PgPool, dir: &Path) -> Result<Imported, ImportError> 
     let reports = tokio::task::spawn_blocking(move || api::folder::read_campaign(&owned))
         .await
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
-        .map_err(|source| ImportError::Read { dir: dir.into(), source })?;
+        .map_err(|cause| ImportError::Read { dir: dir.into(), cause })?;
     if reports.is_empty() {
         return Err(ImportError::Empty { dir: dir.into() });
     }
     let mut done = Imported::default();
     for chunk in reports.chunks(MAX_BATCH) {
         let batch = IngestBatch { campaign_id: None, findings: chunk.to_vec() };
-        let r = ingest::ingest(pool, batch).await.map_err(|source| ImportError::Db { dir: dir.into(), source })?;
+        let r = ingest::ingest(pool, batch).await.map_err(|cause| ImportError::Db { dir: dir.into(), cause })?;
         let r = r.map_err(|rejected| ImportError::Refused {
             dir: dir.into(),
             why: match rejected {

@@ -1,5 +1,5 @@
 //! `ptxfuzz gen` and `ptxfuzz sass`: write generated programs as PTX modules and JSON, and show
-//! the SASS that ptxas makes of a module.
+//! the SASS that ptxas makes of a module or of one instruction form.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -20,8 +20,8 @@ pub struct GenCmd {
     /// Seed: the same seed and options give the same programs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Number of programs.
-    #[arg(long, default_value_t = 10)]
+    /// Number of programs (1 or more).
+    #[arg(long, default_value_t = 10, value_parser = worker::cli_values::at_least_one::<usize>)]
     count: usize,
     /// Output folder (created if missing).
     #[arg(long, default_value = "programs")]
@@ -53,42 +53,86 @@ pub fn gen(args: GenCmd) -> Result<()> {
     Ok(())
 }
 
-/// Print the SASS that ptxas makes of a PTX file (ptxas, then nvdisasm or cuobjdump).
+/// Print the SASS that ptxas makes of a PTX file, or of one instruction form's kernel (ptxas,
+/// then nvdisasm or cuobjdump).
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  ptxfuzz sass programs/s1_000000.ptx      (a module `ptxfuzz gen` wrote)\n  \
+ptxfuzz sass fma.rz.bf16                  (the one-instruction kernel of a form, as `eval` spells it)\n  \
+ptxfuzz sass cvt.rn.satfinite.e2m1x2.f32 --sm 100a")]
 pub struct SassCmd {
-    /// The PTX file.
-    file: PathBuf,
-    /// Target architecture: 90 for sm_90, 100a for sm_100a (the file's `.target` must allow it).
+    /// A PTX file, or an instruction form as `eval` and `vm-ptx --list` spell it (add.rn.f32,
+    /// cvt.rn.f16.f32, setp.lt.f32): the kernel that runs that one instruction is assembled.
+    input: String,
+    /// Target architecture: 90 for sm_90, 100a for sm_100a (a file's `.target` must allow it;
+    /// a form's kernel gets the suffix its table needs on that sm).
     #[arg(long, default_value = "90")]
     sm: ptx::isa::Arch,
 }
 
+/// The PTX `sass` assembles: the file's text, or the one-instruction kernel of a form (the
+/// `cvt`/`setp`/`set`/`selp`/mixed forms through `ptx::form_kernel`, as `capture` runs them;
+/// the others as a one-instruction program through `ptx::kernel`, as campaigns run them), and
+/// the `-arch` to give ptxas (a form's own suffix on that sm: `sm_100a` for an f6 conversion).
+fn sass_input(input: &str, arch: ptx::isa::Arch) -> Result<(String, String)> {
+    let path = std::path::Path::new(input);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {input}"))?;
+        return Ok((text, arch.to_string()));
+    }
+    match ptx::form::Form::parse(input) {
+        Ok(form) => {
+            let target = form.target_on(arch.sm).with_context(|| {
+                format!("{form} does not run on {arch}: it needs {} ({}); give --sm for such a GPU", form.needs().target(), form.needs().section)
+            })?;
+            let ptx = form.needs().ptx.max(kernel::min_ptx_for_arch(arch)?);
+            return Ok((ptx::form_kernel::module(&form, &target, ptx), target));
+        }
+        Err(ptx::form::FormError::Unknown(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let instr = ptx::isa::Instr::parse_default(input).map_err(|e| {
+        anyhow::anyhow!(
+            "{input} is neither a file nor an instruction form ({e}); give a PTX file (`ptxfuzz gen` writes some) or a form such as add.rn.f32 (`ptxfuzz vm-ptx --list` lists them)"
+        )
+    })?;
+    let program = crate::sweep::program_of(&instr)?;
+    Ok((kernel::module(&[&program], arch, Mode::Outputs)?, arch.to_string()))
+}
+
 pub fn sass(args: SassCmd) -> Result<()> {
     let ptxas = toolkit::find("ptxas")?;
+    let (module, target) = sass_input(&args.input, args.sm)?;
     let dir = tempdir()?;
-    let cubin = dir.join("module.cubin");
-    let out = Command::new(&ptxas)
-        .arg(format!("-arch={}", args.sm))
-        .arg(&args.file)
+    let result = assemble_and_disassemble(&ptxas, &dir, &module, &target, &args.input);
+    // Removed on every way out, a failed ptxas included.
+    let _ = std::fs::remove_dir_all(&dir);
+    print!("{}", result?);
+    Ok(())
+}
+
+/// The SASS of `module` (nvdisasm prints cleaner SASS; cuobjdump is the fallback).
+fn assemble_and_disassemble(ptxas: &std::path::Path, dir: &std::path::Path, module: &str, target: &str, input: &str) -> Result<String> {
+    let (ptx, cubin) = (dir.join("module.ptx"), dir.join("module.cubin"));
+    std::fs::write(&ptx, module).with_context(|| format!("cannot write {}", ptx.display()))?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={target}"))
+        .arg(&ptx)
         .arg("-o")
         .arg(&cubin)
         .output()
         .with_context(|| format!("running {}", ptxas.display()))?;
     if !out.status.success() {
-        bail!("ptxas rejected {}:\n{}", args.file.display(), String::from_utf8_lossy(&out.stderr).trim_end());
+        bail!("ptxas rejected {input} for {target}:\n{}", String::from_utf8_lossy(&out.stderr).trim_end());
     }
-    // nvdisasm prints cleaner SASS; cuobjdump is the fallback.
     let (tool, flags): (_, &[&str]) = match toolkit::find("nvdisasm") {
         Ok(p) => (p, &["-c"]),
         Err(_) => (toolkit::find("cuobjdump").context("neither nvdisasm nor cuobjdump found")?, &["-sass"]),
     };
     let dis = Command::new(&tool).args(flags).arg(&cubin).output().with_context(|| format!("running {}", tool.display()))?;
-    let _ = std::fs::remove_dir_all(&dir);
     if !dis.status.success() {
         bail!("{} failed:\n{}", tool.display(), String::from_utf8_lossy(&dis.stderr).trim_end());
     }
-    print!("{}", String::from_utf8_lossy(&dis.stdout));
-    Ok(())
+    Ok(String::from_utf8_lossy(&dis.stdout).into_owned())
 }
 
 fn tempdir() -> Result<PathBuf> {

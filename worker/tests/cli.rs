@@ -148,6 +148,7 @@ fn nonsense_durations_and_zero_counts_are_usage_errors_not_panics() {
         &["bench", "--seconds", "nan", "--form", "add.rn.f32"],
         &["sweep", "add.rn.f32", "--target", "interp", "--stride", "0"],
         &["capture", "--target", "interp", "--out", "unused.txt", "--cases-per-form", "0"],
+        &["gen", "--count", "0", "--out", "unused"],
     ] {
         let (code, out, err) = ptxfuzz(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -245,4 +246,57 @@ fn a_sweep_checks_its_truth_file_and_output_folders_before_it_runs() {
         // Nothing swept: the report would be on stdout.
         assert!(out.is_empty() && err.contains(why), "{all:?}: {out}{err}");
     }
+}
+
+/// `sass` takes an instruction form as well as a file: the one-instruction kernel's SASS, the
+/// suffix the form needs on that sm, and one line naming both choices for anything else.
+#[test]
+fn sass_of_a_form_disassembles_its_one_instruction_kernel() {
+    if worker::toolkit::find("ptxas").is_err() || worker::toolkit::find("nvdisasm").is_err() && worker::toolkit::find("cuobjdump").is_err() {
+        assert_eq!(std::env::var("PTXFUZZ_SKIP_PTXAS").as_deref(), Ok("1"), "ptxas and nvdisasm not found: `pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`; set PTXFUZZ_SKIP_PTXAS=1 to skip");
+        eprintln!("SKIPPED: ptxas not found and PTXFUZZ_SKIP_PTXAS=1");
+        return;
+    }
+    let (code, out, err) = ptxfuzz(&["sass", "setp.lt.f32"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("FSETP."), "{out}");
+    // A file still wins: a module `gen` wrote.
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-sass-{}", std::process::id()));
+    let (code, _, err) = ptxfuzz(&["gen", "--count", "1", "--families", "fma", "--types", "f32", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = ptxfuzz(&["sass", dir.join("s1_000000.ptx").to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("FFMA"), "{out}");
+    // An sm_100a form on an sm_100 GPU: its kernel is built for sm_100a.
+    let (code, out, err) = ptxfuzz(&["sass", "cvt.rn.satfinite.e2m1x2.f32", "--sm", "100"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("E2M1"), "{out}");
+    let (code, _, err) = ptxfuzz(&["sass", "cvt.rn.satfinite.e2m1x2.f32"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: cvt.rn.satfinite.e2m1x2.f32 does not run on sm_90: it needs sm_100a"), "{err}");
+    let (code, _, err) = ptxfuzz(&["sass", "add.rn.f33"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: add.rn.f33 is neither a file nor an instruction form (unknown type") && err.contains("vm-ptx --list"), "{err}");
+}
+
+/// An error's cause is printed once: the messages that quote their cause are not also its
+/// `source` (anyhow's one-line `{:#}` would repeat it).
+#[test]
+fn an_error_line_names_its_cause_once() {
+    let (code, _, err) = ptxfuzz(&["capture-check", "/nonexistent/cases.txt"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-cause-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A recorded H100 finding with an illegal form in its program.
+    let finding = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/findings/abs.f64~nan-payload~nan~sm90/repro.json");
+    let mut repro: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(finding).unwrap()).unwrap();
+    repro["program"]["body"] = serde_json::json!(["add.rn.sat.f64 %fd1, %fd0, %fd0;"]);
+    std::fs::write(dir.join("repro.json"), repro.to_string()).unwrap();
+    let (code, _, err) = ptxfuzz(&["repro", dir.to_str().unwrap(), "--target", "interp"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("error: repro.json: bad program: instruction 0"), "{err}");
+    assert_eq!(err.matches(".sat is not allowed").count(), 1, "{err}");
 }

@@ -8,19 +8,38 @@ use ptx::value::parse_hex;
 
 use super::Reproducer;
 
-/// Why a stored reproducer cannot be turned back into a case or a file.
+/// Why a stored reproducer cannot be turned back into a case or a file. Each message holds
+/// its cause's, so none is a `source` too (`{:#}` would print it twice).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReproError {
     #[error("repro.json: bad program: {0}")]
-    Program(#[from] ProgramError),
+    Program(ProgramError),
     #[error("repro.json: {got} input(s) for a program taking {expected}")]
     InputCount { expected: usize, got: usize },
     #[error("repro.json: {field} '{value}' is not 0x-prefixed hex")]
     Hex { field: &'static str, value: String },
     #[error("repro.json: cannot write the PTX module: {0}")]
-    Kernel(#[from] KernelError),
+    Kernel(KernelError),
     #[error("the reference cannot run the reproducer: {0}")]
-    Run(#[from] RunError),
+    Run(RunError),
+}
+
+impl From<ProgramError> for ReproError {
+    fn from(e: ProgramError) -> Self {
+        ReproError::Program(e)
+    }
+}
+
+impl From<KernelError> for ReproError {
+    fn from(e: KernelError) -> Self {
+        ReproError::Kernel(e)
+    }
+}
+
+impl From<RunError> for ReproError {
+    fn from(e: RunError) -> Self {
+        ReproError::Run(e)
+    }
 }
 
 fn hex(field: &'static str, s: &str) -> Result<u64, ReproError> {

@@ -22,8 +22,8 @@ pub enum RunError {
     InputCount { expected: usize, got: usize },
     #[error("input {reg} (.{ty}): 0x{value:x} has more than {bits} bits")]
     InputWidth { reg: String, ty: &'static str, value: u64, bits: u32 },
-    #[error("instruction {index} (`{text}`): {source}")]
-    Eval { index: usize, text: String, source: EvalError },
+    #[error("instruction {index} (`{text}`): {cause}")]
+    Eval { index: usize, text: String, cause: EvalError },
 }
 
 /// The allowed results of a run.
@@ -120,7 +120,7 @@ impl Program {
                     interp::eval(&fused_fma(&s.instr), &[a, b, c])
                 }
             };
-            let e = result.map_err(|e| RunError::Eval { index: j, text: self.stmt_text(j), source: e })?;
+            let e = result.map_err(|e| RunError::Eval { index: j, text: self.stmt_text(j), cause: e })?;
             values.push(e.primary_bits());
             out.push(e);
         }

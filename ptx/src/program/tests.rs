@@ -87,4 +87,6 @@ fn illegal_form_is_rejected() {
     let e =
         Program::new(vec![Type::F64], vec![Stmt::new(i, &[Reg(0), Reg(0)]).unwrap()], vec![Reg(1)]).unwrap_err();
     assert!(matches!(e, ProgramError::IllegalForm { index: 0, .. }), "{e}");
+    // The message holds the cause's; a `source` too would print it twice under anyhow's `{:#}`.
+    assert!(std::error::Error::source(&e).is_none(), "{e}");
 }

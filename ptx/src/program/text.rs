@@ -187,7 +187,7 @@ impl Builder {
         let instr = Instr::parse(mnemonic, srcs.len()).map_err(|e| ProgramError::IllegalForm {
             index,
             text: mnemonic.to_string(),
-            source: e,
+            cause: e,
         })?;
         if srcs.len() != instr.inputs as usize {
             return Err(ProgramError::Arity {

@@ -29,10 +29,10 @@ impl Decoded {
             for (o, &s) in ops.iter_mut().zip(&op.src[..n]) {
                 *o = regs[s as usize];
             }
-            let e = interp::eval(&op.form, &ops[..n]).map_err(|source| VmError::Eval {
+            let e = interp::eval(&op.form, &ops[..n]).map_err(|cause| VmError::Eval {
                 index,
                 form: op.form.to_string(),
-                source,
+                cause,
             })?;
             regs[op.dst as usize] = e.primary_bits();
         }

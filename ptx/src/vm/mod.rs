@@ -57,8 +57,8 @@ pub enum VmError {
     InputCount { expected: usize, got: usize },
     #[error("{form} has no GPU sweep module: {why}; sweep it with `--no-gpu-kernel` (every input through the engine's job path)")]
     NoSweepModule { form: String, why: String },
-    #[error("instruction {index} (`{form}`): {source}")]
-    Eval { index: usize, form: String, source: crate::interp::EvalError },
+    #[error("instruction {index} (`{form}`): {cause}")]
+    Eval { index: usize, form: String, cause: crate::interp::EvalError },
 }
 
 /// The arms of the VM for `arch` (an sm number for the plain `sm_XX`, or an [`Arch`] such as

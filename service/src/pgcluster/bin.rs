@@ -86,7 +86,7 @@ pub fn major_of(dir: &Path) -> Result<String, ClusterError> {
     let out = Command::new(&postgres)
         .arg("--version")
         .output()
-        .map_err(|e| ClusterError::Run { program: postgres.display().to_string(), source: e })?;
+        .map_err(|e| ClusterError::Run { program: postgres.display().to_string(), cause: e })?;
     let text = String::from_utf8_lossy(&out.stdout);
     parse_major(&text).ok_or_else(|| ClusterError::Failed {
         what: format!("{} --version", postgres.display()),

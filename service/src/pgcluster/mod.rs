@@ -30,12 +30,12 @@ const MAX_SOCKET_PATH: usize = 107;
 pub enum ClusterError {
     #[error("no PostgreSQL server binaries (initdb, pg_ctl, postgres) on PATH, from pg_config --bindir or in /usr/lib/postgresql/*/bin: install PostgreSQL (Debian/Ubuntu: `apt-get install postgresql`), or pass --database-url to use a database elsewhere")]
     NotInstalled,
-    #[error("cannot run {program}: {source}")]
-    Run { program: String, source: std::io::Error },
+    #[error("cannot run {program}: {cause}")]
+    Run { program: String, cause: std::io::Error },
     #[error("{what} failed: {output}{}", log.as_ref().map(|l| format!(" (the server log is {})", l.display())).unwrap_or_default())]
     Failed { what: String, output: String, log: Option<PathBuf> },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {cause}")]
+    Io { path: PathBuf, cause: std::io::Error },
     #[error("the data directory {dir} is in use by another ptxfuzz-server{}: stop that one first, or pass another --data-dir", pid.as_ref().map(|p| format!(" (pid {p})")).unwrap_or_default())]
     InUse { dir: PathBuf, pid: Option<String> },
     #[error("{pgdata} was made by PostgreSQL {data}, but the binaries found are PostgreSQL {bin} ({bindir}): install PostgreSQL {data} (Debian: `apt-get install postgresql-{data}`) to use it, move it aside (upgrade it with pg_upgrade), or pass another --data-dir")]
@@ -49,7 +49,7 @@ pub enum ClusterError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ClusterError + '_ {
-    move |source| ClusterError::Io { path: path.to_path_buf(), source }
+    move |cause| ClusterError::Io { path: path.to_path_buf(), cause }
 }
 
 /// The unprivileged account PostgreSQL runs as when the server runs as root.
@@ -213,7 +213,7 @@ impl Cluster {
     }
 
     fn run(&self, mut cmd: Command, what: String) -> Result<(), ClusterError> {
-        let out = cmd.output().map_err(|e| ClusterError::Run { program: what.clone(), source: e })?;
+        let out = cmd.output().map_err(|e| ClusterError::Run { program: what.clone(), cause: e })?;
         if out.status.success() {
             return Ok(());
         }

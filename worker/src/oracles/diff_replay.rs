@@ -78,8 +78,8 @@ struct CaptureInfo {
 /// Why a capture cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    #[error("cannot read capture {path}: {source}; give replay:PATH the path of a file like ../shared/hw/h100-sm90/cases.txt.gz")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("cannot read capture {path}: {cause}; give replay:PATH the path of a file like ../shared/hw/h100-sm90/cases.txt.gz")]
+    Io { path: PathBuf, cause: std::io::Error },
     #[error("{path}:{line}: {why}; each line must read `INSTR 0xOPERAND... -> 0xRESULT`")]
     Line { path: PathBuf, line: u64, why: String },
     #[error("{path} holds no case of an instruction or form this ptxfuzz knows")]
@@ -97,7 +97,7 @@ pub fn program_of(instr: &Instr) -> Result<Program, ptx::program::ProgramError> 
 impl Capture {
     /// Read a capture (gzip when the file starts with the gzip magic bytes).
     pub fn load(path: &Path) -> Result<Capture, CaptureError> {
-        let io = |source| CaptureError::Io { path: path.to_path_buf(), source };
+        let io = |cause| CaptureError::Io { path: path.to_path_buf(), cause };
         let mut file = BufReader::new(std::fs::File::open(path).map_err(io)?);
         let gz = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead> =
@@ -120,7 +120,7 @@ impl Capture {
         let mut current: Option<(String, Option<Slot>)> = None;
         for (n, line) in BufReader::new(reader).lines().enumerate() {
             let n = n as u64 + 1;
-            let line = line.map_err(|source| CaptureError::Io { path: path.to_path_buf(), source })?;
+            let line = line.map_err(|cause| CaptureError::Io { path: path.to_path_buf(), cause })?;
             let err = |why: String| CaptureError::Line { path: path.to_path_buf(), line: n, why };
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
