@@ -11,24 +11,26 @@ use crate::repro::Reproducer;
 /// Why a finding folder could not be read; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum FolderError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        // `cause`, not `source`: quoted in the message, so an error chain printed with `{:#}`
+        // names it once.
+        cause: std::io::Error,
     },
     #[error(
-        "{path} is not a valid file of its kind: {source} (is it a ptxfuzz campaign's output?)"
+        "{path} is not a valid file of its kind: {cause} (is it a ptxfuzz campaign's output?)"
     )]
     Json {
         path: PathBuf,
-        source: serde_json::Error,
+        cause: serde_json::Error,
     },
 }
 
 fn read(path: &Path) -> Result<String, FolderError> {
-    std::fs::read_to_string(path).map_err(|source| FolderError::Io {
+    std::fs::read_to_string(path).map_err(|cause| FolderError::Io {
         path: path.into(),
-        source,
+        cause,
     })
 }
 
@@ -40,9 +42,9 @@ pub fn summary_hits(out: &Path) -> Result<HashMap<String, u64>, FolderError> {
         return Ok(HashMap::new());
     }
     let v: serde_json::Value =
-        serde_json::from_str(&read(&path)?).map_err(|source| FolderError::Json {
+        serde_json::from_str(&read(&path)?).map_err(|cause| FolderError::Json {
             path: path.clone(),
-            source,
+            cause,
         })?;
     let mut hits = HashMap::new();
     for f in v
@@ -65,7 +67,7 @@ pub fn summary_hits(out: &Path) -> Result<HashMap<String, u64>, FolderError> {
 pub fn read_folder(dir: &Path, hits: u64) -> Result<FindingReport, FolderError> {
     let path = dir.join("repro.json");
     let reproducer: Reproducer =
-        serde_json::from_str(&read(&path)?).map_err(|source| FolderError::Json { path, source })?;
+        serde_json::from_str(&read(&path)?).map_err(|cause| FolderError::Json { path, cause })?;
     let ptx_path = dir.join("repro.ptx");
     let ptx = if ptx_path.exists() {
         Some(read(&ptx_path)?)
@@ -84,9 +86,9 @@ pub fn read_folder(dir: &Path, hits: u64) -> Result<FindingReport, FolderError> 
 /// hidden ones such as `.spool` skipped), sorted by folder name.
 pub fn read_campaign(out: &Path) -> Result<Vec<FindingReport>, FolderError> {
     let hits = summary_hits(out)?;
-    let io = |source| FolderError::Io {
+    let io = |cause| FolderError::Io {
         path: out.into(),
-        source,
+        cause,
     };
     let mut dirs = Vec::new();
     for e in std::fs::read_dir(out).map_err(io)? {

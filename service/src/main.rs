@@ -106,7 +106,7 @@ async fn main() -> ExitCode {
             // One line with the whole chain, as `ptxfuzz` prints it ("error: cannot connect to
             // the database at URL; is PostgreSQL running...: pool timed out..."), not Rust's
             // `Error: ... Caused by:` block.
-            eprintln!("error: {e:#}");
+            note(&format!("error: {e:#}"));
             ExitCode::FAILURE
         }
     }
@@ -122,7 +122,7 @@ async fn run(command: Command) -> Result<()> {
         Command::Recluster { database_url } => {
             let pool = db::connect(&database_url, 2).await?;
             let p = db::clusters::recluster::recluster(&pool, db::clusters::recluster::BATCH, |p| {
-                eprintln!("reclustered {} finding(s), {} moved", p.findings, p.moved);
+                note(&format!("reclustered {} finding(s), {} moved", p.findings, p.moved));
             })
             .await
             .context("reclustering failed; nothing half-done is lost: run it again")?;
@@ -140,14 +140,14 @@ async fn run(command: Command) -> Result<()> {
                 auth::revoke(&pool, &TokenSelector::Secret(secret)).await.context("cannot revoke it again")?;
                 bail!("cannot print the secret ({e}); the token was revoked again: run the command with a stdout that can be read");
             }
-            eprintln!("created {role} token '{name}'; keep the secret above: it is not shown again");
+            note(&format!("created {role} token '{name}'; keep the secret above: it is not shown again"));
             Ok(())
         }
         Command::Token(TokenCommand::List { database_url }) => {
             let pool = db::connect(&database_url, 2).await?;
             let tokens = auth::list_tokens(&pool).await.context("cannot read the tokens")?;
             if tokens.is_empty() {
-                eprintln!("no tokens yet; create one with `ptxfuzz-server token create --role worker`");
+                note("no tokens yet; create one with `ptxfuzz-server token create --role worker`");
                 return Ok(());
             }
             say(&token_table(&tokens))
@@ -164,7 +164,7 @@ async fn run(command: Command) -> Result<()> {
                 };
                 bail!("no live token {what}; `ptxfuzz-server token list` shows every token, revoked or not");
             }
-            eprintln!("revoked {} token(s):", revoked.len());
+            note(&format!("revoked {} token(s):", revoked.len()));
             say(&token_table(&revoked))
         }
     }
@@ -175,6 +175,13 @@ fn say(line: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{line}").and_then(|()| out.flush()).context("cannot write to stdout")
+}
+
+/// A line on stderr for whoever watches (progress, a reminder, the final error): a closed or
+/// full stderr loses the line and nothing else (the `eprintln!` macro would panic).
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Tokens as `token list` prints them: aligned columns, the name last (it may hold spaces).

@@ -286,3 +286,25 @@ async fn a_secret_that_cannot_be_printed_is_revoked_again() {
     assert_eq!(tokens.len(), 1);
     assert!(tokens[0].revoked_at.is_some(), "{tokens:?}");
 }
+
+/// stderr carries only notes (the "keep the secret" reminder, progress): a closed one loses them
+/// and nothing else; the secret is printed and its token stays live.
+#[tokio::test]
+async fn a_closed_stderr_loses_the_notes_not_the_token() {
+    let url = fresh_database().await;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
+        .args(["token", "create", "--role", "worker"])
+        .env("DATABASE_URL", &url)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let out = child.wait_with_output().unwrap();
+    let secret = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "no panic on the reminder's write: {secret}");
+    assert!(secret.trim().starts_with("ptxf_"), "{secret}");
+    let pool = service::db::connect(&url, 2).await.unwrap();
+    let tokens = service::auth::list_tokens(&pool).await.unwrap();
+    assert!(tokens.len() == 1 && tokens[0].revoked_at.is_none(), "{tokens:?}");
+}

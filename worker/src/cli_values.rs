@@ -1,5 +1,5 @@
 //! Parsers for command-line values whose Rust type alone would take nonsense: seconds (finite
-//! and not negative) and counts that must be at least 1.
+//! and not negative), counts that must be at least 1 and shares from 0 to 1.
 //!
 //! Without them `--seconds -1` or `--seconds nan` panicked (`Duration::from_secs_f64`), and a
 //! zero batch, timeout or case count was silently taken as 1 or made every batch a timeout
@@ -28,6 +28,17 @@ pub fn at_least_one<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
         return Err("give at least 1".into());
     }
     T::try_from(v).map_err(|_| format!("{v} is too large here"))
+}
+
+/// A share from 0 to 1 (`0.1`): checked here so that `--compiled-share 2` is a usage error
+/// before the campaign picks its engine, not a failure after.
+pub fn share(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| "not a number: give a share from 0 to 1 such as 0.1".to_string())?;
+    // NaN is in no range.
+    if !(0.0..=1.0).contains(&v) {
+        return Err("give a share from 0 to 1".into());
+    }
+    Ok(v)
 }
 
 /// A whole number, decimal or `0x` hex, `_` allowed between digits.
@@ -64,5 +75,15 @@ mod tests {
         assert!(at_least_one::<u64>("-3").is_err());
         assert!(at_least_one::<u64>("1.5").is_err());
         assert!(at_least_one::<u16>("70000").is_err());
+    }
+
+    #[test]
+    fn shares_are_from_0_to_1() {
+        assert_eq!(share("0"), Ok(0.0));
+        assert_eq!(share("0.1"), Ok(0.1));
+        assert_eq!(share("1"), Ok(1.0));
+        for bad in ["-0.1", "1.01", "nan", "inf", "", "half"] {
+            assert!(share(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -46,7 +46,8 @@ form prints the spec's allowed set and says why.";
 #[derive(Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct EvalArgs {
-    /// The instruction as PTX spells it, e.g. `add.rz.ftz.f32`, `min.NaN.xorsign.abs.f16x2`.
+    /// The instruction as PTX spells it, e.g. `add.rz.ftz.f32`, `min.NaN.xorsign.abs.f16x2`;
+    /// or a whole line in one argument, `'add.rn.f32 1, 2'` (its operands come first).
     #[arg(required_unless_present = "batch")]
     instr: Option<String>,
 
@@ -79,15 +80,14 @@ pub fn run(args: EvalArgs) -> Result<()> {
         let stdout = crate::output::stdout();
         return batch(stdin, stdout, args.accept, &profile).context("eval --batch: I/O error");
     }
-    let mnemonic = args.instr.as_deref().expect("clap requires INSTR without --batch");
-    let ops: Vec<&str> = args.operands.iter().map(String::as_str).collect();
+    let (mnemonic, operands) = words(args.instr.as_deref().expect("clap requires INSTR without --batch"), &args.operands)?;
+    let ops: Vec<&str> = operands.iter().map(String::as_str).collect();
     if let Some(line) = forms::line(mnemonic, &ops, args.accept, &profile, true) {
         println!("{}", line?);
         return Ok(());
     }
-    let instr = Instr::parse(mnemonic, args.operands.len())?;
-    let ops = args
-        .operands
+    let instr = Instr::parse(mnemonic, operands.len())?;
+    let ops = operands
         .iter()
         .map(|t| parse_operand(instr.ty, t))
         .collect::<Result<Vec<_>, _>>()
@@ -115,6 +115,29 @@ pub fn run(args: EvalArgs) -> Result<()> {
     }
     println!("{line}");
     Ok(())
+}
+
+/// The mnemonic and operands of a single eval. INSTR may hold a whole line in one argument
+/// (`'add.rn.f32 1, 2;'`, as pasted from `--batch` input or PTX text): its words, a trailing
+/// `,` or `;` dropped (a comma inside a word stays: `1,-2` is a packed operand's lanes), come
+/// before any further operands.
+fn words<'a>(instr: &'a str, operands: &[String]) -> Result<(&'a str, Vec<String>)> {
+    let mut words = instr.split_whitespace().map(|w| w.trim_end_matches([',', ';'])).filter(|w| !w.is_empty());
+    let mnemonic = words.next().context("the instruction is empty: give one such as add.rn.f32 followed by its operands")?;
+    let all: Vec<String> = words.map(str::to_string).chain(operands.iter().cloned()).collect();
+    if all.iter().any(|w| w == RESULT_ARROW) {
+        anyhow::bail!("{}", recorded_result_error());
+    }
+    Ok((mnemonic, all))
+}
+
+/// What a capture line (`INSTR OPS -> RESULT`) has that eval's input has not.
+const RESULT_ARROW: &str = "->";
+
+fn recorded_result_error() -> String {
+    "the input holds a recorded result (`-> RESULT`, a capture's line): eval computes the result itself; to compare \
+     recorded results with the reference, put the lines in a file and run `ptxfuzz capture-check FILE --target interp`"
+        .to_string()
 }
 
 /// Why a hardware profile answers `instr` with the spec's set: the model it has is partial, or
@@ -199,7 +222,15 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
         let operands: arrayvec::ArrayVec<&str, 4> = match words.try_fold(arrayvec::ArrayVec::new(), |mut v, w| {
             v.try_push(w).ok().map(|_| v)
         }) {
+            Some(v) if v.contains(&RESULT_ARROW) => {
+                writeln!(out, "error: {}", recorded_result_error())?;
+                continue;
+            }
             Some(v) => v,
+            None if line.split_ascii_whitespace().any(|w| w == RESULT_ARROW) => {
+                writeln!(out, "error: {}", recorded_result_error())?;
+                continue;
+            }
             None => {
                 writeln!(out, "error: {mnemonic}: too many operands (at most 3)")?;
                 continue;
@@ -317,6 +348,26 @@ mod tests {
         assert_eq!(lines[4], "0x4008000000000000");
         assert_eq!(lines[5], "1");
         assert!(lines[6].starts_with("error: "), "{}", lines[6]);
+    }
+
+    #[test]
+    fn batch_points_a_capture_line_to_capture_check() {
+        let out = batch_text("add.f32 0x3f800000 0x3f800000 -> 0x40000000\nfma.rn.f32 1 2 3 -> 0x40a00000\n", false);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert!(lines.iter().all(|l| l.starts_with("error: the input holds a recorded result") && l.contains("capture-check")), "{out}");
+    }
+
+    #[test]
+    fn a_whole_line_in_one_argument_is_split_into_mnemonic_and_operands() {
+        let (m, ops) = words("add.rn.f32 1, 0x40000000", &["ignored-by-none".into()]).unwrap();
+        assert_eq!((m, ops), ("add.rn.f32", vec!["1".to_string(), "0x40000000".into(), "ignored-by-none".into()]));
+        let (m, ops) = words("add.rn.f16x2 1,-2, 3;", &[]).unwrap();
+        assert_eq!((m, ops), ("add.rn.f16x2", vec!["1,-2".to_string(), "3".into()]));
+        let (m, ops) = words("sqrt.rn.f64", &["4".into()]).unwrap();
+        assert_eq!((m, ops), ("sqrt.rn.f64", vec!["4".to_string()]));
+        assert!(words("  ", &[]).is_err());
+        assert!(words("add.f32 1 2 -> 0x40400000", &[]).unwrap_err().to_string().contains("capture-check"));
     }
 
     #[test]

@@ -41,8 +41,16 @@ fn folders(dir: &Path) -> Result<Vec<(String, FindingReport)>> {
         let report = api::folder::read_folder(dir, 1)?;
         return Ok(vec![(dir.display().to_string(), report)]);
     }
-    let reports = api::folder::read_campaign(dir)
-        .with_context(|| format!("{} holds no repro.json: give a finding folder or a campaign's --out folder", dir.display()))?;
+    let what = "give a finding folder (it holds a repro.json) or a campaign's --out folder";
+    anyhow::ensure!(dir.is_dir(), "{} is not a folder: {what}", dir.display());
+    let reports = api::folder::read_campaign(dir).with_context(|| format!("cannot explain {}", dir.display()))?;
+    // A campaign that found nothing still wrote its summary.json; a folder with neither is
+    // most likely the wrong folder, and "0 findings" would hide that.
+    anyhow::ensure!(
+        !reports.is_empty() || dir.join("summary.json").is_file(),
+        "{} holds no finding (no repro.json in it or its subfolders) and no summary.json: {what}",
+        dir.display()
+    );
     Ok(reports.into_iter().map(|r| (dir.join(&r.reproducer.signature).display().to_string(), r)).collect())
 }
 

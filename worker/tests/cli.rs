@@ -145,6 +145,8 @@ fn nonsense_durations_and_zero_counts_are_usage_errors_not_panics() {
         &["campaign", "--target", "interp", "--cases-per-program", "0"],
         &["campaign", "--target", "interp", "--batch-cases", "0"],
         &["campaign", "--target", "interp", "--timeout", "0"],
+        &["campaign", "--compiled-share", "2"],
+        &["campaign", "--compiled-share", "nan"],
         &["bench", "--seconds", "nan", "--form", "add.rn.f32"],
         &["sweep", "add.rn.f32", "--target", "interp", "--stride", "0"],
         &["capture", "--target", "interp", "--out", "unused.txt", "--cases-per-form", "0"],
@@ -299,4 +301,32 @@ fn an_error_line_names_its_cause_once() {
     assert_eq!(code, 1, "{err}");
     assert!(err.starts_with("error: repro.json: bad program: instruction 0"), "{err}");
     assert_eq!(err.matches(".sat is not allowed").count(), 1, "{err}");
+}
+
+/// `explain` on the wrong folder says so (a missing folder once, an empty one as such) instead
+/// of printing "0 clusters"; a campaign that found nothing (its summary.json) is still 0.
+#[test]
+fn explain_names_a_folder_without_findings_instead_of_counting_zero() {
+    let (code, _, err) = ptxfuzz(&["explain", "/nonexistent/ptxfuzz-out"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is not a folder") && err.contains("campaign's --out folder"), "{err}");
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-explain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, _, err) = ptxfuzz(&["explain", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds no finding") && err.contains("no summary.json"), "{err}");
+    std::fs::write(dir.join("summary.json"), "{\"findings\": []}").unwrap();
+    let (code, out, err) = ptxfuzz(&["explain", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0 clusters over 0 findings"), "{out}");
+}
+
+/// A `--target` typo is named as the user's (the engines that exist), not as an internal
+/// "invalid job".
+#[test]
+fn an_unknown_target_lists_the_engines() {
+    let (code, _, err) = ptxfuzz(&["campaign", "--target", "gpu", "--seconds", "1"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: engine 'gpu': unknown engine; use interp, host, cuda") && !err.contains("invalid job"), "{err}");
 }

@@ -321,7 +321,9 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         if let Err(e) = self.stop() {
-            eprintln!("ptxfuzz-server: stopping the private PostgreSQL cluster failed: {e}");
+            // Not eprintln!: a panic in drop (stderr closed) while unwinding would abort.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "ptxfuzz-server: stopping the private PostgreSQL cluster failed: {e}");
         }
     }
 }

@@ -135,7 +135,7 @@ pub struct CampaignArgs {
     /// so at 0.1 ptxas takes most of the host's cores (a 16-core host then judges about 26 M
     /// cases/s); 0 for the VM's full speed (docs/benchmarks.md, "A GPU campaign's CPU work").
     /// CPU engines have one mode (`isa`) and ignore it.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = crate::cli_values::share)]
     pub compiled_share: f64,
     /// Random cases per program.
     #[arg(long, default_value_t = 1024, value_parser = crate::cli_values::at_least_one::<usize>)]

@@ -201,6 +201,9 @@ pub enum EngineFault {
     /// The job itself is malformed (a caller bug: wrong number of input values, too-wide values).
     #[error("invalid job: {message}")]
     Invalid { message: String },
+    /// The engine spec names no engine (`--target` text).
+    #[error(transparent)]
+    BadSpec(#[from] BadEngineSpec),
 }
 
 impl EngineFault {
@@ -217,6 +220,7 @@ impl EngineFault {
             EngineFault::Io { .. } => "io",
             EngineFault::NoDevice { .. } => "no-device",
             EngineFault::Invalid { .. } => "invalid",
+            EngineFault::BadSpec(_) => "bad-spec",
         }
     }
 }
@@ -407,13 +411,20 @@ pub enum EngineSpec {
     Replay { path: std::path::PathBuf },
 }
 
-impl FromStr for EngineSpec {
-    type Err = EngineFault;
+/// A `--target` that names no engine: a user's typo, not a malformed job (`EngineFault::Invalid`
+/// is a caller bug), so its message is the spec, why, and the spellings that work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("engine '{spec}': {why}; use interp, host, cuda, cuda:N, exec:COMMAND or replay:PATH (`ptxfuzz engines` lists what this machine has)")]
+pub struct BadEngineSpec {
+    spec: String,
+    why: String,
+}
 
-    fn from_str(s: &str) -> Result<EngineSpec, EngineFault> {
-        let bad = |why: &str| EngineFault::Invalid {
-            message: format!("engine '{s}': {why}; use interp, host, cuda, cuda:N, exec:COMMAND or replay:PATH"),
-        };
+impl FromStr for EngineSpec {
+    type Err = BadEngineSpec;
+
+    fn from_str(s: &str) -> Result<EngineSpec, BadEngineSpec> {
+        let bad = |why: &str| BadEngineSpec { spec: s.to_string(), why: why.to_string() };
         match s {
             "interp" => Ok(EngineSpec::Interp),
             "host" => Ok(EngineSpec::Host),
@@ -518,6 +529,7 @@ add.rn.f32 %f5, %f0, %f1;
         for s in ["gpu", "cuda:x", "exec:", "exec:  "] {
             let e = s.parse::<EngineSpec>().unwrap_err();
             assert!(e.to_string().contains("exec:COMMAND"), "{e}");
+            assert!(!e.to_string().contains("invalid job"), "a typo is not a malformed job: {e}");
         }
     }
 
