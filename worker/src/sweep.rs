@@ -42,11 +42,12 @@ pub struct SweepArgs {
     /// Engine: cuda, cuda:N, host, interp or exec:COMMAND. Default: the first GPU, else host.
     #[arg(long)]
     pub target: Option<String>,
-    /// Number of inputs to run (default: the whole space).
-    #[arg(long)]
+    /// Number of inputs to run (default: one lap of --stride: the whole space for an odd
+    /// stride). Decimal or 0x hex, at least 1.
+    #[arg(long, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub limit: Option<u64>,
-    /// Step between inputs, modulo the space (odd: every input once per lap; at least 1). Decimal
-    /// or 0x hex.
+    /// Step between inputs, modulo the space (odd: every input once per lap; an even stride
+    /// reaches a part of the space; at least 1). Decimal or 0x hex.
     #[arg(long, default_value = "1", value_parser = crate::cli_values::at_least_one::<u64>)]
     pub stride: u64,
     /// First input number. Decimal or 0x hex.
@@ -117,6 +118,40 @@ pub struct Plan {
     pub start: u64,
     pub stride: u64,
     pub count: u128,
+}
+
+impl Plan {
+    /// The plan of `--start`, `--stride` and `--limit` over a space of `2^bits` inputs. Without
+    /// a limit it runs one lap: every input the stride reaches, once. That is the whole space
+    /// for an odd stride; a stride of `2^k * odd` reaches `2^(bits-k)` inputs and would repeat
+    /// them after that (before, it ran `2^bits` inputs regardless: `--stride 0x10000000` on a
+    /// 2^64 space asked for 2^64 runs of 2^36 inputs). The note says when the plan repeats
+    /// inputs or visits only part of the space.
+    pub fn new(start: u64, stride: u64, limit: Option<u64>, bits: u32) -> (Plan, Option<String>) {
+        let lap = Plan::lap(stride, bits);
+        let plan = Plan { start, stride, count: limit.map_or(lap, u128::from) };
+        let note = match limit {
+            Some(l) if u128::from(l) > lap => Some(format!(
+                "note: --stride {stride:#x} ({stride}) reaches {lap} distinct input(s) of 2^{bits}; --limit {l} runs some of them again"
+            )),
+            None if lap < 1u128 << bits => Some(format!(
+                "note: --stride {stride:#x} ({stride}) is even: it reaches {lap} of the 2^{bits} inputs, and the sweep runs those once (an odd stride reaches all)"
+            )),
+            _ => None,
+        };
+        (plan, note)
+    }
+
+    /// How many distinct inputs `start + i * stride` reaches modulo `2^bits`: `2^bits` over the
+    /// largest power of two dividing the stride there (1 for a stride of 0 modulo the space).
+    pub fn lap(stride: u64, bits: u32) -> u128 {
+        let space = 1u128 << bits;
+        let step = u128::from(stride) & (space - 1);
+        match step {
+            0 => 1,
+            s => space >> s.trailing_zeros().min(bits),
+        }
+    }
 }
 
 /// The one-instruction program of `instr` (sources: one input each).
@@ -439,8 +474,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     };
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
-    let space = 1u128 << bits;
-    let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(space, |l| l as u128) };
+    let (plan, note) = Plan::new(args.start, args.stride, args.limit, bits);
+    if let (Some(note), None) = (note, &args.dump) {
+        eprintln!("{note}");
+    }
     let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
     // What can be known before the sweep is checked before it: a 2^32 sweep on the CPU takes
     // minutes, and its report should not be lost to a typo in a path.

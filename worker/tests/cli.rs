@@ -149,6 +149,7 @@ fn nonsense_durations_and_zero_counts_are_usage_errors_not_panics() {
         &["campaign", "--compiled-share", "nan"],
         &["bench", "--seconds", "nan", "--form", "add.rn.f32"],
         &["sweep", "add.rn.f32", "--target", "interp", "--stride", "0"],
+        &["sweep", "add.rn.f32", "--target", "interp", "--limit", "0"],
         &["capture", "--target", "interp", "--out", "unused.txt", "--cases-per-form", "0"],
         &["gen", "--count", "0", "--out", "unused"],
     ] {

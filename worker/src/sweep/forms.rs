@@ -189,7 +189,10 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     };
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
-    let plan = Plan { start: args.start, stride: args.stride, count: args.limit.map_or(1u128 << bits, |l| l as u128) };
+    let (plan, note) = Plan::new(args.start, args.stride, args.limit, bits);
+    if let Some(note) = note.filter(|_| !args.json) {
+        eprintln!("{note}");
+    }
     let batch = args.batch.unwrap_or(1 << 20).max(1);
     let stop = crate::interrupt::stop_flag()?;
     if !args.json {

@@ -144,3 +144,33 @@ fn sm_90_unit_models_reproduce_the_h100_fingerprint_over_all_2_32_inputs() {
     // The forms with a unit model today; a new model joins this list (and docs/approx.md).
     assert_eq!(checked, ["rcp.approx.f32", "rcp.approx.ftz.f32", "sqrt.approx.f32", "sqrt.approx.ftz.f32", "rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "ex2.approx.f32", "ex2.approx.ftz.f32", "lg2.approx.f32", "lg2.approx.ftz.f32", "sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32", "tanh.approx.f32"]);
 }
+
+#[test]
+fn a_plan_without_a_limit_runs_one_lap_of_its_stride() {
+    // Odd: every input once.
+    assert_eq!(Plan::new(0, 1, None, 32), (Plan { start: 0, stride: 1, count: 1 << 32 }, None));
+    assert_eq!(Plan::new(5, 0x9e37_79b1, None, 16).0.count, 1 << 16);
+    // 2^28 * 1 on 2^64 reaches 2^36 inputs; 6 = 2 * 3 on 2^16 reaches 2^15.
+    let (p, note) = Plan::new(0, 0x1000_0000, None, 64);
+    assert_eq!(p.count, 1 << 36);
+    assert!(note.unwrap().contains("is even"));
+    assert_eq!(Plan::lap(6, 16), 1 << 15);
+    // A stride that is 0 modulo the space reaches its start alone; one above it is odd there.
+    assert_eq!(Plan::lap(0x1_0000, 16), 1);
+    assert_eq!(Plan::lap(0x1_0001, 16), 1 << 16);
+    // A limit is kept, with a note when it runs inputs again.
+    assert_eq!(Plan::new(0, 2, Some(100), 8), (Plan { start: 0, stride: 2, count: 100 }, None));
+    let note = Plan::new(0, 2, Some(200), 8).1.unwrap();
+    assert_eq!(note, "note: --stride 0x2 (2) reaches 128 distinct input(s) of 2^8; --limit 200 runs some of them again");
+}
+
+/// An even stride's lap visits each input it reaches once: the inputs the sweep loop makes are
+/// distinct, and there are as many as the lap says.
+#[test]
+fn one_lap_of_an_even_stride_visits_distinct_inputs() {
+    let (plan, _) = Plan::new(3, 12, None, 16);
+    let inputs: std::collections::HashSet<u64> =
+        (0..plan.count).map(|i| (plan.start as u128 + i * plan.stride as u128) as u64 & 0xffff).collect();
+    assert_eq!(inputs.len() as u128, plan.count);
+    assert_eq!(plan.count, 1 << 14);
+}
