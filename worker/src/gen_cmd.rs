@@ -37,7 +37,8 @@ pub fn gen(args: GenCmd) -> Result<()> {
     let cfg = args.gen.to_config()?;
     let arch = cfg.arch();
     let generator = Generator::new(cfg).context("generator config")?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    anyhow::ensure!(!args.out.exists() || args.out.is_dir(), "--out {} is a file: give a folder (created if missing)", args.out.display());
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let mode = if args.trace { Mode::Trace } else { Mode::Outputs };
     let mut rng = SplitMix(args.seed);
     let mut bytes = vec![0u8; 4096];

@@ -117,6 +117,19 @@ impl ReproducerExt for Reproducer {
     /// Read `repro.json`, or `DIR/repro.json` when given a finding folder.
     fn load(path: &Path) -> Result<Reproducer> {
         let file = if path.is_dir() { path.join("repro.json") } else { path.to_path_buf() };
+        if path.is_dir() && !file.exists() {
+            // A campaign's --out (or ../shared/hw/h100-sm90/findings) holds findings, one a folder.
+            let inner = findings_in(path);
+            if let Some(first) = inner.first() {
+                bail!(
+                    "{} holds {} finding folder(s), not one finding: give one, e.g. {}; `ptxfuzz explain {}` takes them all",
+                    path.display(),
+                    inner.len(),
+                    first.display(),
+                    path.display()
+                );
+            }
+        }
         let text = fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
         let r: Reproducer =
             serde_json::from_str(&text).with_context(|| format!("{} is not a ptxfuzz reproducer", file.display()))?;
@@ -130,6 +143,19 @@ impl ReproducerExt for Reproducer {
     fn ptx_file(&self) -> Result<String> {
         Ok(api::repro::files::ptx_file(self)?)
     }
+}
+
+/// The subfolders of `dir` that hold a repro.json, in name order.
+fn findings_in(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("repro.json").is_file())
+        .collect();
+    found.sort();
+    found
 }
 
 /// An output value in hex at the expectation's width (a predicate as 0x0/0x1).

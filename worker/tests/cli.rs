@@ -331,3 +331,28 @@ fn an_unknown_target_lists_the_engines() {
     assert_eq!(code, 1);
     assert!(err.starts_with("error: engine 'gpu': unknown engine; use interp, host, cuda") && !err.contains("invalid job"), "{err}");
 }
+
+/// `repro` given a folder of findings (a campaign's --out) names one to give and `explain` for
+/// them all, instead of "cannot read DIR/repro.json".
+#[test]
+fn repro_of_a_folder_of_findings_names_one_to_give() {
+    let findings = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/findings");
+    let (code, _, err) = ptxfuzz(&["repro", findings, "--target", "interp"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("finding folder(s), not one finding: give one, e.g. ") && err.contains("ptxfuzz explain"), "{err}");
+}
+
+/// An --out that is a file is named as such, before anything runs.
+#[test]
+fn an_out_folder_that_is_a_file_is_refused_by_name() {
+    let file = std::env::temp_dir().join(format!("ptxfuzz-cli-outfile-{}", std::process::id()));
+    std::fs::write(&file, "not a folder").unwrap();
+    let f = file.to_str().unwrap();
+    let campaign = ptxfuzz(&["campaign", "--target", "interp", "--seconds", "1", "--out", f]);
+    let gen = ptxfuzz(&["gen", "--count", "1", "--out", f]);
+    std::fs::remove_file(&file).unwrap();
+    for (code, _, err) in [campaign, gen] {
+        assert_eq!(code, 1, "{err}");
+        assert!(err.starts_with(&format!("error: --out {f} is a file: give a folder")), "{err}");
+    }
+}

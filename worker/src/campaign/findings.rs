@@ -108,6 +108,7 @@ pub struct Findings {
 impl Findings {
     /// Open `out` (created if missing); folders already there are known findings.
     pub fn open(out: &Path, limits: Limits, copts: CompareOptions, trace: bool, sm: u32) -> Result<Findings> {
+        anyhow::ensure!(!out.exists() || out.is_dir(), "--out {} is a file: give a folder (created if missing; one already there keeps its findings)", out.display());
         fs::create_dir_all(out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
         let mut records = BTreeMap::new();
         for entry in fs::read_dir(out)?.filter_map(|e| e.ok()) {
