@@ -265,16 +265,22 @@ async fn tokens_are_created_listed_and_revoked_from_the_command_line() {
     assert_eq!(server_cli(&url, &["token", "revoke", "--id", "1", "--name", "x"]).0, Some(2));
 }
 
-#[tokio::test]
-async fn a_secret_that_cannot_be_printed_is_revoked_again() {
-    let url = fresh_database().await;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
-        .args(["token", "create", "--role", "admin"])
-        .env("DATABASE_URL", &url)
+/// `ptxfuzz-server token create --role ROLE` against `url`, stdout and stderr pipes the test
+/// may close before the child writes.
+fn token_create_piped(url: &str, role: &str) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
+        .args(["token", "create", "--role", role])
+        .env("DATABASE_URL", url)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_secret_that_cannot_be_printed_is_revoked_again() {
+    let url = fresh_database().await;
+    let mut child = token_create_piped(&url, "admin");
     // No reader: the secret's write fails (the child connects to PostgreSQL before it writes).
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
@@ -292,13 +298,7 @@ async fn a_secret_that_cannot_be_printed_is_revoked_again() {
 #[tokio::test]
 async fn a_closed_stderr_loses_the_notes_not_the_token() {
     let url = fresh_database().await;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
-        .args(["token", "create", "--role", "worker"])
-        .env("DATABASE_URL", &url)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = token_create_piped(&url, "worker");
     drop(child.stderr.take());
     let out = child.wait_with_output().unwrap();
     let secret = String::from_utf8_lossy(&out.stdout);

@@ -125,20 +125,16 @@ fn words<'a>(instr: &'a str, operands: &[String]) -> Result<(&'a str, Vec<String
     let mut words = instr.split_whitespace().map(|w| w.trim_end_matches([',', ';'])).filter(|w| !w.is_empty());
     let mnemonic = words.next().context("the instruction is empty: give one such as add.rn.f32 followed by its operands")?;
     let all: Vec<String> = words.map(str::to_string).chain(operands.iter().cloned()).collect();
-    if all.iter().any(|w| w == RESULT_ARROW) {
-        anyhow::bail!("{}", recorded_result_error());
-    }
+    anyhow::ensure!(!all.iter().any(|w| w == RESULT_ARROW), RECORDED_RESULT);
     Ok((mnemonic, all))
 }
 
 /// What a capture line (`INSTR OPS -> RESULT`) has that eval's input has not.
 const RESULT_ARROW: &str = "->";
 
-fn recorded_result_error() -> String {
-    "the input holds a recorded result (`-> RESULT`, a capture's line): eval computes the result itself; to compare \
-     recorded results with the reference, put the lines in a file and run `ptxfuzz capture-check FILE --target interp`"
-        .to_string()
-}
+/// Why such a line is refused, and what compares recorded results.
+const RECORDED_RESULT: &str = "the input holds a recorded result (`-> RESULT`, a capture's line): eval computes the result itself; \
+     to compare recorded results with the reference, put the lines in a file and run `ptxfuzz capture-check FILE --target interp`";
 
 /// Why a hardware profile answers `instr` with the spec's set: the model it has is partial, or
 /// it has none (docs/approx.md, "Models").
@@ -219,18 +215,14 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
             writeln!(out, "error: empty line: expected INSTR OPERAND...")?;
             continue;
         };
+        if words.clone().any(|w| w == RESULT_ARROW) {
+            writeln!(out, "error: {RECORDED_RESULT}")?;
+            continue;
+        }
         let operands: arrayvec::ArrayVec<&str, 4> = match words.try_fold(arrayvec::ArrayVec::new(), |mut v, w| {
             v.try_push(w).ok().map(|_| v)
         }) {
-            Some(v) if v.contains(&RESULT_ARROW) => {
-                writeln!(out, "error: {}", recorded_result_error())?;
-                continue;
-            }
             Some(v) => v,
-            None if line.split_ascii_whitespace().any(|w| w == RESULT_ARROW) => {
-                writeln!(out, "error: {}", recorded_result_error())?;
-                continue;
-            }
             None => {
                 writeln!(out, "error: {mnemonic}: too many operands (at most 3)")?;
                 continue;

@@ -149,7 +149,7 @@ impl Plan {
         let step = u128::from(stride) & (space - 1);
         match step {
             0 => 1,
-            s => space >> s.trailing_zeros().min(bits),
+            s => space >> s.trailing_zeros(),
         }
     }
 }
