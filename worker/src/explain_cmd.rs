@@ -108,7 +108,14 @@ pub fn run(args: ExplainArgs) -> Result<()> {
             writeln!(out, "    also fits: {}", fits[1..].join(", "))?;
         }
     }
-    writeln!(out, "\n{} clusters over {} findings:", sizes.len(), rows.len())?;
+    if rows.is_empty() {
+        // Only a campaign folder whose summary.json is there gets here (`folders`).
+        let dirs: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
+        writeln!(out, "0 findings in {}: no finding folder beside its summary.json, nothing to explain", dirs.join(", "))?;
+        return Ok(());
+    }
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    writeln!(out, "\n{} over {}:", plural(sizes.len(), "cluster"), plural(rows.len(), "finding"))?;
     for (k, n) in &sizes {
         writeln!(out, "{n:6}  {k}")?;
     }

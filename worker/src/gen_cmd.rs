@@ -76,6 +76,9 @@ pub struct SassCmd {
 /// the `-arch` to give ptxas (a form's own suffix on that sm: `sm_100a` for an f6 conversion).
 fn sass_input(input: &str, arch: ptx::isa::Arch) -> Result<(String, String)> {
     let path = std::path::Path::new(input);
+    if path.is_dir() {
+        anyhow::bail!("{input} is a folder: give one PTX file in it (`ptxfuzz gen` writes NAME.ptx beside NAME.json) or a form such as add.rn.f32");
+    }
     if path.exists() {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {input}"))?;
         return Ok((text, arch.to_string()));

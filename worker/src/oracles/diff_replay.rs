@@ -257,7 +257,7 @@ pub struct ReplayEngine {
 
 impl ReplayEngine {
     pub fn open(path: &Path, sm: Option<u32>) -> Result<ReplayEngine, EngineFault> {
-        let c = Capture::load(path).map_err(|e| EngineFault::Invalid { message: e.to_string() })?;
+        let c = Capture::load(path).map_err(|e| EngineFault::Capture { message: e.to_string() })?;
         Ok(ReplayEngine::new(std::sync::Arc::new(c), sm))
     }
 
@@ -429,6 +429,13 @@ mod tests {
             let e = Capture::parse(Path::new("x.txt"), text.as_bytes()).unwrap_err();
             assert!(e.to_string().contains("x.txt:2") && e.to_string().contains("operand(s), the line has"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_capture_that_cannot_be_read_is_the_users_file_not_an_invalid_job() {
+        let e = ReplayEngine::open(&std::env::temp_dir(), None).err().expect("a folder is no capture");
+        assert_eq!(e.kind(), "capture");
+        assert!(e.to_string().starts_with("cannot read capture") && !e.to_string().contains("invalid job"), "{e}");
     }
 
     #[test]

@@ -201,6 +201,10 @@ pub enum EngineFault {
     /// The job itself is malformed (a caller bug: wrong number of input values, too-wide values).
     #[error("invalid job: {message}")]
     Invalid { message: String },
+    /// The capture a `replay:PATH` engine answers from cannot be read or parsed (the user's
+    /// file, not a malformed job: its message names the file and the format).
+    #[error("{message}")]
+    Capture { message: String },
     /// The engine spec names no engine (`--target` text).
     #[error(transparent)]
     BadSpec(#[from] BadEngineSpec),
@@ -220,6 +224,7 @@ impl EngineFault {
             EngineFault::Io { .. } => "io",
             EngineFault::NoDevice { .. } => "no-device",
             EngineFault::Invalid { .. } => "invalid",
+            EngineFault::Capture { .. } => "capture",
             EngineFault::BadSpec(_) => "bad-spec",
         }
     }

@@ -190,7 +190,9 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let (plan, note) = Plan::new(args.start, args.stride, args.limit, bits);
-    if let Some(note) = note.filter(|_| !args.json) {
+    // On stderr under --json too, as the instruction sweep does: stdout holds the report alone,
+    // and the note says which inputs the report covers.
+    if let Some(note) = note {
         eprintln!("{note}");
     }
     let batch = args.batch.unwrap_or(1 << 20).max(1);
