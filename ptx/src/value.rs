@@ -47,6 +47,63 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, ValueError> {
     Ok(values.iter().enumerate().fold(0u64, |acc, (i, v)| acc | v << (i as u32 * lane_bits)))
 }
 
+/// A decimal literal that rounding to nearest took out of its format's finite nonzero values:
+/// beyond the largest finite value it reads as infinity, below half the smallest subnormal as
+/// zero. A user who wrote `70000` for an f16 operand meant a number, and the result of
+/// `add.rn.f16 70000 1` is `inf` because of the operand, not the add. (Precision lost inside
+/// the range is ordinary rounding, as PTX's own float literals round, and goes unnoted.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeNote {
+    /// The literal as written (one lane's, for comma-separated lanes).
+    pub text: String,
+    pub scalar: Scalar,
+    /// What it reads as: an infinity or a zero of `scalar`.
+    pub bits: u64,
+}
+
+impl std::fmt::Display for RangeNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let beyond = if self.scalar.classify(self.bits) == crate::format::FpClass::Infinite {
+            "is beyond the largest finite"
+        } else {
+            "is nearer zero than half the smallest subnormal"
+        };
+        write!(
+            f,
+            "operand '{}' {beyond} .{} value: it reads as 0x{:0w$x} ({})",
+            self.text,
+            self.scalar.name(),
+            self.bits,
+            format_decimal(self.scalar, self.bits),
+            w = (self.scalar.bits() / 4) as usize
+        )
+    }
+}
+
+/// The decimal literals of an operand text of type `ty` (as `parse_operand` reads it) that
+/// rounding took to an infinity or a zero; empty for hex bits, `inf`, `nan` and zeros.
+pub fn range_notes(ty: Type, text: &str) -> Vec<RangeNote> {
+    if text.starts_with("0x") || text.starts_with("0X") {
+        return vec![];
+    }
+    let scalar = ty.scalar();
+    text.split(',')
+        .map(str::trim)
+        .filter_map(|lane| {
+            let bits = parse_decimal(scalar, lane).ok()?;
+            // normalize_decimal reads digits only: `inf` and `nan` were asked for by name.
+            let (_, digits, _) = normalize_decimal(&lane.to_ascii_lowercase())?;
+            let class = scalar.classify(bits);
+            let lost = match class {
+                crate::format::FpClass::Infinite => true,
+                crate::format::FpClass::Zero => !digits.is_empty(),
+                _ => false,
+            };
+            lost.then(|| RangeNote { text: lane.to_string(), scalar, bits })
+        })
+        .collect()
+}
+
 /// Hex digits without prefix; `_` separators allowed. At most 16 significant digits.
 pub fn parse_hex(hex: &str) -> Option<u64> {
     let mut v: u64 = 0;
@@ -257,6 +314,27 @@ pub fn format_register_hex(ty: Type, bits: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literals_rounded_to_infinity_or_zero_are_noted_and_others_are_not() {
+        let notes = range_notes(Type::F16, "70000");
+        assert_eq!(notes, vec![RangeNote { text: "70000".into(), scalar: Scalar::F16, bits: 0x7c00 }]);
+        assert_eq!(notes[0].to_string(), "operand '70000' is beyond the largest finite .f16 value: it reads as 0x7c00 (inf)");
+        assert_eq!(range_notes(Type::F32, "-1e-50")[0].bits, 0x8000_0000);
+        assert!(range_notes(Type::F32, "-1e-50")[0].to_string().contains("nearer zero than half the smallest subnormal .f32 value: it reads as 0x80000000 (-0)"));
+        // Lanes apart: only the lane that left the range.
+        let lanes = range_notes(Type::F16x2, "1,1e9");
+        assert_eq!(lanes.len(), 1);
+        assert_eq!(lanes[0].text, "1e9");
+        // Asked for by name or bits, in range, or rounded only in precision: nothing to say.
+        for (ty, text) in [(Type::F32, "inf"), (Type::F32, "-nan"), (Type::F32, "0x7f800000"), (Type::F32, "-0"), (Type::F32, "0.0e5"), (Type::F32, "0.1"), (Type::F16, "65504"), (Type::F16, "65519"), (Type::Bf16, "1e38"), (Type::F64, "1e308")] {
+            assert!(range_notes(ty, text).is_empty(), "{ty:?} {text}: {:?}", range_notes(ty, text));
+        }
+        // 65520 is the first f16 decimal that rounds to infinity; 6e-8 to the smallest subnormal.
+        assert_eq!(range_notes(Type::F16, "65520").len(), 1);
+        assert!(range_notes(Type::F16, "6e-8").is_empty());
+        assert_eq!(range_notes(Type::F16, "2e-8").len(), 1);
+    }
 
     #[test]
     fn fp8_elements_print_exactly_with_their_special_values() {

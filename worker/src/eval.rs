@@ -34,7 +34,9 @@ Examples:
 Output: the destination's bits in hex, zero-padded to the register width (4 digits for
 f16/bf16, 8 for f32/f16x2/bf16x2, 16 for f64/f32x2; 0 or 1 for testp), a tab, and the
 value in decimal (packed lanes comma-separated, lane 0 first). A NaN result the spec leaves
-unspecified prints as the canonical NaN; --accept shows every allowed result.
+unspecified prints as the canonical NaN; --accept shows every allowed result. A decimal
+operand that reads as an infinity or a zero in its type (70000 for an f16, 1e-50 for an f32)
+gets a note on stderr, so that an `inf` result is not taken for the instruction's overflow.
 --profile sm_90 prints the one result an H100 gives (ptx/profiles/sm_90.json), for the
 approximate forms too: the profile has a bit-exact model of every one (rcp, sqrt, rsqrt, ex2,
 lg2, sin, cos, tanh .approx.f32, div.approx/.full, the f64 forms, ex2 and tanh on f16/bf16;
@@ -82,16 +84,20 @@ pub fn run(args: EvalArgs) -> Result<()> {
     }
     let (mnemonic, operands) = words(args.instr.as_deref().expect("clap requires INSTR without --batch"), &args.operands)?;
     let ops: Vec<&str> = operands.iter().map(String::as_str).collect();
-    if let Some(line) = forms::line(mnemonic, &ops, args.accept, &profile, true) {
-        println!("{}", line?);
+    let mut notes = Vec::new();
+    if let Some(line) = forms::line(mnemonic, &ops, args.accept, &profile, true, &mut notes) {
+        let line = line?;
+        note_ranges(&notes);
+        println!("{line}");
         return Ok(());
     }
     let instr = Instr::parse(mnemonic, operands.len())?;
     let ops = operands
         .iter()
-        .map(|t| parse_operand(instr.ty, t))
+        .map(|t| forms::float(instr.ty, t, &mut notes))
         .collect::<Result<Vec<_>, _>>()
         .with_context(|| format!("bad operand for {instr}"))?;
+    note_ranges(&notes);
     let exp = interp::eval(&instr, &ops)?;
     if let Profile::Hardware(_) = profile {
         match profile.resolve(&instr, &ops, &exp) {
@@ -115,6 +121,15 @@ pub fn run(args: EvalArgs) -> Result<()> {
     }
     println!("{line}");
     Ok(())
+}
+
+/// Decimal operands that read as an infinity or a zero, on stderr before the result: the
+/// result line alone would blame the instruction (`add.rn.f16 70000 1` is `inf` because 70000
+/// is not an f16). `--batch` keeps to one line per line and leaves them out.
+fn note_ranges(notes: &[ptx::value::RangeNote]) {
+    for n in notes {
+        eprintln!("note: {n}");
+    }
 }
 
 /// The mnemonic and operands of a single eval. INSTR may hold a whole line in one argument
@@ -228,7 +243,7 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
                 continue;
             }
         };
-        if let Some(line) = forms::line(mnemonic, &operands, accept, profile, false) {
+        if let Some(line) = forms::line(mnemonic, &operands, accept, profile, false, &mut Vec::new()) {
             match line {
                 // Batch output is the result alone, as for the arithmetic forms: the first column
                 // (`HEX`, or `p|q` for setp) without the decimal that single mode adds.

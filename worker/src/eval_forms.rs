@@ -5,19 +5,20 @@ use anyhow::{Context, Result};
 use ptx::isa::Type;
 use ptx::isa::Instr;
 use ptx::profile::{Profile, Resolved};
-use ptx::value::{format_register_decimal, format_register_hex, parse_operand};
+use ptx::value::{format_register_decimal, format_register_hex, parse_operand, range_notes, RangeNote, ValueError};
 
 use super::accept_line;
 
 /// The line for `mnemonic` if it is one of this module's forms (`full`: decimal values after an
-/// accepted set, as single-instruction eval prints them).
-pub(super) fn line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Option<Result<String>> {
+/// accepted set, as single-instruction eval prints them); `notes` gets the decimal operands
+/// rounding took to an infinity or a zero.
+pub(super) fn line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool, notes: &mut Vec<RangeNote>) -> Option<Result<String>> {
     if mnemonic.starts_with("cvt.") {
-        Some(cvt_line(mnemonic, operands, accept, profile, full))
+        Some(cvt_line(mnemonic, operands, accept, profile, full, notes))
     } else if is_compare(mnemonic) {
-        Some(compare_line(mnemonic, operands, accept, profile))
+        Some(compare_line(mnemonic, operands, accept, profile, notes))
     } else if ptx::mixed::is_mixed(mnemonic) {
-        Some(mixed_line(mnemonic, operands, accept, profile, full))
+        Some(mixed_line(mnemonic, operands, accept, profile, full, notes))
     } else {
         None
     }
@@ -25,14 +26,14 @@ pub(super) fn line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Pr
 
 /// A mixed-precision `add`/`sub`/`fma` (`ptx::mixed`): the half operands `a` (and `b`) in
 /// f16/bf16, `c` in f32; the f32 result as `HEX\tDECIMAL` (or the accepted set).
-fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
+fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool, notes: &mut Vec<RangeNote>) -> Result<String> {
     let m = ptx::mixed::Mixed::parse(mnemonic)?;
     let half = if m.half == ptx::Scalar::F16 { Type::F16 } else { Type::Bf16 };
     anyhow::ensure!(operands.len() == m.inputs(), "{m} takes {} operand(s), not {}", m.inputs(), operands.len());
     let ops = operands
         .iter()
         .enumerate()
-        .map(|(i, t)| parse_operand(if m.is_half_operand(i) { half } else { Type::F32 }, t))
+        .map(|(i, t)| float(if m.is_half_operand(i) { half } else { Type::F32 }, t, notes))
         .collect::<Result<Vec<_>, _>>()
         .with_context(|| format!("bad operand for {m} (a{}: {}, c: f32)", if m.inputs() == 3 { ", b" } else { "" }, m.half.name()))?;
     let exp = ptx::mixed::eval(&m, &ops)?;
@@ -51,46 +52,46 @@ fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile
 /// One `cvt` (`ptx::cvt`): operands parsed in the source format, the result as
 /// `HEX\tDECIMAL` in the destination's (or the accepted set, `full`: with the decimal values);
 /// under a hardware profile its one result (the NaN rows of `cvt_nan`, from the H200's capture).
-fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
+fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, full: bool, notes: &mut Vec<RangeNote>) -> Result<String> {
     use ptx::cvt::AnyCvt;
     let c = match AnyCvt::parse(mnemonic)? {
-        AnyCvt::Stochastic(c) => return stochastic_line(&c, operands, accept, profile, full),
-        AnyCvt::StochasticQuad(c) => return quad_line(&c, operands, accept, profile),
+        AnyCvt::Stochastic(c) => return stochastic_line(&c, operands, accept, profile, full, notes),
+        AnyCvt::StochasticQuad(c) => return quad_line(&c, operands, accept, profile, notes),
         AnyCvt::Tf32(c) => {
-            let ops = operands.iter().map(|t| parse_operand(Type::F32, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
+            let ops = operands.iter().map(|t| float(Type::F32, t, notes)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
             let line = cvt_result(&c.eval(&ops)?, ptx::Scalar::F32, Type::F32, accept, profile, full, Some((&Instr::from_tf32(&c), &ops)));
             return Ok(match accept {
                 true => format!("{line}\t(tf32 in the f32 layout, 13 low bits zero: a reading, PTX ISA 5.2.3 calls the layout implementation defined)"),
                 false => line,
             });
         }
-        AnyCvt::Narrow(c) => return narrow_line(&c, operands, accept, profile),
-        AnyCvt::Int(c) => return cvt_int_line(&c, operands, accept, profile),
+        AnyCvt::Narrow(c) => return narrow_line(&c, operands, accept, profile, notes),
+        AnyCvt::Int(c) => return cvt_int_line(&c, operands, accept, profile, notes),
         AnyCvt::Float(c) => c,
     };
     let (src, dst) = (Type::of(c.src, false), Type::of(c.dst, c.packed));
-    let ops = operands.iter().map(|t| parse_operand(src, t)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
+    let ops = operands.iter().map(|t| float(src, t, notes)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
     Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, c.dst, dst, accept, profile, full, Some((&Instr::from_cvt(&c), &ops))))
 }
 
 /// A `cvt.rs` (`ptx::cvt::stochastic`): `a`, `b` in f32, `rbits` as integer or hex bits; the
 /// packed destination as `HEX\tLOW,HIGH`.
-fn stochastic_line(c: &ptx::cvt::stochastic::StochasticCvt, operands: &[&str], accept: bool, profile: &Profile, full: bool) -> Result<String> {
-    let ops = rs_operands(&c.to_string(), "a, b", operands)?;
+fn stochastic_line(c: &ptx::cvt::stochastic::StochasticCvt, operands: &[&str], accept: bool, profile: &Profile, full: bool, notes: &mut Vec<RangeNote>) -> Result<String> {
+    let ops = rs_operands(&c.to_string(), "a, b", operands, notes)?;
     let dst = if c.dst == ptx::Scalar::F16 { Type::F16x2 } else { Type::Bf16x2 };
     Ok(cvt_result(&c.eval(&ops)?, c.dst, dst, accept, profile, full, None))
 }
 
 /// The operands of a `cvt.rs`: the f32 values named `floats` (`"a, b"`), then `rbits` as an
 /// integer or hex bits (9.7.9.21: "rbits ... .b32").
-fn rs_operands(form: &str, floats: &str, operands: &[&str]) -> Result<Vec<u64>> {
+fn rs_operands(form: &str, floats: &str, operands: &[&str], notes: &mut Vec<RangeNote>) -> Result<Vec<u64>> {
     let n = floats.split(", ").count();
     anyhow::ensure!(operands.len() == n + 1, "{form} takes {floats} (f32) and rbits (b32), not {} operand(s)", operands.len());
     let rbits = ptx::cvt::int::IntType { signed: false, bits: 32 };
     operands
         .iter()
         .enumerate()
-        .map(|(i, t)| if i == n { parse_int(rbits, t) } else { Ok(parse_operand(Type::F32, t)?) })
+        .map(|(i, t)| if i == n { parse_int(rbits, t) } else { Ok(float(Type::F32, t, notes)?) })
         .collect::<Result<Vec<_>>>()
         .with_context(|| format!("bad operand for {form} ({floats}: f32; rbits: b32)"))
 }
@@ -98,8 +99,8 @@ fn rs_operands(form: &str, floats: &str, operands: &[&str]) -> Result<Vec<u64>> 
 /// A `cvt.rs` to an x4 destination (`ptx::cvt::stochastic_quad`): `a b e f` in f32, `rbits` as
 /// integer or hex bits; the destination as `HEX\tDECIMAL,...` (low element, `f`'s, first, as
 /// the pair forms print theirs), the allowed set after it with `--accept`.
-fn quad_line(c: &ptx::cvt::stochastic_quad::QuadCvt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
-    let ops = rs_operands(&c.to_string(), "a, b, e, f", operands)?;
+fn quad_line(c: &ptx::cvt::stochastic_quad::QuadCvt, operands: &[&str], accept: bool, profile: &Profile, notes: &mut Vec<RangeNote>) -> Result<String> {
+    let ops = rs_operands(&c.to_string(), "a, b, e, f", operands, notes)?;
     let exp = c.eval(&ops)?;
     let (bits, w) = (exp.primary_bits(), exp.lane_bits());
     let lanes: Vec<String> = (0..4).map(|i| ptx::cvt::narrow::decode(c.dst, bits >> (w * i) & ((1 << w) - 1)).to_string().to_lowercase()).collect();
@@ -132,7 +133,7 @@ fn cvt_result(exp: &ptx::expect::Expectation, scalar: ptx::Scalar, dst: Type, ac
 
 /// A `cvt` with an 8-, 6- or 4-bit format or ue8m0 (`ptx::cvt::narrow`): `a b` (two f32) or one
 /// packed register in, the packed destination as `HEX\tLOW,HIGH` (decimal, low lane first).
-fn narrow_line(c: &ptx::cvt::narrow::NarrowCvt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+fn narrow_line(c: &ptx::cvt::narrow::NarrowCvt, operands: &[&str], accept: bool, profile: &Profile, notes: &mut Vec<RangeNote>) -> Result<String> {
     use ptx::cvt::narrow::{decode, eval, Allowed, Direction, Wide};
     let wide_type = |w: Wide| match w {
         Wide::F32 => Type::F32,
@@ -143,7 +144,7 @@ fn narrow_line(c: &ptx::cvt::narrow::NarrowCvt, operands: &[&str], accept: bool,
     let ops = operands
         .iter()
         .map(|t| match c.dir {
-            Direction::Down { src, .. } => Ok(parse_operand(wide_type(src), t)?),
+            Direction::Down { src, .. } => Ok(float(wide_type(src), t, notes)?),
             Direction::Up { src, .. } => parse_int(ptx::cvt::int::IntType { signed: false, bits: src.packed_bits() }, t),
         })
         .collect::<Result<Vec<_>>>()
@@ -199,12 +200,12 @@ fn parse_int(ty: ptx::cvt::int::IntType, text: &str) -> Result<u64> {
 
 /// A `cvt` between a float and an integer type (`ptx::cvt::int`): one value, printed as
 /// `HEX\tDECIMAL` in the destination type.
-fn cvt_int_line(c: &ptx::cvt::int::CvtInt, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+fn cvt_int_line(c: &ptx::cvt::int::CvtInt, operands: &[&str], accept: bool, profile: &Profile, notes: &mut Vec<RangeNote>) -> Result<String> {
     use ptx::cvt::int::Converted;
     let float_ty = Type::of(c.float, false);
     let ops = operands
         .iter()
-        .map(|t| if c.to_int { parse_operand(float_ty, t).map_err(anyhow::Error::from) } else { parse_int(c.int, t) })
+        .map(|t| if c.to_int { float(float_ty, t, notes).map_err(anyhow::Error::from) } else { parse_int(c.int, t) })
         .collect::<Result<Vec<_>>>()
         .with_context(|| format!("bad operand for {c}"))?;
     let line = match c.eval(&ops)? {
@@ -222,6 +223,13 @@ fn cvt_int_line(c: &ptx::cvt::int::CvtInt, operands: &[&str], accept: bool, prof
     })
 }
 
+/// A float operand of `ty` (`parse_operand`), its out-of-range decimal literals added to `notes`.
+pub(super) fn float(ty: Type, text: &str, notes: &mut Vec<RangeNote>) -> Result<u64, ValueError> {
+    let bits = parse_operand(ty, text)?;
+    notes.extend(range_notes(ty, text));
+    Ok(bits)
+}
+
 fn is_compare(mnemonic: &str) -> bool {
     ["setp.", "set.", "selp."].iter().any(|p| mnemonic.starts_with(p))
 }
@@ -230,7 +238,7 @@ fn is_compare(mnemonic: &str) -> bool {
 /// `c` (`1`, `0`, `true`, `false`, `!` negates) where the form takes one. `setp` prints
 /// `p|q` (or `p` alone for the scalar half forms) as `1|0\ttrue|false`; `set` and `selp` the
 /// destination as `HEX\tDECIMAL`.
-fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile) -> Result<String> {
+fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, notes: &mut Vec<RangeNote>) -> Result<String> {
     use ptx::compare::{eval, Compare, Compared, Ty};
     use ptx::cvt::int::IntType;
     let c = Compare::parse(mnemonic)?;
@@ -247,9 +255,9 @@ fn compare_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profi
         Ty::Int(i) => i,
         t => IntType { signed: false, bits: t.bits() },
     };
-    let value = |t: &str| -> Result<u64> {
+    let mut value = |t: &str| -> Result<u64> {
         match float_type(c.ty) {
-            Some(ft) => Ok(parse_operand(ft, t)?),
+            Some(ft) => Ok(float(ft, t, notes)?),
             None => parse_int(int_type(c.ty), t),
         }
     };

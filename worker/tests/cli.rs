@@ -251,6 +251,29 @@ fn a_sweep_checks_its_truth_file_and_output_folders_before_it_runs() {
     }
 }
 
+/// A decimal operand that rounding takes out of its type's range is named on stderr, for the
+/// arithmetic forms and the others (cvt, setp, mixed precision) alike; stdout keeps the result
+/// alone, and hex bits, `inf` and in-range decimals get no note.
+#[test]
+fn eval_notes_a_decimal_operand_that_reads_as_infinity_or_zero() {
+    for (args, note) in [
+        (&["eval", "add.rn.f16", "70000", "1"][..], "note: operand '70000' is beyond the largest finite .f16 value: it reads as 0x7c00 (inf)"),
+        (&["eval", "mul.rn.f32", "1e-50", "1"], "note: operand '1e-50' is nearer zero than half the smallest subnormal .f32 value: it reads as 0x00000000 (0)"),
+        (&["eval", "setp.lt.f16", "70000", "1"], "operand '70000' is beyond the largest finite .f16 value"),
+        (&["eval", "add.rn.f32.bf16", "1e39", "1"], "operand '1e39' is beyond the largest finite .bf16 value"),
+        (&["eval", "cvt.rn.f16.f32", "1e39"], "operand '1e39' is beyond the largest finite .f32 value"),
+    ] {
+        let (code, out, err) = ptxfuzz(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(err.contains(note), "{args:?}: {err}");
+        assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+    }
+    for args in [&["eval", "add.rn.f16", "0x7c00", "inf"][..], &["eval", "add.rn.f16", "65504", "0.1"]] {
+        let (code, _, err) = ptxfuzz(args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+    }
+}
+
 /// An even stride covers part of the space: both kinds of sweep say so on stderr, under
 /// `--json` too, while stdout holds the report alone.
 #[test]
