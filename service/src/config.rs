@@ -14,17 +14,15 @@ pub enum LogFormat {
     Json,
 }
 
-/// `ptxfuzz-server serve` options.
+/// Where a command's database is: a URL, or the private cluster of a data directory (every
+/// subcommand takes these, so that `token create` reaches the database `serve` uses).
 #[derive(Clone, Debug, Args)]
-pub struct Config {
-    /// PostgreSQL connection URL. Migrations are applied at start. Without it the server runs
-    /// a private cluster of its own in --data-dir.
+pub struct Database {
+    /// PostgreSQL connection URL; pending migrations are applied on connecting. Without it, the
+    /// private cluster in --data-dir: `serve` runs it; the other commands reach it through its
+    /// socket while that server runs, or start it for themselves and stop it after.
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
-    /// Address and port to listen on. Default: 127.0.0.1:8080 with --database-url, a free port
-    /// on 127.0.0.1 with the private cluster.
-    #[arg(long, env = "PTXFUZZ_BIND")]
-    pub bind: Option<SocketAddr>,
     /// The private cluster's folder (PostgreSQL data, socket, log, lock), used without
     /// --database-url. Default: $XDG_DATA_HOME/ptxfuzz (~/.local/share/ptxfuzz; as root
     /// without XDG_DATA_HOME: /var/lib/ptxfuzz, which the --pg-user can enter).
@@ -34,6 +32,17 @@ pub struct Config {
     /// (PostgreSQL refuses root). Default: postgres.
     #[arg(long, env = "PTXFUZZ_PG_USER", conflicts_with = "database_url")]
     pub pg_user: Option<String>,
+}
+
+/// `ptxfuzz-server serve` options.
+#[derive(Clone, Debug, Args)]
+pub struct Config {
+    #[command(flatten)]
+    pub database: Database,
+    /// Address and port to listen on. Default: 127.0.0.1:8080 with --database-url, a free port
+    /// on 127.0.0.1 with the private cluster.
+    #[arg(long, env = "PTXFUZZ_BIND")]
+    pub bind: Option<SocketAddr>,
     /// A campaign's --out folder whose finding folders (SIGNATURE/repro.json) are stored before
     /// serving; repeatable. Folders the database holds already are counted, not added twice.
     #[arg(long, value_name = "DIR")]

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use service::auth::{self, Role, TokenSelector};
-use service::config::{Config, LogFormat};
-use service::pgcluster::{self, Cluster};
+use service::config::{Config, Database, LogFormat};
+use service::db::open::{Opened, Sharing};
 use service::state::LoginLink;
 use service::{db, http, import, AppState};
 
@@ -27,14 +27,14 @@ enum Command {
     Serve(Config),
     /// Apply pending migrations and exit (the Kubernetes migration Job runs this).
     Migrate {
-        #[arg(long, env = "DATABASE_URL")]
-        database_url: String,
+        #[command(flatten)]
+        db: Database,
     },
     /// Recompute every finding's root-cause cluster (after an upgrade whose explanation
     /// catalogue changed); prints progress and the clusters before and after.
     Recluster {
-        #[arg(long, env = "DATABASE_URL")]
-        database_url: String,
+        #[command(flatten)]
+        db: Database,
     },
     /// Manage API tokens.
     #[command(subcommand)]
@@ -52,13 +52,13 @@ enum TokenCommand {
         /// A name for the token, recorded in triage history (default: the role).
         #[arg(long)]
         name: Option<String>,
-        #[arg(long, env = "DATABASE_URL")]
-        database_url: String,
+        #[command(flatten)]
+        db: Database,
     },
     /// List every token: id, role, when created, live or when revoked, name (never a secret).
     List {
-        #[arg(long, env = "DATABASE_URL")]
-        database_url: String,
+        #[command(flatten)]
+        db: Database,
     },
     /// Revoke tokens: they answer 401 from then on.
     ///
@@ -67,8 +67,8 @@ enum TokenCommand {
     Revoke {
         #[command(flatten)]
         which: Which,
-        #[arg(long, env = "DATABASE_URL")]
-        database_url: String,
+        #[command(flatten)]
+        db: Database,
     },
 }
 
@@ -115,13 +115,15 @@ async fn main() -> ExitCode {
 async fn run(command: Command) -> Result<()> {
     match command {
         Command::Serve(cfg) => serve(cfg).await,
-        Command::Migrate { database_url } => {
-            db::connect(&database_url, 2).await?;
-            say("migrations applied")
+        Command::Migrate { db } => {
+            let opened = maintain(&db).await?;
+            say(&format!("migrations applied to {}", opened.what))?;
+            opened.close().await
         }
-        Command::Recluster { database_url } => {
-            let pool = db::connect(&database_url, 2).await?;
-            let p = db::clusters::recluster::recluster(&pool, db::clusters::recluster::BATCH, |p| {
+        Command::Recluster { db } => {
+            let opened = maintain(&db).await?;
+            let pool = &opened.pool;
+            let p = db::clusters::recluster::recluster(pool, db::clusters::recluster::BATCH, |p| {
                 note(&format!("reclustered {} finding(s), {} moved", p.findings, p.moved));
             })
             .await
@@ -129,33 +131,37 @@ async fn run(command: Command) -> Result<()> {
             say(&format!(
                 "{} finding(s) reclustered, {} moved; clusters: {} before, {} after ({} empty removed)",
                 p.findings, p.moved, p.clusters_before, p.clusters_after, p.removed
-            ))
+            ))?;
+            opened.close().await
         }
-        Command::Token(TokenCommand::Create { role, name, database_url }) => {
-            let pool = db::connect(&database_url, 2).await?;
+        Command::Token(TokenCommand::Create { role, name, db }) => {
+            let opened = maintain(&db).await?;
+            let pool = &opened.pool;
             let name = name.unwrap_or_else(|| role.name().to_string());
-            let secret = auth::create_token(&pool, &name, role).await.context("cannot store the token")?;
+            let secret = auth::create_token(pool, &name, role).await.context("cannot store the token")?;
             if let Err(e) = say(&secret) {
                 // A secret nobody saw is a live token nobody can use or find: take it back.
-                auth::revoke(&pool, &TokenSelector::Secret(secret)).await.context("cannot revoke it again")?;
+                auth::revoke(pool, &TokenSelector::Secret(secret)).await.context("cannot revoke it again")?;
                 bail!("cannot print the secret ({e}); the token was revoked again: run the command with a stdout that can be read");
             }
-            note(&format!("created {role} token '{name}'; keep the secret above: it is not shown again"));
-            Ok(())
+            note(&format!("created {role} token '{name}' in {}; keep the secret above: it is not shown again", opened.what));
+            opened.close().await
         }
-        Command::Token(TokenCommand::List { database_url }) => {
-            let pool = db::connect(&database_url, 2).await?;
-            let tokens = auth::list_tokens(&pool).await.context("cannot read the tokens")?;
+        Command::Token(TokenCommand::List { db }) => {
+            let opened = maintain(&db).await?;
+            let tokens = auth::list_tokens(&opened.pool).await.context("cannot read the tokens")?;
             if tokens.is_empty() {
                 note("no tokens yet; create one with `ptxfuzz-server token create --role worker`");
-                return Ok(());
+            } else {
+                say(&token_table(&tokens))?;
             }
-            say(&token_table(&tokens))
+            opened.close().await
         }
-        Command::Token(TokenCommand::Revoke { which, database_url }) => {
-            let pool = db::connect(&database_url, 2).await?;
+        Command::Token(TokenCommand::Revoke { which, db }) => {
+            let opened = maintain(&db).await?;
+            let pool = &opened.pool;
             let which = which.selector();
-            let revoked = auth::revoke(&pool, &which).await.context("cannot revoke")?;
+            let revoked = auth::revoke(pool, &which).await.context("cannot revoke")?;
             if revoked.is_empty() {
                 let what = match &which {
                     TokenSelector::Id(id) => format!("with id {id}"),
@@ -165,9 +171,21 @@ async fn run(command: Command) -> Result<()> {
                 bail!("no live token {what}; `ptxfuzz-server token list` shows every token, revoked or not");
             }
             note(&format!("revoked {} token(s):", revoked.len()));
-            say(&token_table(&revoked))
+            say(&token_table(&revoked))?;
+            opened.close().await
         }
     }
+}
+
+/// The database of a maintenance command (`migrate`, `recluster`, `token`): its URL, or the
+/// private cluster of --data-dir, joined while a server runs it, else started for the command
+/// (which says so: the cluster is stopped again when the command ends).
+async fn maintain(db: &Database) -> Result<Opened> {
+    let opened = db::open::open(db, 2, Sharing::Join).await?;
+    if opened.cluster.is_some() {
+        note(&format!("no server runs on {}: its private PostgreSQL cluster was started for this command, and stops when it ends", opened.what));
+    }
+    Ok(opened)
 }
 
 /// A line on stdout, its failure an error (a closed pipe must not panic as `println!` does).
@@ -210,32 +228,22 @@ async fn serve(cfg: Config) -> Result<()> {
         LogFormat::Text => tracing_subscriber::fmt().with_env_filter(filter).init(),
         LogFormat::Json => tracing_subscriber::fmt().json().with_env_filter(filter).init(),
     }
-    // The private cluster lives as long as this function: dropped (stopped) on every way out.
-    let mut cluster = None;
-    let pool = match &cfg.database_url {
-        Some(url) => db::connect(url, cfg.db_connections).await?,
-        None => {
-            let dir = cfg.data_dir.clone().unwrap_or_else(pgcluster::default_data_dir);
-            let c = tokio::task::block_in_place(|| Cluster::start(&dir, cfg.pg_user.as_deref()))?;
-            tracing::info!(data_dir = %c.layout().dir.display(), "private PostgreSQL cluster started");
-            let what = format!("the private PostgreSQL cluster in {} (its log: {})", c.layout().dir.display(), c.layout().log.display());
-            let options = c.connect_options();
-            cluster = Some(c);
-            db::connect_with(options, cfg.db_connections, &what).await?
-        }
-    };
+    // The private cluster lives as long as this function: dropped (stopped) on every way out,
+    // after the pool (`Opened`'s field order).
+    let opened = db::open::open(&cfg.database, cfg.db_connections, Sharing::Own).await?;
+    let (pool, private) = (opened.pool.clone(), opened.cluster.is_some());
     for dir in &cfg.import {
         let n = import::import(&pool, dir).await?;
         // A server whose stdout nobody reads still serves: these lines are for a person.
         let _ = say(&format!("imported {}: {} finding folder(s), {} new, {} already present", dir.display(), n.folders, n.new, n.present));
     }
-    let default_bind = if cluster.is_some() { "127.0.0.1:0" } else { "127.0.0.1:8080" };
+    let default_bind = if private { "127.0.0.1:0" } else { "127.0.0.1:8080" };
     let bind = cfg.bind.unwrap_or_else(|| default_bind.parse().expect("a socket address"));
     let mut state = AppState::new(pool.clone(), cfg.private).with_secure_cookies(cfg.secure_cookies);
     let listener = tokio::net::TcpListener::bind(bind).await.with_context(|| format!("cannot listen on {bind}"))?;
     let addr = listener.local_addr()?;
     // Only on loopback: a link on a shared interface would hand admin to whoever reads it first.
-    if cluster.is_some() && addr.ip().is_loopback() {
+    if private && addr.ip().is_loopback() {
         let token_id = auth::login_link_token(&pool).await.context("cannot create the login link's token")?;
         let secret = auth::link_secret();
         state = state.with_login_link(LoginLink::new(token_id, secret.clone()));
@@ -247,8 +255,8 @@ async fn serve(cfg: Config) -> Result<()> {
     tracing::info!(addr = %addr, "ptxfuzz-server listening");
     axum::serve(listener, app).with_graceful_shutdown(shutdown()).await?;
     drop(pool);
-    if let Some(mut c) = cluster {
-        tokio::task::block_in_place(|| c.stop())?;
+    opened.close().await?;
+    if private {
         tracing::info!("private PostgreSQL cluster stopped");
     }
     Ok(())

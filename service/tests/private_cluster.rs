@@ -121,6 +121,54 @@ async fn a_second_serve_on_a_running_data_directory_refuses() {
     assert!(r.status().is_success());
 }
 
+/// `ptxfuzz-server token ... --data-dir DATA`: no database URL, the private cluster's.
+fn token_command(data: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server"))
+        .arg("token")
+        .args(args)
+        .arg("--data-dir")
+        .arg(data)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run ptxfuzz-server token");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A token for a worker of the private cluster's server needs no database URL: beside the
+/// running server through its socket (the server then accepts it at once), and with no server
+/// on a cluster started for the command and stopped after it (the next server still starts).
+#[tokio::test(flavor = "multi_thread")]
+async fn token_commands_reach_the_private_cluster_beside_its_server_and_without_it() {
+    let _alone = crate::alone().await;
+    let tmp = Tmp::new("tokens");
+    let data = tmp.0.join("data");
+    let mut s = Server::start(&data, &[]);
+    let (ok, secret, err) = token_command(&data, &["create", "--role", "worker", "--name", "gpu-1"]);
+    assert!(ok, "{err}");
+    let secret = secret.trim();
+    assert!(secret.starts_with("ptxf_"), "{secret}");
+    assert!(!err.contains("was started for this command"), "the server's cluster is joined, not started: {err}");
+    assert_eq!(with_base(&s.base, secret).await, 200, "the running server knows the new token");
+    assert_eq!(with_base(&s.base, "ptxf_not_a_token").await, 401);
+    assert!(s.stop().is_some_and(|st| st.success()), "the server stops on SIGTERM");
+    assert!(!data.join("pgdata/postmaster.pid").exists(), "its cluster stopped with it");
+
+    let (ok, table, err) = token_command(&data, &["list"]);
+    assert!(ok, "{err}");
+    assert!(table.lines().any(|l| l.contains("worker") && l.contains("live") && l.ends_with("gpu-1")), "{table}");
+    assert!(err.contains("was started for this command"), "{err}");
+    assert!(!data.join("pgdata/postmaster.pid").exists(), "the command stopped the cluster it started");
+    let (ok, _, err) = token_command(&data, &["revoke", "--name", "gpu-1"]);
+    assert!(ok, "{err}");
+    let again = Server::start(&data, &[]);
+    assert_eq!(with_base(&again.base, secret).await, 401, "revoked without a server, refused by the next one");
+}
+
+/// The status of a read with `token` (a public server refuses an unknown token all the same).
+async fn with_base(base: &str, token: &str) -> u16 {
+    http().get(format!("{base}/api/v1/findings?limit=1")).bearer_auth(token).send().await.unwrap().status().as_u16()
+}
+
 #[test]
 fn a_data_directory_of_another_postgresql_major_version_is_named_in_the_error() {
     let tmp = Tmp::new("version");

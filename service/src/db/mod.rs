@@ -8,6 +8,7 @@ pub mod findings;
 pub mod known;
 pub mod leases;
 pub mod matrix;
+pub mod open;
 pub mod overview;
 pub mod regressions;
 pub mod sweeps;

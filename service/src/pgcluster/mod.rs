@@ -109,6 +109,12 @@ impl Layout {
             lock: dir.join("ptxfuzz-server.lock"),
         }
     }
+
+    /// How to connect to the cluster of this folder while it runs (a `Cluster` of this process
+    /// or of the server holding the lock): its socket, as the cluster's superuser.
+    pub fn connect_options(&self) -> PgConnectOptions {
+        PgConnectOptions::new().socket(&self.run).port(PORT).username(DB_USER).database("postgres")
+    }
 }
 
 /// The default data directory: `$XDG_DATA_HOME/ptxfuzz`, or `~/.local/share/ptxfuzz`; for
@@ -197,7 +203,7 @@ impl Cluster {
 
     /// How to connect: the socket folder, as the cluster's superuser.
     pub fn connect_options(&self) -> PgConnectOptions {
-        PgConnectOptions::new().socket(&self.layout.run).port(PORT).username(DB_USER).database("postgres")
+        self.layout.connect_options()
     }
 
     /// A command running as the cluster's user (when root), in the data directory.
