@@ -268,17 +268,29 @@ impl Session {
     }
 }
 
-/// What to do about messages still in the spool.
-fn leftover_hint(s: &Status, url: &str, has_token: bool, out: &Path) -> Option<String> {
+/// Where a worker gets a token the server takes (the server's side of `--token`).
+const WORKER_TOKEN: &str = "a live worker token: `ptxfuzz-server token create --role worker` where the server runs \
+     (beside a private `serve`, no database URL needed)";
+
+/// What to do about messages still in the spool: the command that delivers them, and where a
+/// token comes from when the server refused the one given (or its absence).
+fn leftover_hint(s: &Status, url: &str, has_token: bool, out: &Path) -> Vec<String> {
+    if s.pending == 0 {
+        return vec![];
+    }
+    let refused = matches!(s.link, Link::Unauthorized(_));
     // The token itself is never printed.
-    let token = if has_token { " --token T" } else { "" };
-    (s.pending > 0).then(|| {
-        format!(
-            "  the next campaign with --out {} delivers them, or now: ptxfuzz deliver --server {url}{token} --out {}",
-            out.display(),
-            out.display()
-        )
-    })
+    let token = if has_token || refused { " --token T" } else { "" };
+    let mut lines = vec![format!(
+        "  the next campaign with --out {} delivers them, or now: ptxfuzz deliver --server {url}{token} --out {}",
+        out.display(),
+        out.display()
+    )];
+    if refused {
+        let given = if has_token { "the --token given" } else { "reports without a token" };
+        lines.push(format!("  the server refused {given}: T is {WORKER_TOKEN}"));
+    }
+    lines
 }
 
 /// Deliver what a campaign left in its spool.
@@ -323,7 +335,7 @@ pub fn deliver(args: DeliverArgs) -> Result<()> {
     println!("{before} message(s) in {}", dir.display());
     println!("server: {status}");
     if let Link::Unauthorized(d) = &status.link {
-        bail!("the server refused the token ({d}): check --token; the messages stay in {}", dir.display());
+        bail!("the server refused the token ({d}): give --token {WORKER_TOKEN}; the messages stay in {}", dir.display());
     }
     if status.pending > 0 {
         bail!("{} message(s) left in {}; run this again when the server is reachable", status.pending, dir.display());
@@ -390,6 +402,21 @@ mod tests {
             lease_every: 0.0,
             lease_max: 1,
         }
+    }
+
+    #[test]
+    fn a_refused_campaign_is_told_where_a_worker_token_comes_from() {
+        let out = Path::new("out");
+        let refused = Status { link: Link::Unauthorized("401".into()), pending: 2, ..Status::default() };
+        let lines = leftover_hint(&refused, "http://h:1", false, out);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].ends_with("ptxfuzz deliver --server http://h:1 --token T --out out"), "{lines:?}");
+        assert!(lines[1].contains("refused reports without a token") && lines[1].contains("ptxfuzz-server token create --role worker"), "{lines:?}");
+        assert!(leftover_hint(&refused, "http://h:1", true, out)[1].contains("refused the --token given"));
+        // Unreachable: the same command, no token advice; nothing pending: nothing to say.
+        let down = Status { link: Link::Down("refused".into()), pending: 2, ..Status::default() };
+        assert_eq!(leftover_hint(&down, "http://h:1", false, out).len(), 1);
+        assert!(leftover_hint(&Status { pending: 0, ..refused }, "http://h:1", false, out).is_empty());
     }
 
     #[test]
