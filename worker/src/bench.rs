@@ -130,6 +130,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
             .map(|t| Instr::parse_default(t).with_context(|| format!("bench form {t}")))
             .collect::<Result<_>>()?
     };
+    // Filtered before the header: a filter that matches nothing is a typo to name, not an
+    // empty table.
+    let forms: Vec<Instr> = forms.into_iter().filter(|i| args.filter.as_deref().is_none_or(|f| i.to_string().contains(f))).collect();
+    if let (true, Some(f)) = (forms.is_empty(), &args.filter) {
+        bail!("no form measured here contains '{f}' (--filter): the default list is `ptxfuzz bench`'s, --all measures every non-approximate form, --cvt the conversions");
+    }
     let time = Duration::from_secs_f64(args.seconds);
     if !args.json {
         println!(
@@ -139,9 +145,6 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     for instr in forms {
         let text = instr.to_string();
-        if args.filter.as_deref().is_some_and(|f| !text.contains(f)) {
-            continue;
-        }
         let cases = operands(&instr, args.cases, args.specials / 100.0);
         let kernel = interp::Kernel::new(&instr).with_context(|| format!("bench form {text}"))?;
         let ops = measure(&cases, time, |chunk, out| kernel.run(chunk, out));

@@ -91,6 +91,9 @@ mod f16c {
 
 /// One line (or JSON object) per conversion: the interpreter's results/s and the host's.
 pub fn run(cases: usize, time: Duration, json: bool, filter: Option<&str>) -> Result<()> {
+    if let Some(f) = filter.filter(|f| !FORMS.iter().any(|form| form.contains(f))) {
+        anyhow::bail!("no conversion measured here contains '{f}' (--filter): leave it out to see the list");
+    }
     if !json {
         println!("{:<30} {:>9}   {:<11} {:>9} {:>8}", "form", "M ops/s", "native", "M ops/s", "native/x");
     }

@@ -67,8 +67,8 @@ pub fn run(args: CaptureCheckArgs) -> Result<()> {
     let exec = if target.exec_modes().contains(&args.exec) { args.exec } else { target.exec_modes()[0] };
     let every_form = Form::all();
     for f in &args.families {
-        if ptx::isa::Opcode::from_name(f).is_none() && !every_form.iter().any(|o| o.matches(f)) {
-            bail!("unknown family '{f}': use PTX opcode names such as add, fma, testp, or form prefixes such as cvt, setp.ltu");
+        if let (Err(e), false) = (worker::cli_values::family(f), every_form.iter().any(|o| o.matches(f))) {
+            bail!("{e}; or form prefixes such as cvt.rn, setp.ltu");
         }
     }
     let forms: Vec<_> = capture

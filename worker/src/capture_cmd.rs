@@ -13,7 +13,7 @@ use clap::Args;
 use ptx::form::Form;
 use ptx::gen::form_case::{exhaustive, form_case_into, nth_case};
 use ptx::gen::{GenConfig, Generator};
-use ptx::isa::{Instr, Opcode};
+use ptx::isa::Instr;
 use ptx::program::{Program, ValType};
 use worker::campaign::source::{random_cases, Bits, Rng};
 use worker::oracles::diff_replay::program_of;
@@ -79,7 +79,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         cfg.opcodes = args
             .families
             .iter()
-            .map(|f| Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use PTX opcode names such as add, fma, testp")))
+            .map(|f| worker::cli_values::family(f).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?;
     }
     let gen = Generator::new(cfg)?;

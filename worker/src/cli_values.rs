@@ -1,5 +1,6 @@
 //! Parsers for command-line values whose Rust type alone would take nonsense: seconds (finite
-//! and not negative), counts that must be at least 1 and shares from 0 to 1.
+//! and not negative), counts that must be at least 1 and shares from 0 to 1; and the names of
+//! instruction families and register types, one message for every command that takes them.
 //!
 //! Without them `--seconds -1` or `--seconds nan` panicked (`Duration::from_secs_f64`), and a
 //! zero batch, timeout or case count was silently taken as 1 or made every batch a timeout
@@ -18,6 +19,25 @@ pub fn seconds(s: &str) -> Result<f64, String> {
         return Err(format!("give seconds from 0 to {MAX_SECONDS:e}"));
     }
     Ok(v)
+}
+
+/// A `--families` entry: a PTX opcode (`add`, `cvt`, `setp`); a wrong one is answered with
+/// every name (`gen`, `campaign` and `capture` took different, partial lists before).
+pub fn family(s: &str) -> Result<ptx::isa::Opcode, String> {
+    use ptx::isa::Opcode;
+    Opcode::from_name(s).ok_or_else(|| {
+        let all: Vec<&str> = Opcode::ALL.iter().map(|o| o.name()).collect();
+        format!("unknown family '{s}': the families are the PTX opcodes {}", all.join(", "))
+    })
+}
+
+/// A `--types` entry: a register type of the arithmetic forms (`f32`, `f16x2`).
+pub fn register_type(s: &str) -> Result<ptx::isa::Type, String> {
+    use ptx::isa::Type;
+    Type::from_name(s).ok_or_else(|| {
+        let all: Vec<&str> = Type::ALL.iter().map(|t| t.name()).collect();
+        format!("unknown type '{s}': the types are {}", all.join(", "))
+    })
 }
 
 /// A count of at least 1, decimal or `0x` hex, `_` allowed between digits (`65536`,
@@ -53,6 +73,15 @@ pub fn number(s: &str) -> Result<u64, std::num::ParseIntError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrong_family_or_type_is_answered_with_every_name() {
+        assert_eq!(family("cvt"), Ok(ptx::isa::Opcode::Cvt));
+        let e = family("fmad").unwrap_err();
+        assert!(e.starts_with("unknown family 'fmad': the families are the PTX opcodes testp, copysign, add") && e.ends_with("selp"), "{e}");
+        assert_eq!(register_type("f16x2"), Ok(ptx::isa::Type::F16x2));
+        assert_eq!(register_type("f8").unwrap_err(), "unknown type 'f8': the types are f16, f16x2, bf16, bf16x2, f32, f32x2, f64");
+    }
 
     #[test]
     fn seconds_are_finite_and_not_negative() {

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ptx::gen::GenConfig;
-use ptx::isa::{Arch, Opcode, PtxVersion, Type};
+use ptx::isa::{Arch, PtxVersion};
 
 /// Generator options; each default is `GenConfig::default()`'s (documented there).
 #[derive(Args, Debug, Clone, Default)]
@@ -79,14 +79,14 @@ impl GenArgs {
             cfg.opcodes = self
                 .families
                 .iter()
-                .map(|f| Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use opcodes such as add, fma, min, rcp, testp, cvt, setp, set, selp")))
+                .map(|f| worker::cli_values::family(f).map_err(anyhow::Error::msg))
                 .collect::<Result<_>>()?;
         }
         if !self.types.is_empty() {
             cfg.types = self
                 .types
                 .iter()
-                .map(|t| Type::from_name(t).with_context(|| format!("unknown type '{t}': use f16, f16x2, bf16, bf16x2, f32, f32x2, f64")))
+                .map(|t| worker::cli_values::register_type(t).map_err(anyhow::Error::msg))
                 .collect::<Result<_>>()?;
         }
         macro_rules! set {

@@ -274,6 +274,25 @@ fn eval_notes_a_decimal_operand_that_reads_as_infinity_or_zero() {
     }
 }
 
+/// Names a user gets wrong are answered with the names that exist, the same way in every
+/// command, and a `bench --filter` that matches nothing is an error, not an empty table.
+#[test]
+fn wrong_families_types_and_filters_name_what_exists() {
+    for args in [&["gen", "--count", "1", "--out", "unused", "--families", "fmad"][..], &["campaign", "--target", "interp", "--seconds", "1", "--families", "fmad"]] {
+        let (code, out, err) = ptxfuzz(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(out.is_empty() && err.starts_with("error: unknown family 'fmad': the families are the PTX opcodes testp,") && err.contains(", cvt, setp, set, selp"), "{args:?}: {err}");
+    }
+    let (code, _, err) = ptxfuzz(&["gen", "--count", "1", "--out", "unused", "--types", "f8"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("the types are f16, f16x2, bf16, bf16x2, f32, f32x2, f64"), "{err}");
+    for args in [&["bench", "--filter", "zzz"][..], &["bench", "--cvt", "--filter", "zzz"]] {
+        let (code, out, err) = ptxfuzz(args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(out.is_empty() && err.contains("contains 'zzz' (--filter)"), "{args:?}: {out}{err}");
+    }
+}
+
 /// An even stride covers part of the space: both kinds of sweep say so on stderr, under
 /// `--json` too, while stdout holds the report alone.
 #[test]

@@ -435,7 +435,7 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
         cfg.opcodes = args
             .families
             .iter()
-            .map(|f| Opcode::from_name(f).with_context(|| format!("unknown family '{f}': use PTX opcode names such as add, fma, rcp, testp")))
+            .map(|f| crate::cli_values::family(f).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?;
     } else if host_defaults {
         cfg.opcodes = vec![Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::Fma, Opcode::Div, Opcode::Sqrt, Opcode::Rcp];
@@ -444,7 +444,7 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
         cfg.types = args
             .types
             .iter()
-            .map(|t| Type::from_name(t).with_context(|| format!("unknown type '{t}': use f16, f16x2, bf16, bf16x2, f32, f32x2 or f64")))
+            .map(|t| crate::cli_values::register_type(t).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?;
     } else if host_defaults {
         cfg.types = vec![Type::F32, Type::F64];
