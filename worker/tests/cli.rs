@@ -213,6 +213,15 @@ fn gen_writes_ptx_and_json_per_program() {
     ptx::program::Program::from_json(&json).expect("valid program JSON");
     let module = std::fs::read_to_string(dir.join("s7_000000.ptx")).unwrap();
     assert!(module.contains(".target sm_90"));
+    // The folder is a corpus of exactly those programs (the .ptx views skipped), and `repro`
+    // of one says so instead of "missing field `ptxfuzz_repro`".
+    let out = dir.join("campaign");
+    let (code, stdout, err) = ptxfuzz(&["campaign", "--target", "interp", "--corpus", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("corpus: 5 file(s) replayed (0 undecodable)"), "{stdout}");
+    let (code, _, err) = ptxfuzz(&["repro", dir.join("s7_000000.json").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is a program (as `ptxfuzz gen` writes them), not a finding's repro.json") && err.contains("campaign --corpus"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

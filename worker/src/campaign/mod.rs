@@ -105,8 +105,9 @@ pub struct CampaignArgs {
     #[arg(long)]
     pub trace: bool,
     /// Replay this folder first: files of the `explore` fuzz target's corpus (raw bytes that
-    /// ptx::gen decodes), program JSON files or repro.json files. Without --seconds/--cases
-    /// the campaign ends after the corpus.
+    /// ptx::gen decodes), program JSON files (`ptxfuzz gen --out` writes them) or repro.json
+    /// files; `.ptx` and `.cu` files, the text views written beside those, are skipped. Without
+    /// --seconds/--cases the campaign ends after the corpus.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Where findings, stats.jsonl and summary.json go.

@@ -105,13 +105,20 @@ impl Rng {
     }
 }
 
-/// The files of a corpus folder, sorted by name (hidden files skipped).
+/// Files of a corpus folder that are views of a program whose JSON sits beside them: the PTX
+/// module and CUDA source that `ptxfuzz gen` (NAME.ptx beside NAME.json) and finding folders
+/// (repro.ptx, repro.cu beside repro.json) write. As fuzz bytes they would decode to some other
+/// program in silence, so a corpus skips them.
+const TEXT_VIEWS: [&str; 2] = ["ptx", "cu"];
+
+/// The files of a corpus folder, sorted by name (hidden files and [`TEXT_VIEWS`] skipped).
 pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .with_context(|| format!("cannot read corpus folder {}", dir.display()))?
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.is_file() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .filter(|p| !p.extension().is_some_and(|e| TEXT_VIEWS.iter().any(|v| e == *v)))
         .collect();
     files.sort();
     Ok(files)

@@ -189,6 +189,19 @@ fn corpus_files_decode_as_reproducer_program_json_or_fuzz_bytes() {
 }
 
 #[test]
+fn a_corpus_skips_the_ptx_and_cuda_views_written_beside_program_json() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-corpus-views-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    for name in ["s1_000000.json", "s1_000000.ptx", "repro.cu", "0a1b2c", ".hidden"] {
+        fs::write(dir.join(name), b"x").unwrap();
+    }
+    let names: Vec<String> = corpus_files(&dir).unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(names, ["0a1b2c", "s1_000000.json"]);
+}
+
+#[test]
 fn corpus_only_stops_after_the_corpus() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-corpus-test-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
