@@ -170,6 +170,8 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
             e.id.to_string()
         } else if folded_through_sign(program, k, got, |r| value(t, r)) {
             "folded-to-operand".to_string()
+        } else if half_conversions_fused(program, k, got, |r| value(t, r)) {
+            HALF_CONVERSIONS_FUSED.to_string()
         } else if same_operands && nan_alternatives(&instr, &ops, inputs, &isa).iter().any(|alt| allows(alt)) {
             "propagated".to_string()
         } else {
@@ -226,6 +228,51 @@ fn folded_through_sign(program: &Program, k: usize, got: u64, value: impl Fn(ptx
             let s = &program.body()[j];
             matches!(s.instr.op, Opcode::Neg | Opcode::Abs) && s.instr.ty == program.body()[k].instr.ty && s.srcs().iter().any(|&x| value(x) == got)
         })
+    })
+}
+
+/// The cause of [`half_conversions_fused`].
+pub const HALF_CONVERSIONS_FUSED: &str = "half-conversions-fused";
+
+/// Whether statement `k`, a `cvt.rzi` of a half to an integer, gave `got` because ptxas fused
+/// it with the `cvt.rnd` between the halves (`cvt.rnd.f16.bf16`, `cvt.rnd.bf16.f16`) that
+/// feeds it: one `F2I` that reads the earlier conversion's source bits as the later one's half
+/// type and rounds to an integer with `rnd` (as the `.rndi` of that type would). It is ptxas's
+/// fusion of `cvt.rndi.f16.f16; cvt.rzi.s32.f16` into `F2I.{rnd}`, applied to a conversion
+/// that changes the format. Found by the H200's third `modes-check`
+/// (docs/hardware/nvidia-h200-2026-12-04): `cvt.rz.f16.bf16` of 0xe0c1 (-1.11e20) then
+/// `cvt.rzi.sat.s32.f16` gave -608 (0xe0c1 read as f16 is -608.5), not -65504. ptxas 13.5
+/// reproduces it without a GPU (sm_90 and sm_100a: `F2I.F16.TRUNC` alone, no `F2F`;
+/// `ptx/tests/ptxas_cvt_fusion.rs`) for each of `.rn`/`.rz`/`.rm`/`.rp` and the s32, u16 and
+/// s64 destinations; a `.rni`/`.rmi`/`.rpi` second conversion is not fused.
+fn half_conversions_fused(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
+    use ptx::isa::{IntEnd, Opcode, Precision, RoundTo};
+    use ptx::Rounding;
+    let second = program.body()[k].instr;
+    let is_rzi_to_int = |i: &ptx::isa::Instr| {
+        i.op == Opcode::Cvt
+            && i.ty.lanes() == 1
+            && i.ty.scalar().bits() == 16
+            && i.precision == Precision::Rounded(Rounding::Rz)
+            && i.conv.is_some_and(|c| c.round_to == RoundTo::Integer && matches!(c.int, Some(IntEnd::Dest(_))))
+    };
+    if !is_rzi_to_int(&second) {
+        return false;
+    }
+    program.body()[k].srcs().iter().any(|&r| {
+        let Some(j) = program.definition(r) else { return false };
+        let s = &program.body()[j];
+        let first = s.instr;
+        // A conversion between the two 16-bit formats, to the later one's half type.
+        let between_halves = first.op == Opcode::Cvt
+            && first.ty == second.ty
+            && first.conv.is_some_and(|c| {
+                c.round_to == RoundTo::Format && c.int.is_none() && c.narrow.is_none() && c.from != first.ty && c.from.lanes() == 1 && c.from.scalar().bits() == 16
+            });
+        let (true, Precision::Rounded(rnd)) = (between_halves, first.precision) else { return false };
+        let mut fused = second;
+        fused.precision = Precision::Rounded(rnd);
+        s.srcs().first().is_some_and(|&x| eval(&fused, &[value(x)]).is_ok_and(|e| e.accepts(got)))
     })
 }
 
@@ -364,6 +411,24 @@ mod tests {
         // Another value (x with its last bit changed) stays unexplained.
         let c = classify(&mut e, &p, &[x], &[0x993e_8201]);
         assert_eq!(c[0].by, "unexplained");
+    }
+
+    #[test]
+    fn an_integer_cvt_that_reads_the_source_of_the_half_cvt_feeding_it_is_half_conversions_fused() {
+        // The H200's third modes-check (docs/hardware/nvidia-h200-2026-12-04, modes.jsonl): the
+        // compiled kernel gave -608 (0xe0c1 read as f16 is -608.5, truncated), not -65504.
+        let p = Program::parse("// inputs: %h0:bf16\ncvt.rz.f16.bf16 %h1, %h0;\ncvt.rzi.sat.s32.f16 %r2, %h1;\n// outputs: %r2\n").unwrap();
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
+        assert_eq!(p.run(&[0xe0c1]).unwrap()[0].primary_bits(), 0xffff_0020, "the VM: -65504, f16's largest");
+        let c = classify(&mut e, &p, &[0xe0c1], &[0xffff_fda0]);
+        assert_eq!(c, vec![Cause { stmt: 1, instr: "cvt.rzi.sat.s32.f16".into(), by: HALF_CONVERSIONS_FUSED.into() }]);
+        // The first conversion's rounding is the fused one's: .rm of -608.5 is -609.
+        let p = Program::parse("// inputs: %h0:bf16\ncvt.rm.f16.bf16 %h1, %h0;\ncvt.rzi.s32.f16 %r2, %h1;\n// outputs: %r2\n").unwrap();
+        assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-609i32) as u32 as u64])[0].by, HALF_CONVERSIONS_FUSED);
+        assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-608i32) as u32 as u64])[0].by, "unexplained");
+        // A .rni second conversion is not fused by ptxas: the same result stays unexplained.
+        let p = Program::parse("// inputs: %h0:bf16\ncvt.rz.f16.bf16 %h1, %h0;\ncvt.rni.s32.f16 %r2, %h1;\n// outputs: %r2\n").unwrap();
+        assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-608i32) as u32 as u64])[0].by, "unexplained");
     }
 
     #[test]
