@@ -53,6 +53,16 @@ impl Instr {
         }
     }
 
+    /// Whether [`Instr::validate`] accepts the form, without building the diagnosis of an
+    /// illegal one (its suggestions format forms): the judge's classification asks this of the
+    /// variants of a mismatching form it tries, many of them illegal.
+    pub fn is_legal(&self) -> bool {
+        if self.op == Opcode::Cvt || self.conv.is_some() || self.op.is_comparison() || self.cmp.is_some() || self.selp_int.is_some() || self.atype.is_some() {
+            return self.validate().is_ok();
+        }
+        FORM_RULES.iter().any(|r| r.admits(self))
+    }
+
     /// The minimum sm and PTX ISA version of this (validated) form.
     /// (For a form that does not validate the answer is meaningless, but never a panic.)
     pub fn requirement(&self) -> Requirement {
@@ -120,6 +130,22 @@ impl Instr {
 mod tests {
     use super::*;
     use crate::isa::{Opcode, Type};
+
+    #[test]
+    fn is_legal_agrees_with_validate_on_every_form_and_its_ftz_and_rounding_variants() {
+        use crate::isa::{Ftz, Precision};
+        use crate::Rounding;
+        let mut legal = 0;
+        for f in crate::isa::all_forms() {
+            let toggled = Instr { ftz: if f.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..f };
+            let rounded = Rounding::ALL.into_iter().map(|m| Instr { precision: Precision::Rounded(m), ..f });
+            for v in std::iter::once(f).chain(std::iter::once(toggled)).chain(rounded) {
+                assert_eq!(v.is_legal(), v.validate().is_ok(), "{v:?}");
+                legal += usize::from(v.is_legal());
+            }
+        }
+        assert!(legal > 1000, "{legal}");
+    }
 
     fn target(sm: u32, major: u8, minor: u8) -> Target {
         Target::new(sm, PtxVersion::new(major, minor))

@@ -201,7 +201,7 @@ fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u
 
 /// Whether the (legal) form `instr` allows `got` on `operands`; an illegal form allows nothing.
 fn accepts_as(instr: &Instr, operands: &[u64], got: u64) -> bool {
-    instr.validate().is_ok() && interp::eval(instr, operands).is_ok_and(|e| e.accepts(got))
+    instr.is_legal() && interp::eval(instr, operands).is_ok_and(|e| e.accepts(got))
 }
 
 /// Whether `lane` (one lane of `expected`) allows the lane value `v`.
