@@ -7,7 +7,8 @@
 //! allocation page-faults on first touch; on the H200 (2026-11-29) the `compiled` campaign of
 //! add/mul/fma with 1 M cases a program spent 59 ns a case in the engine on kernels that do
 //! one instruction each, about 50 bytes a case copied: well under 1 GB/s.
-//! Reused pinned buffers are copied by DMA and never fault. Not run on a GPU yet.
+//! Reused pinned buffers are copied by DMA and never fault. Ran on the H200 (2026-12-04): the
+//! isa campaign's uploads and downloads took 0.5 s of 15 s pinned, 1.6 s with ordinary memory.
 
 use super::driver::HostBuffer;
 

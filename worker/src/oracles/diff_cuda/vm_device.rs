@@ -2,9 +2,9 @@
 //! VM's module (JIT-compiled once per context), its device buffers, the staging buffers
 //! (`staging`), launches and waits on the default stream.
 //!
-//! NOT RUN ON A GPU YET: the pipeline and the pinned staging were written in a session without
-//! one (docs/hardware/README.md, 2026-12-02). The VM's launch itself, its buffers and layout ran
-//! on H200s (docs/hardware/).
+//! The pipeline and the pinned staging, written in a session without a GPU (2026-12-02), ran on
+//! an H200 on 2026-12-04 (docs/hardware/nvidia-h200-2026-12-04): every recorded H100 case
+//! reproduced through them, and the kernel wait was 0.2 s of a 60 s isa campaign.
 
 use std::sync::Arc;
 use std::time::Instant;
