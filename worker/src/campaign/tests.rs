@@ -224,3 +224,14 @@ fn programs_judged_where_generated_count_and_find_what_the_batch_path_does() {
         assert_eq!((fused.0, fused.1, fused.2, fused.3, fused.5.len()), expected, "engine {which}");
     }
 }
+
+#[test]
+fn without_jobs_a_gpu_campaign_on_eight_cores_or_more_leaves_the_packing_threads_their_cores() {
+    use crate::oracles::EngineSpec;
+    let cuda = EngineSpec::Cuda { gpu: 0 };
+    // The H200's 16 cores: 4 packing threads, 12 judging ones (the measured better split).
+    assert_eq!(super::default_jobs(&cuda, 16), 12);
+    assert_eq!(super::default_jobs(&cuda, 64), 56);
+    assert_eq!(super::default_jobs(&cuda, 4), 4);
+    assert_eq!(super::default_jobs(&EngineSpec::Interp, 16), 16);
+}

@@ -102,7 +102,12 @@ fn get_slot(words: &[u64], at: usize, i: usize, shift: u32) -> u64 {
 /// that pool the packing would wait for the judge, and the GPU with it.
 pub fn packers() -> Option<rayon::ThreadPool> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    rayon::ThreadPoolBuilder::new().num_threads((cores / 4).clamp(1, 8)).thread_name(|i| format!("ptxfuzz-vm-pack-{i}")).build().ok()
+    rayon::ThreadPoolBuilder::new().num_threads(packer_threads(cores)).thread_name(|i| format!("ptxfuzz-vm-pack-{i}")).build().ok()
+}
+
+/// The packing threads [`packers`] starts on a host of `cores` cores.
+pub fn packer_threads(cores: usize) -> usize {
+    (cores / 4).clamp(1, 8)
 }
 
 /// `work` on the engine's packing threads, or on the global pool without them.
