@@ -141,6 +141,20 @@ fn words<'a>(instr: &'a str, operands: &[String]) -> Result<(&'a str, Vec<String
     let mnemonic = words.next().context("the instruction is empty: give one such as add.rn.f32 followed by its operands")?;
     let all: Vec<String> = words.map(str::to_string).chain(operands.iter().cloned()).collect();
     anyhow::ensure!(!all.iter().any(|w| w == RESULT_ARROW), RECORDED_RESULT);
+    // After INSTR every word is an operand (a negative one starts with '-'), so an option there
+    // would be read as one ("takes 1 input, not 3"); no operand starts with "--".
+    if let Some(opt) = all.iter().find(|w| w.starts_with("--")) {
+        let name = opt.split('=').next().unwrap_or(opt);
+        // `--judge` is what campaign, repro and sweep call eval's `--profile`.
+        let (shown, hint) = match name {
+            "--judge" | "--profile" => ("--profile sm_90", if name == "--judge" { " (eval calls it --profile)" } else { "" }),
+            _ => (name, ""),
+        };
+        anyhow::bail!(
+            "'{opt}' follows the operands, where eval reads operands only: put options before the instruction, \
+             as in `ptxfuzz eval {shown} {mnemonic} OPERANDS`{hint}"
+        );
+    }
     Ok((mnemonic, all))
 }
 

@@ -283,6 +283,21 @@ fn eval_notes_a_decimal_operand_that_reads_as_infinity_or_zero() {
     }
 }
 
+#[test]
+fn eval_names_an_option_after_the_operands_instead_of_reading_it_as_one() {
+    let (code, out, err) = ptxfuzz(&["eval", "rcp.rp.ftz.f32", "0x7e800001", "--judge", "sm_90"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("'--judge' follows the operands") && err.contains("ptxfuzz eval --profile sm_90 rcp.rp.ftz.f32"), "{err}");
+    assert!(err.contains("eval calls it --profile"), "{err}");
+    let (code, _, err) = ptxfuzz(&["eval", "add.rn.f32", "1", "2", "--accept"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("as in `ptxfuzz eval --accept add.rn.f32 OPERANDS`"), "{err}");
+    // Before the instruction the same option is read as one, and a negative operand stays one.
+    let (code, out, _) = ptxfuzz(&["eval", "--profile", "sm_90", "rcp.rp.ftz.f32", "0x7e800001"]);
+    assert_eq!((code, out.as_str()), (0, "0x00000000\t0\n"));
+    assert_eq!(ptxfuzz(&["eval", "add.rn.f32", "-1", "-inf"]).1, "0xff800000\t-inf\n");
+}
+
 /// Names a user gets wrong are answered with the names that exist, the same way in every
 /// command, and a `bench --filter` that matches nothing is an error, not an empty table.
 #[test]
