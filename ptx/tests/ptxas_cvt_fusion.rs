@@ -10,9 +10,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::ptxas::ptxas_or_skip;
+use common::ptxas::{ptxas_or_skip, sass};
 use ptx::isa::Instr;
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, Stmt, ValType};
@@ -26,20 +24,9 @@ fn pair(first: &str, second: &str) -> Program {
 
 /// The conversion opcodes (`F2F...`, `F2I...`) in the sm_XX SASS of `p`'s kernel.
 fn conversions(ptxas: &std::path::Path, p: &Program, sm: &str, tag: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("ptxfuzz-cvtfusion-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, cubin) = (dir.join(format!("{tag}.ptx")), dir.join(format!("{tag}.cubin")));
-    std::fs::write(&src, kernel::module(&[p], ptx::isa::Arch::parse(sm).unwrap(), Mode::Outputs).unwrap()).unwrap();
-    let out = Command::new(ptxas).arg(format!("-arch=sm_{sm}")).arg(&src).arg("-o").arg(&cubin).output().expect("ptxas runs");
-    assert!(out.status.success(), "{tag}: ptxas: {}", String::from_utf8_lossy(&out.stderr));
-    let cuobjdump = ptxas.with_file_name("cuobjdump");
-    let sass = Command::new(&cuobjdump)
-        .arg("-sass")
-        .arg(&cubin)
-        .output()
-        .unwrap_or_else(|e| panic!("{}: {e} (pip install nvidia-cuda-cuobjdump puts it beside ptxas)", cuobjdump.display()));
-    let _ = (std::fs::remove_file(&src), std::fs::remove_file(&cubin));
-    String::from_utf8_lossy(&sass.stdout)
+    let module = kernel::module(&[p], ptx::isa::Arch::parse(sm).unwrap(), Mode::Outputs).unwrap();
+    sass(ptxas, &module, sm, tag)
+        .unwrap_or_else(|e| panic!("{e}"))
         .split_whitespace()
         .filter(|w| w.starts_with("F2F") || w.starts_with("F2I"))
         .map(str::to_string)

@@ -7,29 +7,15 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::ptxas::{parallel, ptxas_or_skip};
+use common::ptxas::{parallel, ptxas_or_skip, sass};
 use ptx::isa::Opcode;
 use ptx::kernel::{self, Mode};
 use ptx::program::{Program, Reg, Stmt, ValType};
 
 /// `SEL Rd, RZ, 0x1, P` lines in the SASS ptxas makes of `ptx` for sm_90 (cuobjdump beside it).
 fn sel_one_count(ptxas: &Path, ptx: &str, tag: &str) -> Result<usize, String> {
-    let dir = std::env::temp_dir().join(format!("ptxfuzz-setwiden-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (src, cubin) = (dir.join(format!("{tag}.ptx")), dir.join(format!("{tag}.cubin")));
-    std::fs::write(&src, ptx).unwrap();
-    let out = Command::new(ptxas).arg("-arch=sm_90").arg(&src).arg("-o").arg(&cubin).output().expect("ptxas runs");
-    if !out.status.success() {
-        return Err(format!("{tag}: ptxas: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    let cuobjdump = ptxas.with_file_name("cuobjdump");
-    let sass = Command::new(&cuobjdump).arg("-sass").arg(&cubin).output().map_err(|e| {
-        format!("{}: {e} (pip install nvidia-cuda-cuobjdump puts it beside ptxas)", cuobjdump.display())
-    })?;
-    let _ = (std::fs::remove_file(&src), std::fs::remove_file(&cubin));
-    let text = String::from_utf8_lossy(&sass.stdout);
+    let text = sass(ptxas, ptx, 90, tag)?;
     Ok(text.lines().filter(|l| l.contains(", RZ, 0x1, ") && l.contains(" SEL ")).count())
 }
 

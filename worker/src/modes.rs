@@ -249,14 +249,13 @@ fn half_conversions_fused(program: &Program, k: usize, got: u64, value: impl Fn(
     use ptx::isa::{IntEnd, Opcode, Precision, RoundTo};
     use ptx::Rounding;
     let second = program.body()[k].instr;
-    let is_rzi_to_int = |i: &ptx::isa::Instr| {
-        i.op == Opcode::Cvt
-            && i.ty.lanes() == 1
-            && i.ty.scalar().bits() == 16
-            && i.precision == Precision::Rounded(Rounding::Rz)
-            && i.conv.is_some_and(|c| c.round_to == RoundTo::Integer && matches!(c.int, Some(IntEnd::Dest(_))))
-    };
-    if !is_rzi_to_int(&second) {
+    // A `cvt.rzi` from a 16-bit float to an integer.
+    let rzi_to_int = second.op == Opcode::Cvt
+        && second.ty.lanes() == 1
+        && second.ty.scalar().bits() == 16
+        && second.precision == Precision::Rounded(Rounding::Rz)
+        && second.conv.is_some_and(|c| c.round_to == RoundTo::Integer && matches!(c.int, Some(IntEnd::Dest(_))));
+    if !rzi_to_int {
         return false;
     }
     program.body()[k].srcs().iter().any(|&r| {

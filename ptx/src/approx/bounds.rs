@@ -380,18 +380,25 @@ pub fn bounds() -> &'static [Bound] {
 /// judge asks for every approximate result that is not the primary one, and scanning the table
 /// each time was a tenth of its time (`perf` of a campaign against the sm_90 profile, 2026-12-04).
 pub fn rows_for(func: Func, scalar: Scalar) -> &'static [Bound] {
-    static INDEX: std::sync::OnceLock<Vec<(Func, Scalar, usize, usize)>> = std::sync::OnceLock::new();
+    // One group per function and format: its rows are `BOUNDS[start..end]`.
+    struct Group {
+        func: Func,
+        scalar: Scalar,
+        start: usize,
+        end: usize,
+    }
+    static INDEX: std::sync::OnceLock<Vec<Group>> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut groups: Vec<(Func, Scalar, usize, usize)> = Vec::new();
+        let mut groups: Vec<Group> = Vec::new();
         for (i, b) in BOUNDS.iter().enumerate() {
             match groups.last_mut() {
-                Some(g) if g.0 == b.func && g.1 == b.scalar => g.3 += 1,
-                _ => groups.push((b.func, b.scalar, i, 1)),
+                Some(g) if g.func == b.func && g.scalar == b.scalar => g.end = i + 1,
+                _ => groups.push(Group { func: b.func, scalar: b.scalar, start: i, end: i + 1 }),
             }
         }
         groups
     });
-    index.iter().find(|g| g.0 == func && g.1 == scalar).map_or(&[], |&(_, _, start, len)| &BOUNDS[start..start + len])
+    index.iter().find(|g| g.func == func && g.scalar == scalar).map_or(&[], |g| &BOUNDS[g.start..g.end])
 }
 
 /// The first of `rows` whose interval holds `x`.

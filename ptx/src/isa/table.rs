@@ -37,30 +37,33 @@ impl Instr {
     /// A `cvt` is checked against the table of `crate::cvt` instead (9.7.9.21), a comparison
     /// against `crate::compare`'s, a mixed-precision form against `crate::mixed`'s (9.7.5).
     pub fn validate(&self) -> Result<(), IsaError> {
-        if self.op == Opcode::Cvt || self.conv.is_some() {
-            return self.validate_cvt().map(|_| ());
-        }
-        if self.op.is_comparison() || self.cmp.is_some() || self.selp_int.is_some() {
-            return self.validate_compare().map(|_| ());
-        }
-        if self.atype.is_some() {
-            return self.validate_mixed().map(|_| ());
-        }
-        if FORM_RULES.iter().any(|r| r.admits(self)) {
-            Ok(())
-        } else {
-            Err(super::diagnose::illegal(self))
-        }
+        self.check_form().map_err(|e| e.unwrap_or_else(|| super::diagnose::illegal(self)))
     }
 
     /// Whether [`Instr::validate`] accepts the form, without building the diagnosis of an
     /// illegal one (its suggestions format forms): the judge's classification asks this of the
     /// variants of a mismatching form it tries, many of them illegal.
     pub fn is_legal(&self) -> bool {
-        if self.op == Opcode::Cvt || self.conv.is_some() || self.op.is_comparison() || self.cmp.is_some() || self.selp_int.is_some() || self.atype.is_some() {
-            return self.validate().is_ok();
+        self.check_form().is_ok()
+    }
+
+    /// [`Instr::validate`]'s dispatch to the table that judges the form; `Err(None)`: no row
+    /// of the form rules admits it, its diagnosis left to the caller that wants one.
+    fn check_form(&self) -> Result<(), Option<IsaError>> {
+        if self.op == Opcode::Cvt || self.conv.is_some() {
+            return self.validate_cvt().map(|_| ()).map_err(Some);
         }
-        FORM_RULES.iter().any(|r| r.admits(self))
+        if self.op.is_comparison() || self.cmp.is_some() || self.selp_int.is_some() {
+            return self.validate_compare().map(|_| ()).map_err(Some);
+        }
+        if self.atype.is_some() {
+            return self.validate_mixed().map(|_| ()).map_err(Some);
+        }
+        if FORM_RULES.iter().any(|r| r.admits(self)) {
+            Ok(())
+        } else {
+            Err(None)
+        }
     }
 
     /// The minimum sm and PTX ISA version of this (validated) form.

@@ -67,6 +67,26 @@ pub fn assemble(ptxas: &Path, ptx: &str, sm: impl std::fmt::Display, tag: &str) 
     }
 }
 
+/// The SASS (`cuobjdump -sass`, found beside ptxas) of `ptx` assembled for `sm_{sm}`;
+/// `Err` with ptxas's message, or with how to install cuobjdump.
+pub fn sass(ptxas: &Path, ptx: &str, sm: impl std::fmt::Display, tag: &str) -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-sass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, cubin) = (dir.join(format!("{tag}.ptx")), dir.join(format!("{tag}.cubin")));
+    std::fs::write(&src, ptx).unwrap();
+    let out = Command::new(ptxas).arg(format!("-arch=sm_{sm}")).arg(&src).arg("-o").arg(&cubin).output().expect("ptxas runs");
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&src);
+        return Err(format!("{tag}: ptxas: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let cuobjdump = ptxas.with_file_name("cuobjdump");
+    let sass = Command::new(&cuobjdump).arg("-sass").arg(&cubin).output().map_err(|e| {
+        format!("{}: {e} (pip install nvidia-cuda-cuobjdump puts it beside ptxas)", cuobjdump.display())
+    });
+    let _ = (std::fs::remove_file(&src), std::fs::remove_file(&cubin));
+    Ok(String::from_utf8_lossy(&sass?.stdout).into_owned())
+}
+
 /// Run `jobs` on a few threads; collect the failures.
 pub fn parallel<T: Sync>(jobs: &[T], f: impl Fn(&T) -> Option<String> + Sync) -> Vec<String> {
     let next = AtomicUsize::new(0);
