@@ -266,10 +266,14 @@ impl Expectation {
 
     /// Whether `bits` (the whole register) is an allowed result.
     pub fn accepts(&self, bits: u64) -> bool {
-        self.lanes.iter().enumerate().all(|(i, lane)| {
-            let v = self.extract(bits, i);
-            self.lane_outcome_matches(lane.primary, v)
-                || lane.alternatives.iter().any(|(o, _)| self.lane_outcome_matches(*o, v))
+        (0..self.lanes.len()).all(|i| self.lane_accepts(i, self.extract(bits, i)))
+    }
+
+    /// Whether lane `lane` allows the lane value `v` (its bits alone, lane 0's position), as
+    /// [`Expectation::accepts`] judges each lane.
+    pub fn lane_accepts(&self, lane: usize, v: u64) -> bool {
+        self.lanes.get(lane).is_some_and(|l| {
+            self.lane_outcome_matches(l.primary, v) || l.alternatives.iter().any(|(o, _)| self.lane_outcome_matches(*o, v))
         })
     }
 

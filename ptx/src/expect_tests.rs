@@ -178,3 +178,21 @@ fn documented_lanes_are_not_reported_as_undocumented() {
     assert_eq!(u[0].ulps, Some(2));
     assert_eq!(e.to_string(), "lane0: 0x3bff..0x3c01 ; lane1: any (no documented bound; reference 0x3c00)");
 }
+
+#[test]
+fn each_lane_accepts_what_the_register_accepts_in_that_lane() {
+    // Lane 0 a range, lane 1 exact with a NaN alternative: `lane_accepts` judges one lane's
+    // bits as `accepts` judges that lane of the register.
+    let e = Expectation::packed(
+        Scalar::F16,
+        LaneExpectation::of(Outcome::range(0x3bff, 0x3c01, 0x3c00, Ftz::Preserve)),
+        LaneExpectation::exact(0x4000).or(Outcome::AnyNan, Reading::NanPayloadFromB),
+    );
+    for v in [0x3bfe, 0x3bff, 0x3c00, 0x3c01, 0x3c02, 0x4000, 0x7e00, 0x7c00] {
+        assert_eq!(e.lane_accepts(0, v), e.accepts(0x4000_0000 | v), "lane 0 {v:#x}");
+        assert_eq!(e.lane_accepts(1, v), e.accepts(v << 16 | 0x3c00), "lane 1 {v:#x}");
+    }
+    assert!(e.lane_accepts(1, 0x7e00));
+    assert!(!e.lane_accepts(0, 0x7e00));
+    assert!(!e.lane_accepts(2, 0x3c00), "no lane 2");
+}

@@ -98,6 +98,17 @@ pub struct BenchArgs {
     /// casts).
     #[arg(long, conflicts_with = "compare")]
     cvt: bool,
+    /// Instead: the judge alone on a GPU's load, on one thread: default campaign programs
+    /// whose results are a hardware profile's bits (`--profile`), judged against the spec as a
+    /// GPU campaign's judging threads do; `--seconds` is the whole run (try 10).
+    #[arg(long, conflicts_with_all = ["compare", "cvt"])]
+    judge: bool,
+    /// With --judge: whose results stand for the GPU's (`exec-reference --profile`).
+    #[arg(long, default_value = "sm_90", requires = "judge")]
+    profile: String,
+    /// With --judge: programs (1,024 cases each) judged, pass after pass.
+    #[arg(long, default_value_t = 400, requires = "judge")]
+    programs: usize,
     /// Skip the native measurement (e.g. when counting instructions under callgrind).
     #[arg(long)]
     no_native: bool,
@@ -106,6 +117,10 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<()> {
     if args.compare {
         return crate::bench_compare::run(&args.target, args.generated, args.trace, args.cases, args.seconds, args.json);
+    }
+    if args.judge {
+        anyhow::ensure!(args.programs > 0, "--programs must be at least 1");
+        return crate::bench_compare::run_judge(&args.profile, args.programs, args.seconds, args.json);
     }
     if args.cvt {
         anyhow::ensure!(args.cases > 0, "--cases must be at least 1");

@@ -63,3 +63,69 @@ pub fn run(target: &str, generated: bool, trace: bool, cases: usize, seconds: f6
     }
     Ok(())
 }
+
+/// `ptxfuzz bench --judge`: the judge alone on a GPU's load, without a GPU. `programs` default
+/// campaign programs (approximate forms on, 1,024 cases each, drawn as `campaign` draws them),
+/// each case's outputs what `exec-reference --profile PROFILE` answers (the H100's bits under
+/// `sm_90`: as many results leave the fast path as on the H200, 11 %), judged against the
+/// spec on one thread, as one of a GPU campaign's judging threads does.
+pub fn run_judge(profile: &str, programs: usize, seconds: f64, json: bool) -> Result<()> {
+    use ptx::gen::{GenConfig, Generator};
+    use worker::campaign::source::random_item;
+    use worker::oracles::Output;
+
+    let hw = ptx::profile::Profile::named(profile)?;
+    let gen = Generator::new(GenConfig { approximate: true, ..GenConfig::default() })?;
+    let made = std::time::Instant::now();
+    let data: Vec<_> = (0..programs as u64 * 2)
+        .filter_map(|i| random_item(&gen, 1, i, 1024))
+        .take(programs)
+        .map(|item| {
+            let p = item.program;
+            let n = p.inputs().len().max(1);
+            let mut values = Vec::with_capacity(item.cases.len() / n * p.outputs().len());
+            for case in item.cases.chunks(n) {
+                let e = worker::compare::expected_outputs(&hw, &p, case).map_err(|e| anyhow!("{p}: {e}"))?;
+                values.extend(e.iter().map(|e| e.primary_bits()));
+            }
+            let out = Output { values, per_case: p.outputs().len() };
+            Ok((p, item.cases, out))
+        })
+        .collect::<Result<_>>()?;
+    let made = made.elapsed().as_secs_f64();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let opts = worker::compare::CompareOptions::default();
+    let r = pool.install(|| throughput::measure_judge(&data, &opts, Duration::from_secs_f64(seconds)));
+    let per_s = r.cases as f64 / r.compare_seconds.max(1e-9);
+    // Every pass judges the same cases.
+    let best = (r.cases / r.batches.max(1)) as f64 / r.best_batch_seconds.max(1e-9);
+    if json {
+        let mut v = serde_json::to_value(&r)?;
+        v["judge_cases_per_s"] = per_s.round().into();
+        v["best_pass_cases_per_s"] = best.round().into();
+        v["profile"] = profile.into();
+        v["programs"] = data.len().into();
+        println!("{v}");
+    } else {
+        println!(
+            "judge against {profile}'s results ({} campaign programs of 1024 cases, made in {made:.1} s): {:.2} M cases/s on one thread, the fastest pass {:.2} M ({} cases in {:.2} s, {} passes)",
+            data.len(),
+            per_s / 1e6,
+            best / 1e6,
+            r.cases,
+            r.compare_seconds,
+            r.batches
+        );
+        // Mismatches are expected here: a result downstream of one the profile answers
+        // differently (an approximate form, a NaN payload) differs from the spec's chain, as
+        // on a GPU, where the campaign's findings stage then explains it upstream.
+        println!(
+            "  fast path: {:.2}% of {} results; {} mismatches (downstream of the profile's own answers, as on a GPU) in {} signatures",
+            100.0 * r.fast as f64 / r.results.max(1) as f64,
+            r.results,
+            r.mismatches,
+            r.signatures.len()
+        );
+    }
+    Ok(())
+}

@@ -441,3 +441,26 @@ fn an_out_folder_that_is_a_file_is_refused_by_name() {
         assert!(err.starts_with(&format!("error: --out {f} is a file: give a folder")), "{err}");
     }
 }
+
+/// `bench --judge` times the judge on a GPU's load: under the sm_90 profile some results leave
+/// the fast path and some mismatch downstream, under the spec none do; a wrong profile or no
+/// program is an error that names what to use.
+#[test]
+fn bench_judge_reports_the_judges_load_under_a_profile() {
+    let json = |profile: &str| {
+        let (code, out, err) = ptxfuzz(&["bench", "--judge", "--profile", profile, "--programs", "20", "--seconds", "0", "--json"]);
+        assert_eq!(code, 0, "{profile}: {err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("{profile}: {e}: {out}"))
+    };
+    let hw = json("sm_90");
+    assert_eq!((hw["programs"].as_u64(), hw["cases"].as_u64(), hw["batches"].as_u64()), (Some(20), Some(20 * 1024), Some(1)), "{hw}");
+    assert!(hw["fast"].as_u64() < hw["results"].as_u64() && hw["mismatches"].as_u64() > Some(0), "{hw}");
+    assert!(hw["judge_cases_per_s"].as_f64() > Some(0.0), "{hw}");
+    let spec = json("spec");
+    assert_eq!((spec["fast"].as_u64(), spec["mismatches"].as_u64()), (spec["results"].as_u64(), Some(0)), "{spec}");
+    let (code, _, err) = ptxfuzz(&["bench", "--judge", "--profile", "sm_99"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown profile 'sm_99': use one of spec, sm_90"), "{err}");
+    let (code, _, err) = ptxfuzz(&["bench", "--judge", "--programs", "0"]);
+    assert_eq!((code, err.trim()), (1, "error: --programs must be at least 1"));
+}

@@ -59,7 +59,7 @@ impl Instr {
         if self.atype.is_some() {
             return self.validate_mixed().map(|_| ()).map_err(Some);
         }
-        if FORM_RULES.iter().any(|r| r.admits(self)) {
+        if super::rules::rows_of(self.op).iter().any(|r| r.admits(self)) {
             Ok(())
         } else {
             Err(None)

@@ -3,7 +3,7 @@
 //! wins; each class names the most specific explanation that holds.
 
 use ptx::format::{FpClass, Scalar};
-use ptx::interp::{self, Expectation, LaneExpectation, Outcome};
+use ptx::interp::{self, Expectation, Outcome};
 use ptx::isa::{Clamp, Ftz, Instr, Narrow, Opcode, Precision};
 use ptx::narrow_format;
 use ptx::Rounding;
@@ -62,7 +62,7 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     let w = scalar.bits();
     let lane_of = |bits: u64, i: usize| (bits >> (i as u32 * w)) & scalar.mask();
     let lane = (0..expected.lanes.len())
-        .find(|&i| !lane_accepts(expected, &expected.lanes[i], lane_of(got, i)))
+        .find(|&i| !expected.lane_accepts(i, lane_of(got, i)))
         .unwrap_or(0);
     let l = &expected.lanes[lane];
     let v = lane_of(got, lane);
@@ -102,12 +102,12 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
         return out(MismatchClass::NanVsNumber, None);
     }
     let sign = 1u64 << (w - 1);
-    if got_class == FpClass::Zero && lane_accepts(expected, l, v ^ sign) {
+    if got_class == FpClass::Zero && expected.lane_accepts(lane, v ^ sign) {
         return out(MismatchClass::SignedZero, None);
     }
     // Only the sign bit differs from an allowed number (the H100's min.NaN.xorsign.abs.f16x2
     // finding: -1.0 where 1.0 is expected).
-    if lane_accepts(expected, l, v ^ sign) {
+    if expected.lane_accepts(lane, v ^ sign) {
         return out(MismatchClass::Sign, None);
     }
     let primary_class = scalar.classify(primary);
@@ -202,11 +202,6 @@ fn other_outcome(instr: &Instr, operands: &[u64], expected: &Expectation, got: u
 /// Whether the (legal) form `instr` allows `got` on `operands`; an illegal form allows nothing.
 fn accepts_as(instr: &Instr, operands: &[u64], got: u64) -> bool {
     instr.is_legal() && interp::eval(instr, operands).is_ok_and(|e| e.accepts(got))
-}
-
-/// Whether `lane` (one lane of `expected`) allows the lane value `v`.
-fn lane_accepts(expected: &Expectation, lane: &LaneExpectation, v: u64) -> bool {
-    Expectation { lanes: std::iter::once(lane.clone()).collect(), ..expected.clone() }.accepts(v)
 }
 
 /// The format of one lane of a float-valued result: an IEEE scalar, or an element of an fp8

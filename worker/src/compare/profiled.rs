@@ -50,12 +50,12 @@ impl Ctx<'_> {
                 }
                 match p.definition(r) {
                     Some(j) => {
-                        let (ops, e) = expected[j].clone();
-                        self.judge(&mut v, i, k, Some(j), &ops, got, e);
+                        let (ops, e) = &expected[j];
+                        self.judge(&mut v, i, k, Some(j), ops, got, e);
                     }
                     None => {
                         let e = p.inputs()[r.0 as usize].exact_input(inputs[r.0 as usize]);
-                        self.judge(&mut v, i, k, None, &[], got, e);
+                        self.judge(&mut v, i, k, None, &[], got, &e);
                     }
                 }
             }

@@ -110,7 +110,7 @@ fn undocumented_errors_are_recorded_not_reported() {
         let v = check(&job, &Output { values, per_case: if trace { 2 } else { 1 } }, &CompareOptions::default())
             .unwrap();
         assert!(v.is_clean());
-        let stats = &v.undocumented["sin.approx.f32"];
+        let stats = &v.undocumented[&Some(Instr::parse("sin.approx.f32", 1).unwrap())];
         assert_eq!(stats.max_abs_ulps, 5);
         assert_eq!(stats.count, if trace { 2 } else { 1 });
     }
@@ -198,4 +198,62 @@ fn a_result_wider_than_its_register_is_named_by_its_case_in_one_width_and_in_mix
         let e = check(&job, &target, &CompareOptions::default()).unwrap_err();
         assert!(e.to_string().contains("case 2"), "{text}: {e}");
     }
+}
+
+/// Generated programs (approximate forms on) with their cases and a GPU-like target output:
+/// the sm_90 profile's bits, which differ from the primary results where the H100 does.
+fn gpu_like_jobs(programs: usize) -> Vec<(Program, Vec<u64>, Output)> {
+    use ptx::gen::{GenConfig, Generator};
+    let gen = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+    let hw = Profile::named("sm_90").unwrap();
+    let mut out = Vec::new();
+    for seed in 0u64.. {
+        if out.len() == programs {
+            break;
+        }
+        let bytes: Vec<u8> = (0..256u64).map(|i| (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i.wrapping_mul(0xbf58_476d)).rotate_left(i as u32 % 61) as u8).collect();
+        let Ok(p) = gen.program(&mut arbitrary::Unstructured::new(&bytes)) else { continue };
+        let cases = throughput::cases_for(&p, 256, seed);
+        let n = p.inputs().len().max(1);
+        let values = cases.chunks(n).flat_map(|c| expected_outputs(&hw, &p, c).unwrap().iter().map(|e| e.primary_bits()).collect::<Vec<_>>()).collect();
+        let per_case = p.outputs().len();
+        out.push((p, cases, Output { values, per_case }));
+    }
+    out
+}
+
+#[test]
+fn reading_the_traced_reference_judges_as_evaluating_each_chain_again() {
+    // `check` runs the reference traced and reads each earlier instruction's primary from it
+    // (`undetermined::primary_operands`); a plain reference evaluates the chain instead. Both
+    // must give the same verdicts, NaN widening included, on results that leave the fast path.
+    let opts = CompareOptions::default();
+    let (mut off_path, mut mismatches) = (0, 0);
+    for (p, cases, out) in gpu_like_jobs(300) {
+        let job = Job::new(&p, &cases, false);
+        let traced = check(&job, &out, &opts).unwrap();
+        let plain = diff_interp::run_job(&job).unwrap();
+        assert_eq!(plain.per_case, p.outputs().len());
+        assert_eq!(traced, check_with_reference(&job, &out, &plain, &opts).unwrap(), "{p}");
+        off_path += traced.results - traced.fast;
+        mismatches += traced.mismatch_count();
+    }
+    assert!(off_path > 1000 && mismatches > 0, "{off_path} results off the fast path, {mismatches} mismatches");
+}
+
+#[test]
+fn result_lanes_come_from_the_form() {
+    use undetermined::ResultLanes;
+    let p = prog(
+        "// inputs: %h0:f16x2, %f1:f32\nadd.rn.f16x2 %h2, %h0, %h0;\nsetp.lt.f32 %p3, %f1, %f1;\ncvt.rni.s32.f32 %r4, %f1;\nsin.approx.f32 %f5, %f1;\n// outputs: %h2, %p3, %r4, %f5\n",
+    );
+    assert_eq!(
+        ResultLanes::of(&p),
+        [
+            ResultLanes::Float { scalar: ptx::Scalar::F16, lanes: 2 },
+            ResultLanes::NoFloat,
+            ResultLanes::NoFloat,
+            ResultLanes::Float { scalar: ptx::Scalar::F32, lanes: 1 }
+        ]
+    );
 }

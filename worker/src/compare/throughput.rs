@@ -12,7 +12,7 @@ use ptx::program::Program;
 use serde::Serialize;
 
 use super::{check_with_reference, CompareOptions, Verdicts};
-use crate::oracles::{Engine, EngineFault, Job};
+use crate::oracles::{Engine, EngineFault, Job, Output};
 
 /// What a measurement found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -31,6 +31,9 @@ pub struct Throughput {
     pub target_seconds: f64,
     pub reference_seconds: f64,
     pub compare_seconds: f64,
+    /// The fastest batch's seconds (`measure_judge` only; 0 elsewhere): on a shared machine the
+    /// batch no other load interrupted shows one undisturbed core, as `ptxfuzz bench` does.
+    pub best_batch_seconds: f64,
     /// CPU seconds of the whole process (user + system) over the run: with other load on the
     /// machine, `cases / cpu_seconds * cores` estimates the unloaded figure.
     pub cpu_seconds: f64,
@@ -86,6 +89,45 @@ pub fn measure(
     t.results = all.results;
     t.mismatches = all.mismatch_count();
     t.signatures = all.signatures.keys().map(|s| s.key()).collect();
+    t
+}
+
+/// The judge alone (`compare::check`, end-to-end, as a campaign judges), over and over until
+/// `duration` has passed, on the calling thread's rayon pool: each item is a program, its flat
+/// cases and the target's output for them, made beforehand (`ptxfuzz bench --judge` makes them
+/// a hardware profile's results, a GPU's load on the judge without a GPU). `compare_seconds` is
+/// the time in `check`; `target_seconds` and `reference_seconds` stay 0.
+pub fn measure_judge(data: &[(Program, Vec<u64>, Output)], opts: &CompareOptions, duration: Duration) -> Throughput {
+    let jobs: Vec<Job> = data.iter().map(|(p, c, _)| Job::new(p, c, false)).collect();
+    let mut t = Throughput::default();
+    // Counted, not merged: a campaign counts each job's verdicts (`stats::Totals::add`), and
+    // merging every job's mismatches here was a sixth of the measured time.
+    let mut signatures = std::collections::BTreeSet::new();
+    let start = Instant::now();
+    let cpu0 = process_cpu_seconds();
+    while start.elapsed() < duration || t.batches == 0 {
+        let t0 = Instant::now();
+        let verdicts: Vec<_> = jobs.iter().zip(data).map(|(job, (_, _, out))| super::check(job, out, opts)).collect();
+        let took = t0.elapsed().as_secs_f64();
+        t.compare_seconds += took;
+        t.best_batch_seconds = if t.batches == 0 { took } else { t.best_batch_seconds.min(took) };
+        for v in verdicts {
+            match v {
+                Ok(v) => {
+                    (t.cases, t.results, t.fast) = (t.cases + v.cases, t.results + v.results, t.fast + v.fast);
+                    t.mismatches += v.mismatch_count();
+                    if t.batches == 0 {
+                        signatures.extend(v.signatures.into_keys());
+                    }
+                }
+                Err(_) => t.faults += 1,
+            }
+        }
+        t.batches += 1;
+    }
+    t.seconds = start.elapsed().as_secs_f64();
+    t.cpu_seconds = process_cpu_seconds() - cpu0;
+    t.signatures = signatures.iter().map(|s| s.key()).collect();
     t
 }
 

@@ -3,26 +3,94 @@
 //! (the target's own intermediate NaN is unseen there). Used by `check_impl` in `mod.rs`.
 
 use arrayvec::ArrayVec;
+use ptx::format::Scalar;
 use ptx::interp::{self, Expectation, LaneExpectation, Outcome, Reading};
-use ptx::program::Program;
+use ptx::program::{Program, Reg};
 
-/// The primary values of instruction `j`'s sources on `inputs`, evaluating instructions
-/// `0..j` as `Program::run` does without contraction, and whether one of them is a NaN the
-/// interpreter picked (see [`reads_undetermined_nan`]). `scratch`: register values and
-/// per-instruction flags, reused.
-pub(super) fn primary_operands(p: &Program, inputs: &[u64], j: usize, scratch: &mut (Vec<u64>, Vec<bool>)) -> (ArrayVec<u64, 3>, bool) {
+/// The float lanes of an instruction's result, which its form fixes (not its operands): what
+/// tells from a result's bits alone whether its primary is a NaN ([`primary_nan`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum ResultLanes {
+    /// A predicate, an integer, 8-bit elements: no NaN (the expectation has no scalar).
+    NoFloat,
+    Float { scalar: Scalar, lanes: usize },
+    /// Not known (the instruction did not evaluate on zeros): ask its expectation.
+    Unknown,
+}
+
+impl ResultLanes {
+    /// Every instruction's result lanes, read off its expectation on all-zero operands.
+    pub(super) fn of(p: &Program) -> Vec<ResultLanes> {
+        p.body()
+            .iter()
+            .map(|s| match interp::eval(&s.instr, &[0; 3][..s.srcs().len()]) {
+                Ok(Expectation { scalar: Some(scalar), lanes, .. }) => ResultLanes::Float { scalar, lanes: lanes.len() },
+                Ok(_) => ResultLanes::NoFloat,
+                Err(_) => ResultLanes::Unknown,
+            })
+            .collect()
+    }
+
+    /// Whether some lane of `bits` is a NaN (`None`: not known here).
+    fn nan_in(self, bits: u64) -> Option<bool> {
+        match self {
+            ResultLanes::NoFloat => Some(false),
+            ResultLanes::Float { scalar: s, lanes } => Some((0..lanes).any(|l| s.is_nan((bits >> (l as u32 * s.bits())) & s.mask()))),
+            ResultLanes::Unknown => None,
+        }
+    }
+}
+
+/// A case's primary result of every instruction (the reference's traced batch run) and each
+/// instruction's [`ResultLanes`].
+#[derive(Clone, Copy)]
+pub(super) struct Traced<'a> {
+    pub primaries: &'a [u64],
+    pub lanes: &'a [ResultLanes],
+}
+
+/// The primary values of instruction `j`'s sources on `inputs`, as `Program::run` gives them
+/// without contraction, and whether one of them is a NaN the interpreter picked (see
+/// [`reads_undetermined_nan`]). With `traced`, the earlier instructions' primaries are read,
+/// not evaluated again; `scratch`: register values and per-instruction flags, reused.
+pub(super) fn primary_operands(
+    p: &Program,
+    inputs: &[u64],
+    traced: Option<Traced>,
+    j: usize,
+    scratch: &mut (Vec<u64>, Vec<bool>),
+) -> (ArrayVec<u64, 3>, bool) {
     let (vals, und) = scratch;
-    vals.clear();
-    vals.extend_from_slice(inputs);
     und.clear();
     let k = inputs.len();
     let reads = |und: &[bool], d: usize| p.body()[d].srcs().iter().any(|s| (s.0 as usize).checked_sub(k).is_some_and(|x| und[x]));
+    let eval = |d: usize, ops: ArrayVec<u64, 3>| interp::eval(&p.body()[d].instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
+    let flag = |und: &[bool], d: usize, e: &Expectation| primary_nan(e) && (several_nans(e) || reads(und, d));
+    if let Some(t) = traced {
+        // The batch run's result is `eval`'s primary bits (`diff_interp`'s
+        // results_are_the_primary_bits_of_program_run), and only a NaN there needs the whole
+        // set (was it the interpreter's pick?). Evaluating every earlier instruction again was
+        // the judge's largest cost against GPU-like results (`perf` of `ptxfuzz bench
+        // --judge`, 2026-12-04).
+        let val = |r: Reg| match p.definition(r) {
+            None => inputs[r.0 as usize],
+            Some(d) => t.primaries[d],
+        };
+        for d in 0..j {
+            let f = match t.lanes[d].nan_in(t.primaries[d]) {
+                Some(false) => false,
+                Some(true) if reads(und, d) => true,
+                _ => flag(und, d, &eval(d, p.body()[d].srcs().iter().map(|&s| val(s)).collect())),
+            };
+            und.push(f);
+        }
+        return (p.body()[j].srcs().iter().map(|&s| val(s)).collect(), reads(und, j));
+    }
+    vals.clear();
+    vals.extend_from_slice(inputs);
     for d in 0..j {
-        let stmt = &p.body()[d];
-        let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
-        let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
-        let flag = primary_nan(&e) && (several_nans(&e) || reads(und, d));
-        und.push(flag);
+        let e = eval(d, p.body()[d].srcs().iter().map(|s| vals[s.0 as usize]).collect());
+        und.push(flag(und, d, &e));
         vals.push(e.primary_bits());
     }
     (p.body()[j].srcs().iter().map(|s| vals[s.0 as usize]).collect(), reads(und, j))
