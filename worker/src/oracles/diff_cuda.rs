@@ -87,6 +87,19 @@ pub fn module_for(programs: &[&Program], arch: impl Into<Arch>, mode: Mode) -> R
     kernel::module(programs, arch, mode)
 }
 
+/// The modules a batch of compiled `programs` runs in: one per chunk of `ahead::chunks` (at
+/// most one per ptxas process, at least `ahead::MIN_CHUNK` programs each), with the range of
+/// programs each holds; `run` and `prepare` build the same texts, so a prepared module is
+/// found in the pool.
+pub fn batch_modules(
+    programs: &[&Program],
+    processes: usize,
+    arch: Arch,
+    mode: Mode,
+) -> Vec<(std::ops::Range<usize>, Result<String, kernel::KernelError>)> {
+    ahead::chunks(programs.len(), processes).into_iter().map(|r| (r.clone(), module_for(&programs[r], arch, mode))).collect()
+}
+
 /// Whether a module for `arch` loads on an sm_`device` GPU (PTX ISA "Target ISA Notes"): a
 /// plain `sm_XX` on every GPU from XX on, `sm_XXa` on sm_XX alone, `sm_XXf` on the GPUs of
 /// its family from XX on (same tens: sm_100f on sm_100 and sm_103).
@@ -250,11 +263,17 @@ impl CudaEngine {
     }
 
     /// Hand `texts` to the ptxas pool, but those already loaded (a loaded module never takes
-    /// its cubin, which would stay in the pool); `submit` skips those queued or assembled.
-    fn submit_ahead<'t>(&self, texts: impl IntoIterator<Item = &'t String>) {
+    /// its cubin, which would stay in the pool); the pool skips those queued or assembled.
+    /// `now`: they are about to be loaded, so they go before everything prepared ahead (and
+    /// one queued ahead moves up).
+    fn submit_ahead<'t>(&self, texts: impl IntoIterator<Item = &'t String>, now: bool) {
         let Some(ahead) = &self.ahead else { return };
         for text in texts.into_iter().filter(|t| !self.modules.contains(t)) {
-            ahead.submit(text);
+            if now {
+                ahead.submit_now(text);
+            } else {
+                ahead.submit(text);
+            }
         }
     }
 
@@ -300,23 +319,21 @@ impl CudaEngine {
                 continue;
             }
             let programs: Vec<&Program> = idx.iter().map(|&k| jobs[k].program).collect();
-            // Compiled outputs: one module per chunk, as `prepare` submitted them to ptxas. A
-            // batch nobody prepared (`modes-check`'s, a campaign's when its source was late)
-            // still assembles in parallel: its modules go to the pool now, instead of each
-            // being JIT-compiled in turn on this thread (what one unprepared batch of 1,024
-            // programs made of the H200's all-compiled campaign, docs/engines.md). Below two
-            // modules there is nothing to gain over the JIT.
-            let fs: Vec<_> = match mode {
-                Mode::Outputs => {
-                    let chunks = ahead::chunks(programs.len(), self.processes);
-                    let texts: Vec<_> = chunks.iter().map(|r| module_for(&programs[r.clone()], self.arch, mode)).collect();
-                    if texts.len() >= 2 {
-                        self.submit_ahead(texts.iter().flatten());
-                    }
-                    chunks.into_iter().zip(texts).flat_map(|(r, text)| self.functions_in(text, &programs[r], mode)).collect()
-                }
-                Mode::Trace => self.functions(&programs, mode),
-            };
+            // One module per chunk, as `prepare` submitted a batch's outputs to ptxas; those
+            // still queued move ahead of later batches'. A batch nobody prepared still
+            // assembles in parallel: its modules go to the front of the pool's queue, instead
+            // of each being JIT-compiled in turn on this thread. That is `modes-check`'s
+            // batch, a campaign's when its source was late (what one unprepared batch of 1,024
+            // programs made of the H200's all-compiled campaign, docs/engines.md), and the
+            // traced runs that resolve a batch's mismatches (`Findings::resolve_batch`, a few
+            // hundred programs a call): one JIT'd module each held the H200's all-compiled
+            // campaign to 566 programs/s, its modules 22.1 s of 23.4 (2026-12-04). Below two
+            // modules (a minimization probe) there is nothing to gain over the JIT.
+            let modules = batch_modules(&programs, self.processes, self.arch, mode);
+            if modules.len() >= 2 {
+                self.submit_ahead(modules.iter().filter_map(|(_, t)| t.as_ref().ok()), true);
+            }
+            let fs: Vec<_> = modules.into_iter().flat_map(|(r, text)| self.functions_in(text, &programs[r], mode)).collect();
             for (k, f) in idx.into_iter().zip(fs) {
                 match f {
                     Ok(f) => runnable.push((k, f)),
@@ -488,9 +505,8 @@ impl Engine for CudaEngine {
             .filter(|j| j.mode() == Mode::Outputs && j.exec == Exec::Compiled && job_fault(j, target).is_none())
             .map(|j| j.program)
             .collect();
-        let texts: Vec<String> =
-            ahead::chunks(programs.len(), self.processes).into_iter().filter_map(|r| module_for(&programs[r], self.arch, Mode::Outputs).ok()).collect();
-        self.submit_ahead(&texts);
+        let modules = batch_modules(&programs, self.processes, self.arch, Mode::Outputs);
+        self.submit_ahead(modules.iter().filter_map(|(_, t)| t.as_ref().ok()), false);
     }
 
     fn stage_times(&self) -> Option<&StageTimes> {
@@ -556,6 +572,28 @@ mod tests {
         let e = super::super::open("cuda:1", &EngineOptions::default()).err().unwrap();
         assert!(e.to_string().contains("no NVIDIA driver found"), "{e}");
         assert_eq!(crate::oracles::default_target().to_string(), "host");
+    }
+
+    #[test]
+    fn a_traced_batch_is_split_into_one_module_per_ptxas_process_like_outputs() {
+        // A findings stage's traced runs (a few hundred programs) go to the ptxas pool in
+        // parallel, as a batch's outputs do; without a pool, and for a minimization probe of
+        // one program, one module.
+        let p = Program::parse("// inputs: %f0:f32\nneg.f32 %f1, %f0;\nabs.f32 %f2, %f1;\n// outputs: %f2\n").unwrap();
+        let programs = vec![&p; 280];
+        for mode in [Mode::Outputs, Mode::Trace] {
+            let modules = batch_modules(&programs, 15, Arch::from(90), mode);
+            assert_eq!(modules.len(), 280 / ahead::MIN_CHUNK, "{mode:?}");
+            let mut next = 0;
+            for (r, text) in &modules {
+                assert_eq!(r.start, next);
+                next = r.end;
+                assert_eq!(text.as_ref().unwrap(), &module_for(&programs[r.clone()], 90, mode).unwrap());
+            }
+            assert_eq!(next, 280);
+            assert_eq!(batch_modules(&programs, 0, Arch::from(90), mode).len(), 1);
+            assert_eq!(batch_modules(&programs[..1], 15, Arch::from(90), mode).len(), 1);
+        }
     }
 
     #[test]

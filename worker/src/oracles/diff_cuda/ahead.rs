@@ -11,11 +11,15 @@
 //! Memory is bounded: at most `waiting` modules wait (the engine allows one per process for
 //! each batch it prepares ahead, and the one running), a full queue turns a submission
 //! down (the engine then JITs that module itself), and a result leaves the pool when taken.
+//!
+//! Two queues: what is prepared ahead ([`Ahead::submit`]) and what the engine is about to
+//! wait for ([`Ahead::submit_now`]: a batch nobody prepared, the traced runs of a findings
+//! stage, a prepared module whose turn has come), which every process takes first. With one
+//! queue a findings stage's modules would wait behind eight batches prepared ahead.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
@@ -74,12 +78,25 @@ struct Shared {
     /// By the PTX text's hash; the text is kept to rule out a collision.
     slots: Mutex<HashMap<u64, (String, Slot)>>,
     ready: Condvar,
+    /// Keys of the modules not yet taken by a process. Locked after `slots` when both are.
+    queue: Mutex<Queue>,
+    /// A module queued, or the pool closing.
+    queued: Condvar,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Waited for now: taken first.
+    now: VecDeque<u64>,
+    /// Prepared ahead, at most `waiting` of them.
+    ahead: VecDeque<u64>,
+    waiting: usize,
+    closed: bool,
 }
 
 /// A pool of ptxas processes for one target.
 pub struct Ahead {
     shared: Arc<Shared>,
-    tx: Option<SyncSender<(u64, String)>>,
     workers: Vec<JoinHandle<()>>,
     dir: PathBuf,
 }
@@ -91,36 +108,54 @@ impl Ahead {
         let arch = arch.into();
         let dir = std::env::temp_dir().join(format!("ptxfuzz-ahead-{}-{:x}", std::process::id(), fnv1a(format!("{:?}", std::time::Instant::now()).as_bytes())));
         std::fs::create_dir_all(&dir)?;
-        let shared = Arc::new(Shared { slots: Mutex::new(HashMap::new()), ready: Condvar::new() });
-        let (tx, rx) = sync_channel::<(u64, String)>(waiting.max(1));
-        let rx = Arc::new(Mutex::new(rx));
+        let queue = Queue { waiting: waiting.max(1), ..Queue::default() };
+        let shared = Arc::new(Shared { slots: Mutex::new(HashMap::new()), ready: Condvar::new(), queue: Mutex::new(queue), queued: Condvar::new() });
         let workers = (0..processes.max(1))
             .map(|i| {
-                let (shared, rx, ptxas, dir) = (shared.clone(), rx.clone(), ptxas.clone(), dir.clone());
+                let (shared, ptxas, dir) = (shared.clone(), ptxas.clone(), dir.clone());
                 std::thread::Builder::new()
                     .name(format!("ptxas-{i}"))
-                    .spawn(move || work(&shared, &rx, &ptxas, arch, &dir.join(format!("w{i}"))))
+                    .spawn(move || work(&shared, &ptxas, arch, &dir.join(format!("w{i}"))))
                     .expect("a thread starts")
             })
             .collect();
-        Ok(Ahead { shared, tx: Some(tx), workers, dir })
+        Ok(Ahead { shared, workers, dir })
     }
 
-    /// Queue `text` for assembly unless it is queued or done already; `false` when the queue
-    /// is full (the caller JITs it instead).
+    /// Queue `text` for assembly ahead of need unless it is queued or done already; `false`
+    /// when that queue is full (the caller JITs it instead).
     pub fn submit(&self, text: &str) -> bool {
+        self.enqueue(text, false)
+    }
+
+    /// Queue `text` to be assembled before everything submitted ahead: the caller is about to
+    /// [`Ahead::take`] it. A module already queued ahead moves to the front. Never turned
+    /// down: the caller waits for what it submits this way, so the queue stays short.
+    pub fn submit_now(&self, text: &str) {
+        self.enqueue(text, true);
+    }
+
+    fn enqueue(&self, text: &str, now: bool) -> bool {
         let key = fnv1a(text.as_bytes());
         let mut slots = self.shared.slots.lock().expect("pool lock");
+        let mut q = self.shared.queue.lock().expect("queue lock");
         if slots.contains_key(&key) {
+            if let Some(at) = q.ahead.iter().position(|&k| k == key).filter(|_| now) {
+                q.ahead.remove(at);
+                q.now.push_back(key);
+            }
             return true;
         }
-        match self.tx.as_ref().expect("open until drop").try_send((key, text.to_string())) {
-            Ok(()) => {
-                slots.insert(key, (text.to_string(), Slot::Pending));
-                true
-            }
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
+        if now {
+            q.now.push_back(key);
+        } else if q.ahead.len() < q.waiting {
+            q.ahead.push_back(key);
+        } else {
+            return false;
         }
+        slots.insert(key, (text.to_string(), Slot::Pending));
+        self.shared.queued.notify_one();
+        true
     }
 
     /// The cubin of `text` (or ptxas's log), waiting while it is assembled; `None` if it was
@@ -152,7 +187,8 @@ impl Ahead {
 
 impl Drop for Ahead {
     fn drop(&mut self) {
-        self.tx = None;
+        self.shared.queue.lock().expect("queue lock").closed = true;
+        self.shared.queued.notify_all();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -160,11 +196,22 @@ impl Drop for Ahead {
     }
 }
 
-/// One worker: assemble what comes until the pool closes.
-fn work(shared: &Shared, rx: &Mutex<Receiver<(u64, String)>>, ptxas: &Path, arch: Arch, dir: &Path) {
+/// One worker: assemble what is queued, waited-for modules first, until the pool closes.
+fn work(shared: &Shared, ptxas: &Path, arch: Arch, dir: &Path) {
     loop {
-        let next = rx.lock().expect("queue lock").recv();
-        let Ok((key, text)) = next else { return };
+        let key = {
+            let mut q = shared.queue.lock().expect("queue lock");
+            loop {
+                if q.closed {
+                    return;
+                }
+                if let Some(k) = q.now.pop_front().or_else(|| q.ahead.pop_front()) {
+                    break k;
+                }
+                q = shared.queued.wait(q).expect("queue lock");
+            }
+        };
+        let Some(text) = shared.slots.lock().expect("pool lock").get(&key).map(|(t, _)| t.clone()) else { continue };
         let result = assemble(ptxas, arch, dir, &text);
         let mut slots = shared.slots.lock().expect("pool lock");
         if let Some(slot) = slots.get_mut(&key) {
@@ -297,6 +344,34 @@ mod tests {
         }
     }
 
+    /// How many of `texts` ptxas has finished (taken ones not counted).
+    fn done(p: &Ahead, texts: &[String]) -> usize {
+        let slots = p.shared.slots.lock().unwrap();
+        texts.iter().filter(|t| matches!(slots.get(&fnv1a(t.as_bytes())), Some((_, Slot::Done(_))))).count()
+    }
+
+    #[test]
+    fn a_module_waited_for_now_is_assembled_before_those_prepared_ahead() {
+        // One process, six modules queued ahead, then one the caller waits for: it is the
+        // next one assembled (after the one in progress), not the seventh.
+        let ptxas = crate::toolkit::find("ptxas").expect("ptxas: pip install nvidia-cuda-nvcc (scripts/test does)");
+        let p = Ahead::start(ptxas, 90, 1, 16).unwrap();
+        let later: Vec<String> = (40..46).map(|s| module(s, 48)).collect();
+        let urgent = module(50, 8);
+        assert!(later.iter().all(|t| p.submit(t)));
+        p.submit_now(&urgent);
+        p.take(&urgent).expect("submitted").expect("assembles");
+        assert!(done(&p, &later) <= 2, "{} of the modules prepared ahead went first", done(&p, &later));
+        // One queued ahead, asked for now, moves up too.
+        let last = later.last().unwrap();
+        p.submit_now(last);
+        p.take(last).expect("submitted").expect("assembles");
+        assert!(done(&p, &later[..5]) <= 3, "{} went before the promoted one", done(&p, &later[..5]));
+        for t in &later[..5] {
+            p.take(t).expect("still queued").expect("assembles");
+        }
+    }
+
     #[test]
     fn a_full_queue_turns_submissions_down_instead_of_blocking() {
         let p = pool();
@@ -304,5 +379,9 @@ mod tests {
         let accepted = texts.iter().filter(|t| p.submit(t)).count();
         assert!(accepted < texts.len(), "20 modules of 64 programs cannot all wait behind 2 processes");
         assert!(accepted >= 4, "{accepted}");
+        // What the caller waits for is never turned down.
+        let now = module(31, 4);
+        p.submit_now(&now);
+        p.take(&now).expect("submitted").expect("assembles");
     }
 }
