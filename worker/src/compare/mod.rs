@@ -6,9 +6,12 @@
 //!   for approximate forms every value within the documented bound (`docs/approx.md`).
 //! - **Fast path**: a result whose bits equal the interpreter's primary result is accepted
 //!   without building the full expectation; only the others get `eval`/`Program::trace`.
-//!   End-to-end mode compares a whole chunk of outputs with the primaries at once first.
-//!   When the target is the interpreter itself, its outputs are the primaries
-//!   (`Engine::outputs_are_reference`, [`check_with_reference`]): they are not computed twice.
+//!   End-to-end mode compares a whole chunk of outputs with the primaries at once first
+//!   where both are laid out alike. When the target is the interpreter itself, its outputs
+//!   are the primaries (`Engine::outputs_are_reference`, [`check_with_reference`]): they are
+//!   not computed twice. Otherwise [`check`] runs the reference traced, so that a result off
+//!   the fast path is judged on its sources' primaries read from that run, not evaluated
+//!   again instruction by instruction (`undetermined::primary_operands`).
 //! - **Trace mode** (`Job::trace`): every instruction's result is checked against the
 //!   expectation computed from the *target's own* inputs to that instruction (its traced
 //!   sources), so one approximate or wrong result does not spoil everything after it: each
