@@ -82,12 +82,7 @@ pub fn run_judge(profile: &str, programs: usize, seconds: f64, json: bool) -> Re
         .take(programs)
         .map(|item| {
             let p = item.program;
-            let n = p.inputs().len().max(1);
-            let mut values = Vec::with_capacity(item.cases.len() / n * p.outputs().len());
-            for case in item.cases.chunks(n) {
-                let e = worker::compare::expected_outputs(&hw, &p, case).map_err(|e| anyhow!("{p}: {e}"))?;
-                values.extend(e.iter().map(|e| e.primary_bits()));
-            }
+            let values = worker::compare::profile_outputs(&hw, &p, &item.cases).map_err(|e| anyhow!("{p}: {e}"))?;
             let out = Output { values, per_case: p.outputs().len() };
             Ok((p, item.cases, out))
         })

@@ -86,16 +86,7 @@ pub fn exec_reference(args: ExecReferenceArgs) -> Result<()> {
         ptx::profile::Profile::Spec => {
             diff_interp::run_job(&Job::new(&req.program, &req.cases, false)).map(|o| o.values).map_err(|f| f.to_string())
         }
-        hw => {
-            let p = &req.program;
-            let n = p.inputs().len().max(1);
-            let mut values = Vec::with_capacity(req.cases.len() / n * p.outputs().len());
-            for case in req.cases.chunks(n) {
-                let e = worker::compare::expected_outputs(hw, p, case).map_err(|e| e.to_string())?;
-                values.extend(e.iter().map(|e| e.primary_bits()));
-            }
-            Ok(values)
-        }
+        hw => worker::compare::profile_outputs(hw, &req.program, &req.cases).map_err(|e| e.to_string()),
     })?;
     Ok(())
 }

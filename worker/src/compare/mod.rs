@@ -44,7 +44,7 @@ pub use api::signature;
 pub mod throughput;
 mod profiled;
 mod undetermined;
-pub use profiled::expected_outputs;
+pub use profiled::{expected_outputs, profile_outputs};
 
 use std::collections::BTreeMap;
 use std::ops::Range;

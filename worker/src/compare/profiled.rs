@@ -64,6 +64,18 @@ impl Ctx<'_> {
     }
 }
 
+/// The profile's one answer for every output of every case of `cases` (flat, `p`'s inputs per
+/// case), case after case: what an engine that follows the profile returns
+/// (`exec-reference --profile`), the primary of [`expected_outputs`].
+pub fn profile_outputs(profile: &Profile, p: &Program, cases: &[u64]) -> Result<Vec<u64>, ptx::program::RunError> {
+    let n = p.inputs().len().max(1);
+    let mut values = Vec::with_capacity(cases.len() / n * p.outputs().len());
+    for case in cases.chunks(n) {
+        values.extend(expected_outputs(profile, p, case)?.iter().map(|e| e.primary_bits()));
+    }
+    Ok(values)
+}
+
 /// The allowed results of `p`'s outputs on `inputs` as judged under `profile`: the profile's
 /// chain where [`Ctx::profiled_chain`] holds, else `Program::run` (the spec's sets). What a
 /// reproducer records as `expected` and `ptxfuzz repro` checks.

@@ -214,8 +214,7 @@ fn gpu_like_jobs(programs: usize) -> Vec<(Program, Vec<u64>, Output)> {
         let bytes: Vec<u8> = (0..256u64).map(|i| (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i.wrapping_mul(0xbf58_476d)).rotate_left(i as u32 % 61) as u8).collect();
         let Ok(p) = gen.program(&mut arbitrary::Unstructured::new(&bytes)) else { continue };
         let cases = throughput::cases_for(&p, 256, seed);
-        let n = p.inputs().len().max(1);
-        let values = cases.chunks(n).flat_map(|c| expected_outputs(&hw, &p, c).unwrap().iter().map(|e| e.primary_bits()).collect::<Vec<_>>()).collect();
+        let values = profile_outputs(&hw, &p, &cases).unwrap();
         let per_case = p.outputs().len();
         out.push((p, cases, Output { values, per_case }));
     }
