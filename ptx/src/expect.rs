@@ -55,6 +55,25 @@ impl Outcome {
     pub fn unbounded(reference: u64) -> Outcome {
         Outcome::Unbounded { reference, zero_mask: 0 }
     }
+
+    /// Whether the lane value `v` of a float lane in format `s` is this outcome (what
+    /// [`Expectation::accepts`] asks of each outcome of a float lane).
+    #[inline]
+    pub fn matches_in(self, s: Scalar, v: u64) -> bool {
+        match self {
+            Outcome::Bits(b) => b == v,
+            Outcome::AnyNan => s.is_nan(v),
+            Outcome::Range { lo, hi, ftz, .. } => {
+                let class = s.classify(v);
+                let k = order_key(s, v);
+                class != FpClass::Nan
+                    && !(ftz == Ftz::Flush && class == FpClass::Subnormal)
+                    && order_key(s, lo) <= k
+                    && k <= order_key(s, hi)
+            }
+            Outcome::Unbounded { zero_mask, .. } => v & zero_mask == 0,
+        }
+    }
 }
 
 /// A named reading of an ambiguous rule. Each names the open question it answers; see
@@ -121,6 +140,15 @@ impl LaneExpectation {
     /// A lane whose primary outcome is `primary`, with no alternative.
     pub fn of(primary: Outcome) -> LaneExpectation {
         LaneExpectation { primary, alternatives: ArrayVec::new() }
+    }
+
+    /// Whether the float lane value `v` (format `s`) is allowed by an outcome the spec
+    /// documents: any but [`Outcome::Unbounded`]. A result every lane of which is documented is
+    /// accepted with nothing to record ([`Expectation::undocumented`] is empty).
+    #[inline]
+    pub fn documents(&self, s: Scalar, v: u64) -> bool {
+        let documented = |o: Outcome| !matches!(o, Outcome::Unbounded { .. }) && o.matches_in(s, v);
+        documented(self.primary) || self.alternatives.iter().any(|&(o, _)| documented(o))
     }
 
     /// Add an alternative unless it is already allowed (by the primary or another alternative).
@@ -292,18 +320,13 @@ impl Expectation {
     }
 
     fn lane_outcome_matches(&self, outcome: Outcome, v: u64) -> bool {
-        match outcome {
-            Outcome::Bits(b) => b == v,
-            Outcome::AnyNan => self.lane_is_nan(v),
-            Outcome::Range { lo, hi, ftz, .. } => self.scalar.is_some_and(|s| {
-                let class = s.classify(v);
-                let k = order_key(s, v);
-                class != FpClass::Nan
-                    && !(ftz == Ftz::Flush && class == FpClass::Subnormal)
-                    && order_key(s, lo) <= k
-                    && k <= order_key(s, hi)
-            }),
-            Outcome::Unbounded { zero_mask, .. } => v & zero_mask == 0,
+        match (self.scalar, outcome) {
+            (Some(s), o) => o.matches_in(s, v),
+            (None, Outcome::Bits(b)) => b == v,
+            (None, Outcome::AnyNan) => self.lane_is_nan(v),
+            // A range is of float values: a predicate, integer or narrow lane has none.
+            (None, Outcome::Range { .. }) => false,
+            (None, Outcome::Unbounded { zero_mask, .. }) => v & zero_mask == 0,
         }
     }
 
@@ -316,12 +339,7 @@ impl Expectation {
         let Some(s) = self.scalar else { return out };
         for (i, lane) in self.lanes.iter().enumerate() {
             let v = self.extract(bits, i);
-            let documented = self.lane_outcome_matches(lane.primary, v)
-                && !matches!(lane.primary, Outcome::Unbounded { .. })
-                || lane.alternatives.iter().any(|(o, _)| {
-                    !matches!(o, Outcome::Unbounded { .. }) && self.lane_outcome_matches(*o, v)
-                });
-            if documented {
+            if lane.documents(s, v) {
                 continue;
             }
             let unbounded = std::iter::once(lane.primary)

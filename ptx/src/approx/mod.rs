@@ -172,6 +172,46 @@ impl Form {
         }
     }
 
+    /// Whether `operands` are what [`eval`] checks them to be: as many as the form reads, each
+    /// as wide as its register. [`Form::unless_documented`] and [`Form::eval`] assume it.
+    #[inline]
+    pub fn takes(&self, operands: &[u64]) -> bool {
+        operands.len() == self.arity && operands.iter().all(|&v| self.fits(v))
+    }
+
+    /// Whether `v` fits a register of this form.
+    #[inline]
+    pub fn fits(&self, v: u64) -> bool {
+        let width = self.scalar.bits() * self.lanes;
+        width >= 64 || v >> width == 0
+    }
+
+    /// The judge's quick look at an approximate result `got` (a register value of this form)
+    /// that is not the primary: `None` where every lane is within what the spec documents for
+    /// `operands` (the exact special value, the NaN rule, or the error bound), so that `got` is
+    /// accepted with nothing to record; else the whole expectation, as [`eval`] gives it, built
+    /// from the lanes computed to decide. No [`Expectation`] is built for an accepted result:
+    /// building and moving one was most of the judge's time for these results (`perf` of
+    /// `ptxfuzz bench --judge`, docs/benchmarks.md). `operands` must pass [`Form::takes`] and
+    /// `got` [`Form::fits`].
+    #[inline]
+    pub fn unless_documented(&self, operands: &[u64], got: u64) -> Option<Expectation> {
+        debug_assert!(self.takes(operands) && self.fits(got));
+        let (w, mask) = (self.scalar.bits(), self.scalar.mask());
+        let lane_ops = |i: u32| {
+            let get = |k: usize| operands.get(k).map_or(0, |v| (v >> (i * w)) & mask);
+            [get(0), get(1)]
+        };
+        let first = self.lane(lane_ops(0));
+        let documented = |l: &LaneExpectation, i: u32| l.documents(self.scalar, (got >> (i * w)) & mask);
+        if self.lanes == 1 {
+            return (!documented(&first, 0)).then(|| Expectation::scalar(self.scalar, first));
+        }
+        let second = self.lane(lane_ops(1));
+        let both = documented(&first, 0) && documented(&second, 1);
+        (!both).then(|| Expectation::packed(self.scalar, first, second))
+    }
+
     /// Step 2 for a (flushed) input: `Some(Some(bits))` where the special-value table gives an
     /// exact result, `Some(None)` where the result is NaN (a NaN row, or a negative input
     /// outside the function's domain), `None` where the function must be evaluated. Shared by

@@ -256,3 +256,42 @@ fn result_lanes_come_from_the_form() {
         ]
     );
 }
+
+#[test]
+fn the_quick_look_at_approximate_results_gives_the_full_expectations_verdicts() {
+    // `QuickApprox` accepts an approximate result within its documented bound without building
+    // the expectation; with it off, each such result takes the full path. Same verdicts (counts,
+    // mismatches, undocumented errors), in both modes, under the spec and a hardware profile.
+    let spec = CompareOptions::default();
+    let sm90 = CompareOptions { profile: Arc::new(Profile::named("sm_90").unwrap()), ..CompareOptions::default() };
+    let mut quick = 0;
+    for (p, cases, out) in gpu_like_jobs(200) {
+        for opts in [&spec, &sm90] {
+            let job = Job::new(&p, &cases, false);
+            let traced = Job { trace: true, ..job };
+            let reference = diff_interp::run_job(&traced).unwrap();
+            let with = check_impl(&job, &out, Some(&reference), opts, QuickApprox::of(&p, opts)).unwrap();
+            let without = check_impl(&job, &out, Some(&reference), opts, QuickApprox::none()).unwrap();
+            assert_eq!(with, without, "{p}");
+            // Trace mode, on the interpreter's trace with each output slot the GPU-like value.
+            let mut target = diff_interp::run_job(&traced).unwrap();
+            for (c, case) in out.values.chunks_exact(out.per_case).enumerate() {
+                target.values[c * target.per_case..][..case.len()].copy_from_slice(case);
+            }
+            let with = check_impl(&traced, &target, None, opts, QuickApprox::of(&p, opts)).unwrap();
+            let without = check_impl(&traced, &target, None, opts, QuickApprox::none()).unwrap();
+            assert_eq!(with, without, "{p} traced");
+        }
+        let q = QuickApprox::of(&p, &spec);
+        let job = Job::new(&p, &cases, false);
+        let reference = diff_interp::run_job(&Job { trace: true, ..job }).unwrap();
+        for (c, case) in out.values.chunks_exact(out.per_case).enumerate() {
+            for (k, &got) in case.iter().enumerate() {
+                let Some(j) = p.definition(p.outputs()[k]) else { continue };
+                let (ops, _) = undetermined::primary_operands(&p, job.case(c), None, j, &mut Default::default());
+                quick += (got != reference.case(c)[k] && matches!(q.look(j, &ops, got), Look::Documented)) as usize;
+            }
+        }
+    }
+    assert!(quick > 1000, "the quick look accepted {quick} results");
+}
