@@ -11,7 +11,9 @@
 //!   are the primaries (`Engine::outputs_are_reference`, [`check_with_reference`]): they are
 //!   not computed twice. Otherwise [`check`] runs the reference traced, so that a result off
 //!   the fast path is judged on its sources' primaries read from that run, not evaluated
-//!   again instruction by instruction (`undetermined::primary_operands`).
+//!   again instruction by instruction (`undetermined::primary_operands`). An approximate result
+//!   off the fast path gets a quick look first ([`QuickApprox`]): within its documented bound,
+//!   it is accepted without building the expectation.
 //! - **Trace mode** (`Job::trace`): every instruction's result is checked against the
 //!   expectation computed from the *target's own* inputs to that instruction (its traced
 //!   sources), so one approximate or wrong result does not spoil everything after it: each
