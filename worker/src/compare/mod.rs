@@ -45,6 +45,7 @@ pub mod errors;
 pub use api::signature;
 pub mod throughput;
 mod profiled;
+mod quick;
 mod undetermined;
 pub use profiled::{expected_outputs, profile_outputs};
 
@@ -53,7 +54,6 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
-use ptx::approx;
 use ptx::interp::{self, Expectation, Kernel, LaneExpectation, Outcome};
 use ptx::isa::Instr;
 use ptx::profile::{Profile, Resolved};
@@ -66,6 +66,7 @@ pub use signature::{OperandClass, Signature};
 
 use crate::oracles::diff_interp;
 use crate::oracles::{EngineFault, Job, Output};
+use quick::{Look, QuickApprox};
 use undetermined::{primary_operands, reads_undetermined_nan, widen_nans, ResultLanes, Traced};
 
 /// Cases judged per rayon task.
@@ -351,52 +352,6 @@ struct Ctx<'a> {
     /// The program has a mul + add pair ptxas may contract (end-to-end allows the fused result).
     contractible: bool,
     approx: &'a QuickApprox,
-}
-
-/// The approximate instructions of a program whose results a quick look may accept: each
-/// body instruction's [`approx::Form`], looked up once per job, where the instruction is
-/// approximate and the profile leaves it the spec's set (unclaimed: `narrow` keeps the set).
-/// On a GPU about one approximate result in ten is not the interpreter's primary (it is
-/// another value within the bound); [`approx::Form::unless_documented`] accepts those
-/// without building the full expectation, which with its moves and the form's lookups was
-/// 40 % of the judge's time against GPU-like results (`perf` of `ptxfuzz bench --judge`,
-/// 2026-12-04). Any other result gets the expectation `interp::eval` would give, so the
-/// verdicts are the same (`compare::tests`).
-struct QuickApprox(Vec<Option<approx::Form>>);
-
-/// What the quick look concluded about one result.
-enum Look {
-    /// Accepted, nothing to record.
-    Documented,
-    /// Judge it against this expectation (`interp::eval`'s).
-    Expected(Expectation),
-    /// Not an approximate form the quick look takes: evaluate it.
-    Eval,
-}
-
-impl QuickApprox {
-    fn of(p: &Program, opts: &CompareOptions) -> QuickApprox {
-        QuickApprox(
-            p.body().iter().map(|s| approx::Form::of(&s.instr).filter(|_| !opts.claims(&s.instr))).collect(),
-        )
-    }
-
-    /// No quick look: every result off the fast path gets `interp::eval`.
-    #[cfg(test)]
-    fn none() -> QuickApprox {
-        QuickApprox(Vec::new())
-    }
-
-    /// Instruction `j`'s result `got` on `operands`, looked at.
-    fn look(&self, j: usize, operands: &[u64], got: u64) -> Look {
-        match self.0.get(j).and_then(Option::as_ref) {
-            Some(f) if f.takes(operands) && f.fits(got) => match f.unless_documented(operands, got) {
-                None => Look::Documented,
-                Some(e) => Look::Expected(e),
-            },
-            _ => Look::Eval,
-        }
-    }
 }
 
 impl Ctx<'_> {
