@@ -86,8 +86,10 @@ pub struct BenchArgs {
     /// With --compare: generated multi-instruction programs of the host's subset instead.
     #[arg(long, requires = "compare")]
     generated: bool,
-    /// With --compare: trace mode (every instruction judged on the target's own operands).
-    #[arg(long, requires = "compare")]
+    /// With --compare or --judge: trace mode (every instruction judged on the target's own
+    /// operands; with --judge, the profile's results of every instruction, as a traced isa
+    /// campaign gets them from the GPU).
+    #[arg(long)]
     trace: bool,
     /// Percentage of operand lanes that are special values (zeros, subnormals, infinities,
     /// NaNs, extreme finite values) instead of typical finite ones.
@@ -120,8 +122,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     if args.judge {
         anyhow::ensure!(args.programs > 0, "--programs must be at least 1");
-        return crate::bench_compare::run_judge(&args.profile, args.programs, args.seconds, args.json);
+        return crate::bench_compare::run_judge(&args.profile, args.programs, args.trace, args.seconds, args.json);
     }
+    anyhow::ensure!(!args.trace, "--trace goes with --compare or --judge (it says how their results are judged)");
     if args.cvt {
         anyhow::ensure!(args.cases > 0, "--cases must be at least 1");
         return crate::bench_cvt::run(args.cases, Duration::from_secs_f64(args.seconds), args.json, args.filter.as_deref());

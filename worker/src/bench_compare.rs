@@ -69,7 +69,7 @@ pub fn run(target: &str, generated: bool, trace: bool, cases: usize, seconds: f6
 /// each case's outputs what `exec-reference --profile PROFILE` answers (the H100's bits under
 /// `sm_90`: as many results leave the fast path as on the H200, 11 %), judged against the
 /// spec on one thread, as one of a GPU campaign's judging threads does.
-pub fn run_judge(profile: &str, programs: usize, seconds: f64, json: bool) -> Result<()> {
+pub fn run_judge(profile: &str, programs: usize, trace: bool, seconds: f64, json: bool) -> Result<()> {
     use ptx::gen::{GenConfig, Generator};
     use worker::campaign::source::random_item;
     use worker::oracles::Output;
@@ -82,15 +82,19 @@ pub fn run_judge(profile: &str, programs: usize, seconds: f64, json: bool) -> Re
         .take(programs)
         .map(|item| {
             let p = item.program;
-            let values = worker::compare::profile_outputs(&hw, &p, &item.cases).map_err(|e| anyhow!("{p}: {e}"))?;
-            let out = Output { values, per_case: p.outputs().len() };
+            let (values, per_case) = if trace {
+                (worker::compare::profile_trace_outputs(&hw, &p, &item.cases), p.outputs().len() + p.body().len())
+            } else {
+                (worker::compare::profile_outputs(&hw, &p, &item.cases), p.outputs().len())
+            };
+            let out = Output { values: values.map_err(|e| anyhow!("{p}: {e}"))?, per_case };
             Ok((p, item.cases, out))
         })
         .collect::<Result<_>>()?;
     let made = made.elapsed().as_secs_f64();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     let opts = worker::compare::CompareOptions::default();
-    let r = pool.install(|| throughput::measure_judge(&data, &opts, Duration::from_secs_f64(seconds)));
+    let r = pool.install(|| throughput::measure_judge(&data, trace, &opts, Duration::from_secs_f64(seconds)));
     let per_s = r.cases as f64 / r.compare_seconds.max(1e-9);
     // Every pass judges the same cases.
     let best = (r.cases / r.batches.max(1)) as f64 / r.best_batch_seconds.max(1e-9);
@@ -100,10 +104,12 @@ pub fn run_judge(profile: &str, programs: usize, seconds: f64, json: bool) -> Re
         v["best_pass_cases_per_s"] = best.round().into();
         v["profile"] = profile.into();
         v["programs"] = data.len().into();
+        v["mode"] = if trace { "trace" } else { "end-to-end" }.into();
         println!("{v}");
     } else {
         println!(
-            "judge against {profile}'s results ({} campaign programs of 1024 cases, made in {made:.1} s): {:.2} M cases/s on one thread, the fastest pass {:.2} M ({} cases in {:.2} s, {} passes)",
+            "judge against {profile}'s results, {} ({} campaign programs of 1024 cases, made in {made:.1} s): {:.2} M cases/s on one thread, the fastest pass {:.2} M ({} cases in {:.2} s, {} passes)",
+            if trace { "traced" } else { "end to end" },
             data.len(),
             per_s / 1e6,
             best / 1e6,
@@ -111,11 +117,14 @@ pub fn run_judge(profile: &str, programs: usize, seconds: f64, json: bool) -> Re
             r.compare_seconds,
             r.batches
         );
-        // Mismatches are expected here: a result downstream of one the profile answers
-        // differently (an approximate form, a NaN payload) differs from the spec's chain, as
-        // on a GPU, where the campaign's findings stage then explains it upstream.
+        // Mismatches are expected here: end to end, a result downstream of one the profile
+        // answers differently (an approximate form, a NaN payload) differs from the spec's
+        // chain, as on a GPU, where the campaign's findings stage then explains it upstream;
+        // traced, each instruction is judged on the profile's own operands, and what is left
+        // is where the profile departs from the spec.
+        let why = if trace { "where the profile departs from the spec" } else { "downstream of the profile's own answers, as on a GPU" };
         println!(
-            "  fast path: {:.2}% of {} results; {} mismatches (downstream of the profile's own answers, as on a GPU) in {} signatures",
+            "  fast path: {:.2}% of {} results; {} mismatches ({why}) in {} signatures",
             100.0 * r.fast as f64 / r.results.max(1) as f64,
             r.results,
             r.mismatches,

@@ -447,17 +447,31 @@ fn an_out_folder_that_is_a_file_is_refused_by_name() {
 /// program is an error that names what to use.
 #[test]
 fn bench_judge_reports_the_judges_load_under_a_profile() {
-    let json = |profile: &str| {
-        let (code, out, err) = ptxfuzz(&["bench", "--judge", "--profile", profile, "--programs", "20", "--seconds", "0", "--json"]);
-        assert_eq!(code, 0, "{profile}: {err}");
+    let json_in = |profile: &str, mode: &[&str]| {
+        let mut args = vec!["bench", "--judge", "--profile", profile, "--programs", "20", "--seconds", "0", "--json"];
+        args.extend(mode);
+        let (code, out, err) = ptxfuzz(&args);
+        assert_eq!(code, 0, "{profile} {mode:?}: {err}");
         serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("{profile}: {e}: {out}"))
     };
+    let json = |profile: &str| json_in(profile, &[]);
     let hw = json("sm_90");
+    assert_eq!(hw["mode"], "end-to-end");
     assert_eq!((hw["programs"].as_u64(), hw["cases"].as_u64(), hw["batches"].as_u64()), (Some(20), Some(20 * 1024), Some(1)), "{hw}");
     assert!(hw["fast"].as_u64() < hw["results"].as_u64() && hw["mismatches"].as_u64() > Some(0), "{hw}");
     assert!(hw["judge_cases_per_s"].as_f64() > Some(0.0), "{hw}");
     let spec = json("spec");
     assert_eq!((spec["fast"].as_u64(), spec["mismatches"].as_u64()), (spec["results"].as_u64(), Some(0)), "{spec}");
+    // Traced: every instruction's result judged on the profile's own operands, so more results
+    // than end to end and far fewer mismatches (none downstream of an allowed result).
+    let traced = json_in("sm_90", &["--trace"]);
+    assert_eq!((traced["mode"].as_str(), traced["cases"].as_u64()), (Some("trace"), hw["cases"].as_u64()), "{traced}");
+    assert!(traced["results"].as_u64() > hw["results"].as_u64(), "{traced}");
+    assert!(traced["mismatches"].as_u64() < hw["mismatches"].as_u64(), "{traced}");
+    let spec_traced = json_in("spec", &["--trace"]);
+    assert_eq!((spec_traced["fast"].as_u64(), spec_traced["mismatches"].as_u64()), (spec_traced["results"].as_u64(), Some(0)), "{spec_traced}");
+    let (code, _, err) = ptxfuzz(&["bench", "--trace"]);
+    assert_eq!((code, err.trim()), (1, "error: --trace goes with --compare or --judge (it says how their results are judged)"));
     let (code, _, err) = ptxfuzz(&["bench", "--judge", "--profile", "sm_99"]);
     assert_eq!(code, 1);
     assert!(err.contains("unknown profile 'sm_99': use one of spec, sm_90"), "{err}");

@@ -47,7 +47,7 @@ pub mod throughput;
 mod profiled;
 mod quick;
 mod undetermined;
-pub use profiled::{expected_outputs, profile_outputs};
+pub use profiled::{expected_outputs, profile_outputs, profile_trace_outputs};
 
 use std::collections::BTreeMap;
 use std::ops::Range;

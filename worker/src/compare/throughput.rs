@@ -92,13 +92,14 @@ pub fn measure(
     t
 }
 
-/// The judge alone (`compare::check`, end-to-end, as a campaign judges), over and over until
-/// `duration` has passed, on the calling thread's rayon pool: each item is a program, its flat
-/// cases and the target's output for them, made beforehand (`ptxfuzz bench --judge` makes them
-/// a hardware profile's results, a GPU's load on the judge without a GPU). `compare_seconds` is
-/// the time in `check`; `target_seconds` and `reference_seconds` stay 0.
-pub fn measure_judge(data: &[(Program, Vec<u64>, Output)], opts: &CompareOptions, duration: Duration) -> Throughput {
-    let jobs: Vec<Job> = data.iter().map(|(p, c, _)| Job::new(p, c, false)).collect();
+/// The judge alone (`compare::check` as a campaign judges, end-to-end, or traced with `trace`),
+/// over and over until `duration` has passed, on the calling thread's rayon pool: each item is
+/// a program, its flat cases and the target's output for them (traced outputs with `trace`),
+/// made beforehand (`ptxfuzz bench --judge` makes them a hardware profile's results, a GPU's
+/// load on the judge without a GPU). `compare_seconds` is the time in `check`;
+/// `target_seconds` and `reference_seconds` stay 0.
+pub fn measure_judge(data: &[(Program, Vec<u64>, Output)], trace: bool, opts: &CompareOptions, duration: Duration) -> Throughput {
+    let jobs: Vec<Job> = data.iter().map(|(p, c, _)| Job::new(p, c, trace)).collect();
     let mut t = Throughput::default();
     // Counted, not merged: a campaign counts each job's verdicts (`stats::Totals::add`), and
     // merging every job's mismatches here was a sixth of the measured time.
