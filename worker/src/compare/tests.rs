@@ -295,3 +295,28 @@ fn the_quick_look_at_approximate_results_gives_the_full_expectations_verdicts() 
     }
     assert!(quick > 1000, "the quick look accepted {quick} results");
 }
+
+#[test]
+fn trace_mode_reads_each_chunks_own_cases_and_results() {
+    // Three chunks of `CHUNK` cases: each instruction's sources are gathered per chunk as
+    // columns (an input, an earlier traced result). One wrong traced result in the last chunk
+    // is the one mismatch, named by its case, and every other result takes the fast path.
+    let p = prog("// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\nmul.rn.f32 %f3, %f2, %f0;\nsub.rn.f32 %f4, %f3, %f1;\n// outputs: %f4, %f2\n");
+    let n = 2 * CHUNK + 1000;
+    let cases: Vec<u64> = (0..n).flat_map(|i| [f(1.0 + i as f32 / 8.0), f(0.5 - i as f32)]).collect();
+    let job = Job::new(&p, &cases, true);
+    let mut target = interp(&job);
+    assert_eq!(target.per_case, 2 + 3);
+    let v = check(&job, &target, &CompareOptions::default()).unwrap();
+    assert_eq!((v.cases, v.results, v.fast, v.mismatch_count()), (n as u64, 5 * n as u64, 5 * n as u64, 0));
+    // The mul's traced result (slot 2 + 1) of case n - 7, one ulp off.
+    let bad = n - 7;
+    target.values[bad * 5 + 3] += 1;
+    let v = check(&job, &target, &CompareOptions::default()).unwrap();
+    assert_eq!(v.mismatch_count(), 1, "{:?}", v.signatures);
+    let m = &v.mismatches[0];
+    assert_eq!((m.case, m.slot, m.instr_index), (bad, 3, Some(1)));
+    // The sub is judged on the target's own (wrong) mul result: here the ulp is lost in its
+    // rounding, so its result is that primary too.
+    assert_eq!(v.fast, 5 * n as u64 - 1, "only the wrong result leaves the fast path");
+}
