@@ -159,17 +159,19 @@ impl Form {
     /// The whole register's expectation; operands already checked.
     #[inline]
     pub fn eval(&self, operands: &[u64]) -> Expectation {
-        let w = self.scalar.bits();
-        let mask = self.scalar.mask();
-        let lane_ops = |i: u32| {
-            let get = |k: usize| operands.get(k).map_or(0, |v| (v >> (i * w)) & mask);
-            [get(0), get(1)]
-        };
+        let lane = |i: u32| self.lane(self.lane_ops(operands, i));
         if self.lanes == 2 {
-            Expectation::packed(self.scalar, self.lane(lane_ops(0)), self.lane(lane_ops(1)))
+            Expectation::packed(self.scalar, lane(0), lane(1))
         } else {
-            Expectation::scalar(self.scalar, self.lane(lane_ops(0)))
+            Expectation::scalar(self.scalar, lane(0))
         }
+    }
+
+    /// Lane `i` of each operand register (`[a, b]`; `b` is 0 for a one-operand form).
+    #[inline]
+    fn lane_ops(&self, operands: &[u64], i: u32) -> [u64; 2] {
+        let get = |k: usize| operands.get(k).map_or(0, |v| (v >> (i * self.scalar.bits())) & self.scalar.mask());
+        [get(0), get(1)]
     }
 
     /// Whether `operands` are what [`eval`] checks them to be: as many as the form reads, each
@@ -198,16 +200,12 @@ impl Form {
     pub fn unless_documented(&self, operands: &[u64], got: u64) -> Option<Expectation> {
         debug_assert!(self.takes(operands) && self.fits(got));
         let (w, mask) = (self.scalar.bits(), self.scalar.mask());
-        let lane_ops = |i: u32| {
-            let get = |k: usize| operands.get(k).map_or(0, |v| (v >> (i * w)) & mask);
-            [get(0), get(1)]
-        };
-        let first = self.lane(lane_ops(0));
+        let first = self.lane(self.lane_ops(operands, 0));
         let documented = |l: &LaneExpectation, i: u32| l.documents(self.scalar, (got >> (i * w)) & mask);
         if self.lanes == 1 {
             return (!documented(&first, 0)).then(|| Expectation::scalar(self.scalar, first));
         }
-        let second = self.lane(lane_ops(1));
+        let second = self.lane(self.lane_ops(operands, 1));
         let both = documented(&first, 0) && documented(&second, 1);
         (!both).then(|| Expectation::packed(self.scalar, first, second))
     }
@@ -413,9 +411,7 @@ pub fn exact_value_lane(instr: &Instr, operands: &[u64], lane: u32) -> Option<f6
     if lane >= form.lanes {
         return None;
     }
-    let w = form.scalar.bits();
-    let get = |k: usize| operands.get(k).map_or(0, |v| (v >> (lane * w)) & form.scalar.mask());
-    form.exact([get(0), get(1)])
+    form.exact(form.lane_ops(operands, lane))
 }
 
 /// The correctly rounded result (register bits, flushed under `.ftz`, the special-table
