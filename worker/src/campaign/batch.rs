@@ -195,10 +195,10 @@ mod tests {
 
     use super::fused;
     use crate::campaign::source::random_item;
-    use crate::compare::CompareOptions;
+    use crate::compare::{self, CompareOptions};
     use crate::oracles::diff_cuda::vm_batch::VmBatch;
     use crate::oracles::diff_interp::InterpEngine;
-    use crate::oracles::{Engine, Exec, Job};
+    use crate::oracles::{Engine, Exec, Job, Output};
 
     /// What a GPU `isa` campaign asks of the CPU per case, the GPU's own work aside, stage by
     /// stage on the global pool (`RAYON_NUM_THREADS=1` for one core): generate a default batch
@@ -211,6 +211,24 @@ mod tests {
     #[test]
     #[ignore]
     fn gpu_isa_campaign_cpu_work_per_case() {
+        report("the interpreter's results", false, None);
+    }
+
+    /// As above with GPU-like results: the sm_90 profile's (`bench --judge`'s load: 12 % of
+    /// results off the fast path), judged by `compare::check` as a GPU campaign judges them, end
+    /// to end and traced (every instruction's result packed, unpacked and judged).
+    /// `cargo test --release -p worker --lib -- --ignored gpu_isa_campaign_cpu_work_on_gpu_like_results --nocapture`
+    #[test]
+    #[ignore]
+    fn gpu_isa_campaign_cpu_work_on_gpu_like_results() {
+        let hw = ptx::profile::Profile::named("sm_90").unwrap();
+        report("sm_90's results, end to end", false, Some(&hw));
+        report("sm_90's results, traced", true, Some(&hw));
+    }
+
+    /// Time the stages over three default batches (after one that warms the caches) and print
+    /// them per case. `profile`: whose results stand for the GPU's (`None`: the interpreter's).
+    fn report(what: &str, trace: bool, profile: Option<&ptx::profile::Profile>) {
         let g = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
         let (enc, copts) = (Encoder::new(90).unwrap(), CompareOptions::default());
         let threads = rayon::current_num_threads();
@@ -220,7 +238,7 @@ mod tests {
             let t = Instant::now();
             let items: Vec<_> = (0..1024u64).into_par_iter().filter_map(|i| random_item(&g, 7, round * 1024 + i, 1024)).collect();
             let generate = t.elapsed();
-            let jobs: Vec<Job> = items.iter().map(|it| Job::new(&it.program, &it.cases, false).with_exec(Exec::Isa)).collect();
+            let jobs: Vec<Job> = items.iter().map(|it| Job::new(&it.program, &it.cases, trace).with_exec(Exec::Isa)).collect();
             let idx: Vec<usize> = (0..jobs.len()).collect();
             let t = Instant::now();
             let (batch, faults) = VmBatch::pack(&enc, &jobs, &idx);
@@ -230,13 +248,33 @@ mod tests {
             let t = Instant::now();
             assert_eq!(batch.unpack(&device).len(), jobs.len());
             let unpack = t.elapsed();
-            let results = InterpEngine::new().run(&jobs);
+            let results: Vec<Output> = match profile {
+                None => InterpEngine::new().run(&jobs).into_iter().map(|r| r.expect("the interpreter runs it")).collect(),
+                Some(hw) => items
+                    .par_iter()
+                    .map(|it| {
+                        let p = &it.program;
+                        let (values, per_case) = if trace {
+                            (compare::profile_trace_outputs(hw, p, &it.cases), p.outputs().len() + p.body().len())
+                        } else {
+                            (compare::profile_outputs(hw, p, &it.cases), p.outputs().len())
+                        };
+                        Output { values: values.expect("the profile runs it"), per_case }
+                    })
+                    .collect(),
+            };
             let t = Instant::now();
-            let verdicts: Vec<_> =
-                jobs.par_iter().zip(&results).map(|(j, r)| fused::verdicts(j, r.as_ref().expect("the interpreter runs it"), false, &copts)).collect();
+            let verdicts: Vec<_> = jobs
+                .par_iter()
+                .zip(&results)
+                .map(|(j, r)| if profile.is_some() { compare::check(j, r, &copts) } else { fused::verdicts(j, r, false, &copts) })
+                .collect();
             let judge = t.elapsed();
             let n: usize = jobs.iter().map(|j| j.n_cases()).sum();
-            assert!(verdicts.iter().all(|v| v.as_ref().is_ok_and(|v| v.is_clean())), "the interpreter agrees with itself");
+            assert!(verdicts.iter().all(|v| v.is_ok()), "every job judged");
+            if profile.is_none() {
+                assert!(verdicts.iter().all(|v| v.as_ref().is_ok_and(|v| v.is_clean())), "the interpreter agrees with itself");
+            }
             if round > 0 {
                 // The first round warms the caches (the approximate forms' memo, the pool).
                 cases += n;
@@ -248,7 +286,7 @@ mod tests {
         let ns = |d: Duration| d.as_secs_f64() * 1e9 / cases as f64;
         let total: f64 = sums.iter().map(|&d| ns(d)).sum();
         println!(
-            "{threads} thread(s), {cases} cases: generate {:.1} ns/case, pack {:.1}, unpack {:.1}, judge {:.1}; total {total:.1} ns/case = {:.1} M cases/s; 100 M cases/s needs {:.1} such thread(s)",
+            "{what}: {threads} thread(s), {cases} cases: generate {:.1} ns/case, pack {:.1}, unpack {:.1}, judge {:.1}; total {total:.1} ns/case = {:.1} M cases/s; 100 M cases/s needs {:.1} such thread(s)",
             ns(sums[0]), ns(sums[1]), ns(sums[2]), ns(sums[3]), 1e3 / total, 100e6 * total * 1e-9 * threads as f64
         );
     }
