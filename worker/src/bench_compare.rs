@@ -72,7 +72,7 @@ pub fn run(target: &str, generated: bool, trace: bool, cases: usize, seconds: f6
 pub fn run_judge(profile: &str, programs: usize, trace: bool, seconds: f64, json: bool) -> Result<()> {
     use ptx::gen::{GenConfig, Generator};
     use worker::campaign::source::random_item;
-    use worker::oracles::Output;
+    use worker::oracles::Job;
 
     let hw = ptx::profile::Profile::named(profile)?;
     let gen = Generator::new(GenConfig { approximate: true, ..GenConfig::default() })?;
@@ -82,12 +82,7 @@ pub fn run_judge(profile: &str, programs: usize, trace: bool, seconds: f64, json
         .take(programs)
         .map(|item| {
             let p = item.program;
-            let (values, per_case) = if trace {
-                (worker::compare::profile_trace_outputs(&hw, &p, &item.cases), p.outputs().len() + p.body().len())
-            } else {
-                (worker::compare::profile_outputs(&hw, &p, &item.cases), p.outputs().len())
-            };
-            let out = Output { values: values.map_err(|e| anyhow!("{p}: {e}"))?, per_case };
+            let out = worker::compare::profile_output(&hw, &Job::new(&p, &item.cases, trace)).map_err(|e| anyhow!("{p}: {e}"))?;
             Ok((p, item.cases, out))
         })
         .collect::<Result<_>>()?;

@@ -250,18 +250,7 @@ mod tests {
             let unpack = t.elapsed();
             let results: Vec<Output> = match profile {
                 None => InterpEngine::new().run(&jobs).into_iter().map(|r| r.expect("the interpreter runs it")).collect(),
-                Some(hw) => items
-                    .par_iter()
-                    .map(|it| {
-                        let p = &it.program;
-                        let (values, per_case) = if trace {
-                            (compare::profile_trace_outputs(hw, p, &it.cases), p.outputs().len() + p.body().len())
-                        } else {
-                            (compare::profile_outputs(hw, p, &it.cases), p.outputs().len())
-                        };
-                        Output { values: values.expect("the profile runs it"), per_case }
-                    })
-                    .collect(),
+                Some(hw) => jobs.par_iter().map(|j| compare::profile_output(hw, j).expect("the profile runs it")).collect(),
             };
             let t = Instant::now();
             let verdicts: Vec<_> = jobs

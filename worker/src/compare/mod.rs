@@ -47,14 +47,14 @@ pub mod throughput;
 mod profiled;
 mod quick;
 mod undetermined;
-pub use profiled::{expected_outputs, profile_outputs, profile_trace_outputs};
+pub use profiled::{expected_outputs, profile_output, profile_outputs};
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
-use ptx::interp::{self, Expectation, Kernel, LaneExpectation, Outcome};
+use ptx::interp::{Expectation, Kernel, LaneExpectation, Outcome};
 use ptx::isa::Instr;
 use ptx::profile::{Profile, Resolved};
 use ptx::program::{Program, Reg};
@@ -66,7 +66,7 @@ pub use signature::{OperandClass, Signature};
 
 use crate::oracles::diff_interp;
 use crate::oracles::{EngineFault, Job, Output};
-use quick::{Look, QuickApprox};
+use quick::QuickApprox;
 use undetermined::{primary_operands, reads_undetermined_nan, widen_nans, ResultLanes, Traced};
 
 /// Cases judged per rayon task.
@@ -401,12 +401,7 @@ impl Ctx<'_> {
                         continue;
                     }
                     let operands = &ops[x][..stmt.srcs().len()];
-                    let e = match self.approx.look(j, operands, got) {
-                        Look::Documented => continue,
-                        Look::Expected(e) => e,
-                        // The kernel evaluated it, so eval cannot fail here.
-                        Look::Eval => interp::eval(&stmt.instr, operands).unwrap_or_else(|e| unreachable!("{e}")),
-                    };
+                    let Some(e) = self.approx.expectation(j, &stmt.instr, operands, got) else { continue };
                     self.judge(&mut v, i, slot, Some(j), operands, got, &e);
                 }
             }
@@ -475,11 +470,7 @@ impl Ctx<'_> {
                 // whether an earlier NaN was the interpreter's pick (`reads_undetermined_nan`).
                 if let Some(j) = p.definition(r).filter(|_| !self.contractible) {
                     let (operands, undetermined) = primary_operands(p, inputs, traced(i), j, &mut scratch);
-                    let mut e = match self.approx.look(j, &operands, got) {
-                        Look::Documented => continue,
-                        Look::Expected(e) => e,
-                        Look::Eval => interp::eval(&p.body()[j].instr, &operands).unwrap_or_else(|e| unreachable!("{e}")),
-                    };
+                    let Some(mut e) = self.approx.expectation(j, &p.body()[j].instr, &operands, got) else { continue };
                     if !e.accepts(got) && undetermined {
                         widen_nans(&mut e, got);
                     }

@@ -10,6 +10,7 @@ use ptx::profile::Profile;
 use ptx::program::Program;
 
 use super::{Ctx, Verdicts};
+use crate::oracles::{Job, Output};
 
 impl Ctx<'_> {
     /// Whether this program's outputs can be judged on the profile's chain: the profile claims
@@ -31,18 +32,10 @@ impl Ctx<'_> {
         let mut vals: Vec<u64> = Vec::with_capacity(p.reg_count());
         for i in range {
             let inputs = self.job.case(i);
-            vals.clear();
-            vals.extend_from_slice(inputs);
-            // Each instruction's one result on the profile's values of its sources.
+            // Each instruction's one result on the profile's values of its sources (the interp
+            // engine ran every instruction of the job).
             let mut expected = Vec::with_capacity(p.body().len());
-            for stmt in p.body() {
-                let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
-                // The interp engine ran every instruction of the job, so eval cannot fail here.
-                let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
-                let e = super::narrow(profile, &stmt.instr, &ops, e);
-                vals.push(e.primary_bits());
-                expected.push((ops, e));
-            }
+            chain(profile, p, inputs, &mut vals, |ops, e| expected.push((ops, e)));
             for (k, (&got, &r)) in self.target.case(i).iter().zip(p.outputs()).enumerate() {
                 v.results += 1;
                 if got == vals[r.0 as usize] {
@@ -76,6 +69,22 @@ pub fn profile_outputs(profile: &Profile, p: &Program, cases: &[u64]) -> Result<
     Ok(values)
 }
 
+/// The profile's chain on one case: `vals` (cleared) gets `inputs`, then each instruction's one
+/// result under `profile` on the values before it, and `each` sees each instruction's operands
+/// and narrowed expectation. The caller has run the program on `inputs` (`Program::run`
+/// checks them), so every `eval` here succeeds.
+fn chain(profile: &Profile, p: &Program, inputs: &[u64], vals: &mut Vec<u64>, mut each: impl FnMut(ArrayVec<u64, 3>, Expectation)) {
+    vals.clear();
+    vals.extend_from_slice(inputs);
+    for stmt in p.body() {
+        let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
+        let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
+        let e = super::narrow(profile, &stmt.instr, &ops, e);
+        vals.push(e.primary_bits());
+        each(ops, e);
+    }
+}
+
 /// The allowed results of `p`'s outputs on `inputs` as judged under `profile`: the profile's
 /// chain where [`Ctx::profiled_chain`] holds, else `Program::run` (the spec's sets). What a
 /// reproducer records as `expected` and `ptxfuzz repro` checks.
@@ -86,16 +95,8 @@ pub fn expected_outputs(profile: &Profile, p: &Program, inputs: &[u64]) -> Resul
     if matches!(profile, Profile::Spec) || p.has_contractible() || !all_claimed {
         return Ok(spec);
     }
-    let mut vals: Vec<u64> = inputs.to_vec();
     let mut per_instr = Vec::with_capacity(p.body().len());
-    for stmt in p.body() {
-        let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
-        // The run above evaluated every instruction on these inputs, so eval cannot fail here.
-        let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
-        let e = super::narrow(profile, &stmt.instr, &ops, e);
-        vals.push(e.primary_bits());
-        per_instr.push(e);
-    }
+    chain(profile, p, inputs, &mut Vec::with_capacity(p.reg_count()), |_, e| per_instr.push(e));
     Ok(p.outputs()
         .iter()
         .map(|&r| match p.definition(r) {
@@ -110,22 +111,28 @@ pub fn expected_outputs(profile: &Profile, p: &Program, inputs: &[u64]) -> Resul
 /// its sources (the instruction VM runs each instruction alone: no contraction, and an
 /// approximate form the profile does not claim gives the interpreter's primary). `ptxfuzz
 /// bench --judge --trace` judges it as a traced campaign judges a GPU's results.
-pub fn profile_trace_outputs(profile: &Profile, p: &Program, cases: &[u64]) -> Result<Vec<u64>, ptx::program::RunError> {
+fn profile_trace_outputs(profile: &Profile, p: &Program, cases: &[u64]) -> Result<Vec<u64>, ptx::program::RunError> {
     let n = p.inputs().len().max(1);
     let mut values = Vec::with_capacity(cases.len() / n * (p.outputs().len() + p.body().len()));
     let mut vals: Vec<u64> = Vec::with_capacity(p.reg_count());
     for case in cases.chunks(n) {
         // The spec's run checks the inputs; the chain below cannot fail after it.
         p.run(case)?;
-        vals.clear();
-        vals.extend_from_slice(&case[..p.inputs().len()]);
-        for stmt in p.body() {
-            let ops: ArrayVec<u64, 3> = stmt.srcs().iter().map(|s| vals[s.0 as usize]).collect();
-            let e = interp::eval(&stmt.instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
-            vals.push(super::narrow(profile, &stmt.instr, &ops, e).primary_bits());
-        }
+        chain(profile, p, &case[..p.inputs().len()], &mut vals, |_, _| {});
         values.extend(p.outputs().iter().map(|r| vals[r.0 as usize]));
         values.extend_from_slice(&vals[p.inputs().len()..]);
     }
     Ok(values)
+}
+
+/// What an engine that follows `profile` returns for `job`: its outputs
+/// ([`profile_outputs`]), or with `job.trace` every instruction's result after them
+/// ([`profile_trace_outputs`]). `ptxfuzz bench --judge` judges these as a GPU's.
+pub fn profile_output(profile: &Profile, job: &Job) -> Result<Output, ptx::program::RunError> {
+    let p = job.program;
+    Ok(if job.trace {
+        Output { values: profile_trace_outputs(profile, p, job.cases)?, per_case: p.outputs().len() + p.body().len() }
+    } else {
+        Output { values: profile_outputs(profile, p, job.cases)?, per_case: p.outputs().len() }
+    })
 }

@@ -3,7 +3,8 @@
 //! `mod.rs`.
 
 use ptx::approx;
-use ptx::interp::Expectation;
+use ptx::interp::{self, Expectation};
+use ptx::isa::Instr;
 use ptx::program::Program;
 
 use super::CompareOptions;
@@ -19,18 +20,6 @@ use super::CompareOptions;
 /// verdicts are the same (`compare::tests`).
 pub(super) struct QuickApprox(Vec<Option<approx::Form>>);
 
-/// What the quick look concluded about one result. Returned and matched at once, so the large
-/// variant is not boxed (a box would be an allocation per result judged).
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Look {
-    /// Accepted, nothing to record.
-    Documented,
-    /// Judge it against this expectation (`interp::eval`'s).
-    Expected(Expectation),
-    /// Not an approximate form the quick look takes: evaluate it.
-    Eval,
-}
-
 impl QuickApprox {
     pub(super) fn of(p: &Program, opts: &CompareOptions) -> QuickApprox {
         QuickApprox(
@@ -44,14 +33,13 @@ impl QuickApprox {
         QuickApprox(Vec::new())
     }
 
-    /// Instruction `j`'s result `got` on `operands`, looked at.
-    pub(super) fn look(&self, j: usize, operands: &[u64], got: u64) -> Look {
+    /// The expectation that judges instruction `j` (`instr`)'s result `got` on `operands`, or
+    /// `None` where the quick look accepts it with nothing to record.
+    pub(super) fn expectation(&self, j: usize, instr: &Instr, operands: &[u64], got: u64) -> Option<Expectation> {
         match self.0.get(j).and_then(Option::as_ref) {
-            Some(f) if f.takes(operands) && f.fits(got) => match f.unless_documented(operands, got) {
-                None => Look::Documented,
-                Some(e) => Look::Expected(e),
-            },
-            _ => Look::Eval,
+            Some(f) if f.takes(operands) && f.fits(got) => f.unless_documented(operands, got),
+            // The batch run evaluated this instruction on these operands, so eval cannot fail.
+            _ => Some(interp::eval(instr, operands).unwrap_or_else(|e| unreachable!("{e}"))),
         }
     }
 }
