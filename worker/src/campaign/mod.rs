@@ -261,6 +261,10 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     let copts = CompareOptions { sm: target.info().sm, profile: profile.clone(), ..CompareOptions::default() };
     // Minimization stops probing a little after the campaign's end (`Limits::deadline`): a
     // tenth of --seconds, at least 5 s.
+    // The rates' clock starts no later than the deadline's, so a campaign stopped by
+    // --seconds reports at least that many seconds (it started after opening the findings and
+    // the source, and a loaded CI machine reported 29.99 s of a 30 s campaign).
+    let meter = Meter::new();
     let started = Instant::now();
     let deadline = args.seconds.map(|s| started + Duration::from_secs_f64(s));
     let grace = args.seconds.map_or(Duration::ZERO, |s| Duration::from_secs_f64((s / 10.0).max(5.0)));
@@ -314,7 +318,6 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     let (rx, source) = source::spawn(gen, src_cfg, stop.clone());
     let mut queue = Queue::new(rx, split);
     let mut totals = Totals { findings_known: findings.known_count(), ..Totals::default() };
-    let meter = Meter::new();
     let mut window = Meter::new();
     let mut last_progress = Instant::now();
     let tty = std::io::stderr().is_terminal();
