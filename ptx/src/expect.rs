@@ -349,9 +349,7 @@ impl Expectation {
                     _ => None,
                 });
             if let Some(reference) = unbounded {
-                let ulps = (!s.is_nan(v) && !s.is_nan(reference))
-                    .then(|| value_key(s, v) - value_key(s, reference));
-                out.push(Undocumented { lane: i, reference, got: v, ulps });
+                out.push(Undocumented::of(s, i, v, reference));
             }
         }
         out
@@ -402,6 +400,15 @@ pub struct Undocumented {
     pub got: u64,
     /// `got - reference` in ulps, both zeros one value; `None` when either is NaN.
     pub ulps: Option<i64>,
+}
+
+impl Undocumented {
+    /// Lane `lane` (format `s`) gave `got` where the recorded reference is `reference`.
+    #[inline]
+    pub fn of(s: Scalar, lane: usize, got: u64, reference: u64) -> Undocumented {
+        let ulps = (!s.is_nan(got) && !s.is_nan(reference)).then(|| value_key(s, got) - value_key(s, reference));
+        Undocumented { lane, reference, got, ulps }
+    }
 }
 
 /// Total order on non-NaN values with -0 just below +0 (`Format::order_key`, by run-time format).

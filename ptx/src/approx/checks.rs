@@ -465,3 +465,94 @@ fn the_quick_look_accepts_what_eval_accepts_with_nothing_undocumented_on_every_f
     println!("{yes} documented, {unbounded} accepted with no documented bound, {no} rejected");
     assert!(yes > 10_000 && unbounded > 1_000 && no > 10_000);
 }
+
+#[test]
+fn the_look_near_the_primary_accepts_only_what_the_full_expectation_accepts_on_every_form() {
+    // `Form::accepted_near` lets the judge accept a result from the batch path's primary,
+    // without the reference function: where it answers, the full expectation must accept the
+    // result and list the same undocumented lanes (else the verdicts would change), and it
+    // must answer for most results well inside their bound and every one where no bound is
+    // documented (else it is no saving). Operands mostly of moderate magnitude (where the
+    // bounds are documented), candidates from the primary outwards and at the ends of the
+    // accepted range and just past them, where its margin is tested.
+    let mut rng = StdRng::seed_from_u64(0x4ea2);
+    let (mut decided, mut unbounded, mut left, mut rejected) = (0u64, 0u64, 0u64, 0u64);
+    for i in crate::isa::all_forms().iter().filter(|i| i.is_approximate()) {
+        let form = Form::of(i).unwrap();
+        let (s, lanes) = (form.scalar, form.lanes);
+        let w = s.bits();
+        let exp_bits = w - 1 - s.frac_bits();
+        let bias = (1u64 << (exp_bits - 1)) - 1;
+        // Inputs whose results are subnormal or near overflow (ex2), where `.ftz` flushes the
+        // primary to a zero that cannot stand for the correctly rounded result.
+        let hard: Vec<u64> = [-126.5f64, -130.25, -140.0, -149.5, -15.5, -20.0, -24.5, 127.9, 15.9]
+            .iter()
+            .map(|&v| match s {
+                crate::format::Scalar::F32 => round_nearest::<F32>(v),
+                crate::format::Scalar::F16 => round_nearest::<F16>(v),
+                crate::format::Scalar::BF16 => round_nearest::<BF16>(v),
+                crate::format::Scalar::F64 => v.to_bits(),
+            })
+            .collect();
+        let lane_value = |rng: &mut StdRng| -> u64 {
+            let raw = rng.gen::<u64>() & s.mask();
+            match rng.gen_range(0..8) {
+                0 | 1 => return raw,
+                2 => return hard[rng.gen_range(0..hard.len())],
+                _ => {}
+            }
+            let e = rng.gen_range(bias - 12..=bias + 7);
+            raw & !(((1u64 << exp_bits) - 1) << s.frac_bits()) | e << s.frac_bits()
+        };
+        // Division and the f64 upper-word forms are left to the full look.
+        let own_path = matches!(form.func, Func::DivApprox | Func::DivFull | Func::RcpGross | Func::RsqrtGross);
+        for _ in 0..400 {
+            let ops: Vec<u64> =
+                (0..form.arity).map(|_| (0..lanes).fold(0u64, |acc, k| acc | lane_value(&mut rng) << (k * w))).collect();
+            let e = eval(i, &ops).unwrap();
+            let primary = e.primary_bits();
+            let near: Vec<Vec<u64>> = e
+                .lanes
+                .iter()
+                .enumerate()
+                .map(|(k, l)| {
+                    let p = (primary >> (k as u32 * w)) & s.mask();
+                    let mut v: Vec<u64> = [0i64, 1, 2, 3, 5, 8, 13, 40, 200, 2000, 5000]
+                        .iter()
+                        .flat_map(|&d| [p.wrapping_add(d as u64), p.wrapping_sub(d as u64)])
+                        .collect();
+                    if let Outcome::Range { lo, hi, .. } = l.primary {
+                        v.extend([lo, hi, lo.wrapping_sub(1), hi.wrapping_add(1), lo.wrapping_add(1), hi.wrapping_sub(1)]);
+                    }
+                    v.extend([s.mask(), 0, 1, 1u64 << (w - 1), 1u64 << (w - 1) | 1]);
+                    v.into_iter().map(|b| b & s.mask()).collect()
+                })
+                .collect();
+            for _ in 0..40 {
+                let got = (0..lanes as usize).fold(0u64, |acc, k| acc | near[k][rng.gen_range(0..near[k].len())] << (k as u32 * w));
+                if got == primary {
+                    // The judge's fast path takes these.
+                    continue;
+                }
+                let quick = form.accepted_near(&ops, got, primary);
+                let why = || format!("{i} {ops:x?} got 0x{got:x} primary 0x{primary:x}: {e:?}");
+                if let Some(u) = &quick {
+                    assert!(e.accepts(got), "{}", why());
+                    assert_eq!(u, &e.undocumented(got), "{}", why());
+                }
+                match (quick, e.accepts(got)) {
+                    (Some(u), _) if u.is_empty() => decided += 1,
+                    (Some(_), _) => unbounded += 1,
+                    (None, true) if e.undocumented(got).is_empty() || own_path => left += 1,
+                    (None, true) => panic!("an accepted result with no documented bound is left to the full look: {}", why()),
+                    (None, false) => rejected += 1,
+                }
+            }
+        }
+    }
+    println!("{decided} documented and {unbounded} undocumented decided near the primary, {left} documented but left to the full look, {rejected} rejected");
+    // Two thirds of the documented candidates (2026-12-04: 83,842 of 127,016, and 14,695
+    // undocumented); most of the rest sit at the very ends of their range (placed there on
+    // purpose), or are results of `div` and the f64 upper-word forms, left to the full look.
+    assert!(decided > 50_000 && decided > left && unbounded > 10_000 && rejected > 50_000);
+}

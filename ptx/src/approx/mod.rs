@@ -17,6 +17,7 @@
 mod accept;
 pub mod bounds;
 pub mod f64gross;
+mod near;
 pub mod prefilter;
 mod primary;
 mod reference;

@@ -7,6 +7,8 @@ use ptx::interp::{self, Expectation, Outcome};
 use ptx::isa::{Clamp, Ftz, Instr, Narrow, Opcode, Precision};
 use ptx::narrow_format;
 use ptx::Rounding;
+use arrayvec::ArrayVec;
+use api::signature::{OperandClass, Signature};
 
 pub use api::MismatchClass;
 
@@ -252,6 +254,41 @@ impl LaneFmt {
             a
         }
     }
+}
+
+/// The signature of a classified mismatch: operand classes on the disagreeing lane.
+pub fn signature_of(
+    instr: Option<Instr>,
+    operands: &[u64],
+    expected: &Expectation,
+    c: &Classified,
+    sm: Option<u32>,
+) -> Signature {
+    let operands = match (instr, expected.scalar) {
+        (Some(i), _) => {
+            // Each source's own format (a `cvt`'s or a `set`'s is not its result's, a
+            // mixed-precision form reads a half and an f32), on the disagreeing lane; a
+            // predicate source is true or false.
+            operands
+                .iter()
+                .enumerate()
+                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source_at(k), i.narrow_source()) {
+                    (true, _, _) => OperandClass::of_predicate(o),
+                    (false, Some(t), _) => OperandClass::of_int(t, o),
+                    // An fp8 pair: the element on the disagreeing lane (lane 0 the low byte).
+                    (false, None, Some(n)) => OperandClass::of_narrow(n, (o >> (c.lane as u32 * n.slot_bits())) & 0xff),
+                    (false, None, None) => {
+                        let t = i.src_type_at(k);
+                        let s = t.scalar();
+                        let lane = if t.lanes() == 2 { c.lane as u32 } else { 0 };
+                        OperandClass::of(s, (o >> (lane * s.bits())) & s.mask())
+                    }
+                })
+                .collect()
+        }
+        _ => ArrayVec::new(),
+    };
+    Signature { instr, class: c.class, operands, sm }
 }
 
 #[cfg(test)]

@@ -54,20 +54,21 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
+use ptx::expect::Undocumented;
 use ptx::interp::{Expectation, Kernel, LaneExpectation, Outcome};
 use ptx::isa::Instr;
 use ptx::profile::{Profile, Resolved};
 use ptx::program::{Program, Reg};
 use rayon::prelude::*;
 
-pub use class::{classify, Classified, MismatchClass};
+pub use class::{classify, signature_of, Classified, MismatchClass};
 pub use errors::ErrorStats;
 pub use signature::{OperandClass, Signature};
 
 use crate::oracles::diff_interp;
 use crate::oracles::{EngineFault, Job, Output};
-use quick::QuickApprox;
-use undetermined::{primary_operands, reads_undetermined_nan, widen_nans, ResultLanes, Traced};
+use quick::{Look, QuickApprox};
+use undetermined::{has_nan, primary_operands, reads_undetermined_nan, reads_undetermined_primary, widen_nans, ResultLanes, Traced};
 
 /// Cases judged per rayon task.
 const CHUNK: usize = 4096;
@@ -401,8 +402,10 @@ impl Ctx<'_> {
                         continue;
                     }
                     let operands = &ops[x][..stmt.srcs().len()];
-                    let Some(e) = self.approx.expectation(j, &stmt.instr, operands, got) else { continue };
-                    self.judge(&mut v, i, slot, Some(j), operands, got, &e);
+                    match self.approx.look(j, &stmt.instr, operands, got, prim[x]) {
+                        Look::Accepted(u) => self.record(&mut v, Some(j), operands, u),
+                        Look::Judge(e) => self.judge(&mut v, i, slot, Some(j), operands, got, &e),
+                    }
                 }
             }
         }
@@ -469,9 +472,17 @@ impl Ctx<'_> {
                 // traced run. A rejected NaN still takes the full run below, which knows
                 // whether an earlier NaN was the interpreter's pick (`reads_undetermined_nan`).
                 if let Some(j) = p.definition(r).filter(|_| !self.contractible) {
-                    let (operands, undetermined) = primary_operands(p, inputs, traced(i), j, &mut scratch);
-                    let Some(mut e) = self.approx.expectation(j, &p.body()[j].instr, &operands, got) else { continue };
-                    if !e.accepts(got) && undetermined {
+                    let operands = primary_operands(p, inputs, traced(i), j, &mut scratch.0);
+                    // `prim` is the instruction's primary on these operands: the reference
+                    // output, unless contracted (not here).
+                    let mut e = match self.approx.look(j, &p.body()[j].instr, &operands, got, prim) {
+                        Look::Accepted(u) => {
+                            self.record(&mut v, Some(j), &operands, u);
+                            continue;
+                        }
+                        Look::Judge(e) => e,
+                    };
+                    if !e.accepts(got) && has_nan(&e, got) && reads_undetermined_primary(p, inputs, traced(i), j, &mut scratch) {
                         widen_nans(&mut e, got);
                     }
                     self.judge(&mut v, i, k, Some(j), &operands, got, &e);
@@ -504,6 +515,18 @@ impl Ctx<'_> {
         v
     }
 
+    /// Record the errors of an accepted result's lanes that no bound documents, under
+    /// instruction `instr_index`'s form (`None`: an output that is an input register).
+    fn record(&self, v: &mut Verdicts, instr_index: Option<usize>, operands: &[u64], undocumented: ArrayVec<Undocumented, 2>) {
+        if undocumented.is_empty() {
+            return;
+        }
+        let stats = v.undocumented.entry(instr_index.map(|j| self.p().body()[j].instr)).or_default();
+        for u in undocumented {
+            stats.record(operands, u.got, u.reference, u.ulps);
+        }
+    }
+
     /// A result that is not the primary: accepted (maybe with an undocumented error recorded)
     /// or a mismatch. The expectation is borrowed: it is copied only into a mismatch (an
     /// `Expectation` is about 800 bytes, and moving it from `eval` through here was a tenth of
@@ -533,9 +556,7 @@ impl Ctx<'_> {
             if !expected.lanes.iter().any(|l| unbounded(&l.primary) || l.alternatives.iter().any(|(o, _)| unbounded(o))) {
                 return;
             }
-            for u in expected.undocumented(got) {
-                v.undocumented.entry(instr).or_default().record(operands, u.got, u.reference, u.ulps);
-            }
+            self.record(v, instr_index, operands, expected.undocumented(got));
             return;
         }
         let classified = classify(instr.as_ref(), operands, expected, got);
@@ -552,41 +573,6 @@ impl Ctx<'_> {
             signature,
         });
     }
-}
-
-/// The signature of a classified mismatch: operand classes on the disagreeing lane.
-pub fn signature_of(
-    instr: Option<Instr>,
-    operands: &[u64],
-    expected: &Expectation,
-    c: &Classified,
-    sm: Option<u32>,
-) -> Signature {
-    let operands = match (instr, expected.scalar) {
-        (Some(i), _) => {
-            // Each source's own format (a `cvt`'s or a `set`'s is not its result's, a
-            // mixed-precision form reads a half and an f32), on the disagreeing lane; a
-            // predicate source is true or false.
-            operands
-                .iter()
-                .enumerate()
-                .map(|(k, &o)| match (i.reads_predicate(k), i.int_source_at(k), i.narrow_source()) {
-                    (true, _, _) => OperandClass::of_predicate(o),
-                    (false, Some(t), _) => OperandClass::of_int(t, o),
-                    // An fp8 pair: the element on the disagreeing lane (lane 0 the low byte).
-                    (false, None, Some(n)) => OperandClass::of_narrow(n, (o >> (c.lane as u32 * n.slot_bits())) & 0xff),
-                    (false, None, None) => {
-                        let t = i.src_type_at(k);
-                        let s = t.scalar();
-                        let lane = if t.lanes() == 2 { c.lane as u32 } else { 0 };
-                        OperandClass::of(s, (o >> (lane * s.bits())) & s.mask())
-                    }
-                })
-                .collect()
-        }
-        _ => ArrayVec::new(),
-    };
-    Signature { instr, class: c.class, operands, sm }
 }
 
 #[cfg(test)]

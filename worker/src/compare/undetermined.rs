@@ -50,50 +50,76 @@ pub(super) struct Traced<'a> {
 }
 
 /// The primary values of instruction `j`'s sources on `inputs`, as `Program::run` gives them
-/// without contraction, and whether one of them is a NaN the interpreter picked (see
-/// [`reads_undetermined_nan`]). With `traced`, the earlier instructions' primaries are read,
-/// not evaluated again; `scratch`: register values and per-instruction flags, reused.
-pub(super) fn primary_operands(
+/// without contraction: with `traced`, the earlier instructions' primaries are read, not
+/// evaluated again (evaluating them was the judge's largest cost against GPU-like results,
+/// `perf` of `ptxfuzz bench --judge`, 2026-12-04); else the chain is evaluated, its register
+/// values in `vals` (reused).
+pub(super) fn primary_operands(p: &Program, inputs: &[u64], traced: Option<Traced>, j: usize, vals: &mut Vec<u64>) -> ArrayVec<u64, 3> {
+    let srcs = p.body()[j].srcs();
+    if let Some(t) = traced {
+        return srcs.iter().map(|&s| primary(p, inputs, t, s)).collect();
+    }
+    vals.clear();
+    vals.extend_from_slice(inputs);
+    for d in 0..j {
+        let e = eval(p, d, p.body()[d].srcs().iter().map(|s| vals[s.0 as usize]).collect());
+        vals.push(e.primary_bits());
+    }
+    srcs.iter().map(|s| vals[s.0 as usize]).collect()
+}
+
+/// Whether instruction `j`, on the primary values of its sources, reads a NaN the interpreter
+/// picked (see [`reads_undetermined_nan`]). Asked only of a rejected NaN result, the one that
+/// [`widen_nans`] may accept: answering it for every result off the fast path evaluated each
+/// earlier NaN's instruction again, a third of the judge's `eval` calls (`perf` of `ptxfuzz
+/// bench --judge`, 2026-12-04). `scratch`: register values and per-instruction flags, reused.
+pub(super) fn reads_undetermined_primary(
     p: &Program,
     inputs: &[u64],
     traced: Option<Traced>,
     j: usize,
     scratch: &mut (Vec<u64>, Vec<bool>),
-) -> (ArrayVec<u64, 3>, bool) {
+) -> bool {
     let (vals, und) = scratch;
     und.clear();
     let k = inputs.len();
     let reads = |und: &[bool], d: usize| p.body()[d].srcs().iter().any(|s| (s.0 as usize).checked_sub(k).is_some_and(|x| und[x]));
-    let eval = |d: usize, ops: ArrayVec<u64, 3>| interp::eval(&p.body()[d].instr, &ops).unwrap_or_else(|e| unreachable!("{e}"));
     let flag = |und: &[bool], d: usize, e: &Expectation| primary_nan(e) && (several_nans(e) || reads(und, d));
     if let Some(t) = traced {
         // The batch run's result is `eval`'s primary bits (`diff_interp`'s
         // results_are_the_primary_bits_of_program_run), and only a NaN there needs the whole
-        // set (was it the interpreter's pick?). Evaluating every earlier instruction again was
-        // the judge's largest cost against GPU-like results (`perf` of `ptxfuzz bench
-        // --judge`, 2026-12-04).
-        let val = |r: Reg| match p.definition(r) {
-            None => inputs[r.0 as usize],
-            Some(d) => t.primaries[d],
-        };
+        // set (was it the interpreter's pick?).
         for d in 0..j {
             let f = match t.lanes[d].nan_in(t.primaries[d]) {
                 Some(false) => false,
                 Some(true) if reads(und, d) => true,
-                _ => flag(und, d, &eval(d, p.body()[d].srcs().iter().map(|&s| val(s)).collect())),
+                _ => flag(und, d, &eval(p, d, p.body()[d].srcs().iter().map(|&s| primary(p, inputs, t, s)).collect())),
             };
             und.push(f);
         }
-        return (p.body()[j].srcs().iter().map(|&s| val(s)).collect(), reads(und, j));
+        return reads(und, j);
     }
     vals.clear();
     vals.extend_from_slice(inputs);
     for d in 0..j {
-        let e = eval(d, p.body()[d].srcs().iter().map(|s| vals[s.0 as usize]).collect());
+        let e = eval(p, d, p.body()[d].srcs().iter().map(|s| vals[s.0 as usize]).collect());
         und.push(flag(und, d, &e));
         vals.push(e.primary_bits());
     }
-    (p.body()[j].srcs().iter().map(|s| vals[s.0 as usize]).collect(), reads(und, j))
+    reads(und, j)
+}
+
+/// Register `r`'s primary value on a traced case.
+fn primary(p: &Program, inputs: &[u64], t: Traced, r: Reg) -> u64 {
+    match p.definition(r) {
+        None => inputs[r.0 as usize],
+        Some(d) => t.primaries[d],
+    }
+}
+
+/// Instruction `d`'s expectation on `ops`: the batch run evaluated it on these, so it succeeds.
+fn eval(p: &Program, d: usize, ops: ArrayVec<u64, 3>) -> Expectation {
+    interp::eval(&p.body()[d].instr, &ops).unwrap_or_else(|e| unreachable!("{e}"))
 }
 
 /// More than one NaN allowed in some lane: "any NaN", or a named alternative payload (x86's
@@ -133,6 +159,12 @@ pub(super) fn reads_undetermined_nan(p: &Program, run: &ptx::program::Run, j: us
         undetermined.push(flag);
     }
     reads(&undetermined, j)
+}
+
+/// Whether some lane of `got` is a NaN: only then can [`widen_nans`] change `e`.
+pub(super) fn has_nan(e: &Expectation, got: u64) -> bool {
+    let Some(s) = e.scalar else { return false };
+    (0..e.lanes.len()).any(|l| s.is_nan((got >> (l as u32 * s.bits())) & s.mask()))
 }
 
 /// Allow any NaN in the lanes where `got` is a NaN and some NaN was allowed.
