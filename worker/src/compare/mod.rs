@@ -12,8 +12,10 @@
 //!   not computed twice. Otherwise [`check`] runs the reference traced, so that a result off
 //!   the fast path is judged on its sources' primaries read from that run, not evaluated
 //!   again instruction by instruction (`undetermined::primary_operands`). An approximate result
-//!   off the fast path gets a quick look first ([`QuickApprox`]): within its documented bound,
-//!   it is accepted without building the expectation.
+//!   off the fast path gets a quick look first ([`QuickApprox`]): near enough the primary to be
+//!   within its documented bound whatever the reference (`approx::Form::accepted_near`), or
+//!   where no bound is documented, it is accepted (its error recorded) without evaluating the
+//!   function; otherwise, within its bound, without building the expectation.
 //! - **Trace mode** (`Job::trace`): every instruction's result is checked against the
 //!   expectation computed from the *target's own* inputs to that instruction (its traced
 //!   sources), so one approximate or wrong result does not spoil everything after it: each
