@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use super::highprec::{self, Fx};
 use super::reference::{round_nearest, to_f64};
 use super::{bounds, eval, BoundKind, Form, Func};
-use crate::format::{Format, BF16, F16, F32};
+use crate::format::{Format, Scalar, BF16, F16, F32};
 use crate::expect::Outcome;
 use crate::isa::{Ftz, Instr};
 
@@ -488,10 +488,10 @@ fn the_look_near_the_primary_accepts_only_what_the_full_expectation_accepts_on_e
         let hard: Vec<u64> = [-126.5f64, -130.25, -140.0, -149.5, -15.5, -20.0, -24.5, 127.9, 15.9]
             .iter()
             .map(|&v| match s {
-                crate::format::Scalar::F32 => round_nearest::<F32>(v),
-                crate::format::Scalar::F16 => round_nearest::<F16>(v),
-                crate::format::Scalar::BF16 => round_nearest::<BF16>(v),
-                crate::format::Scalar::F64 => v.to_bits(),
+                Scalar::F32 => round_nearest::<F32>(v),
+                Scalar::F16 => round_nearest::<F16>(v),
+                Scalar::BF16 => round_nearest::<BF16>(v),
+                Scalar::F64 => v.to_bits(),
             })
             .collect();
         let lane_value = |rng: &mut StdRng| -> u64 {

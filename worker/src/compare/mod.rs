@@ -470,10 +470,10 @@ impl Ctx<'_> {
                 let inputs = self.job.case(i);
                 let r = p.outputs()[k];
                 // Without contraction, an output is its instruction's `eval` on the primary
-                // values of its sources (`Program::run`): evaluate the chain's primaries (only
-                // the instructions before it) and that one `eval`, far cheaper than a whole
-                // traced run. A rejected NaN still takes the full run below, which knows
-                // whether an earlier NaN was the interpreter's pick (`reads_undetermined_nan`).
+                // values of its sources (`Program::run`): read (or evaluate) the chain's
+                // primaries before it and look at that one result, far cheaper than a whole
+                // traced run. A rejected NaN may still be any NaN where an earlier NaN was the
+                // interpreter's pick (`reads_undetermined_primary`).
                 if let Some(j) = p.definition(r).filter(|_| !self.contractible) {
                     let operands = primary_operands(p, inputs, traced(i), j, &mut scratch.0);
                     // `prim` is the instruction's primary on these operands: the reference

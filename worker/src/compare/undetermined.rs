@@ -35,7 +35,7 @@ impl ResultLanes {
     fn nan_in(self, bits: u64) -> Option<bool> {
         match self {
             ResultLanes::NoFloat => Some(false),
-            ResultLanes::Float { scalar: s, lanes } => Some((0..lanes).any(|l| s.is_nan((bits >> (l as u32 * s.bits())) & s.mask()))),
+            ResultLanes::Float { scalar, lanes } => Some(some_lane_nan(scalar, lanes, bits)),
             ResultLanes::Unknown => None,
         }
     }
@@ -64,13 +64,20 @@ pub(super) fn primary_operands(p: &Program, inputs: &[u64], traced: Option<Trace
         }
         return ops;
     }
+    chain(p, inputs, j, vals, |_, _| {});
+    srcs.iter().map(|s| vals[s.0 as usize]).collect()
+}
+
+/// The chain of primaries before instruction `j`, evaluated: `vals` (cleared) gets `inputs`,
+/// then each instruction's primary, and `each` sees each instruction's expectation.
+fn chain(p: &Program, inputs: &[u64], j: usize, vals: &mut Vec<u64>, mut each: impl FnMut(usize, &Expectation)) {
     vals.clear();
     vals.extend_from_slice(inputs);
     for d in 0..j {
         let e = eval(p, d, p.body()[d].srcs().iter().map(|s| vals[s.0 as usize]).collect());
+        each(d, &e);
         vals.push(e.primary_bits());
     }
-    srcs.iter().map(|s| vals[s.0 as usize]).collect()
 }
 
 /// Whether instruction `j`, on the primary values of its sources, reads a NaN the interpreter
@@ -104,13 +111,10 @@ pub(super) fn reads_undetermined_primary(
         }
         return reads(und, j);
     }
-    vals.clear();
-    vals.extend_from_slice(inputs);
-    for d in 0..j {
-        let e = eval(p, d, p.body()[d].srcs().iter().map(|s| vals[s.0 as usize]).collect());
-        und.push(flag(und, d, &e));
-        vals.push(e.primary_bits());
-    }
+    chain(p, inputs, j, vals, |d, e| {
+        let f = flag(und, d, e);
+        und.push(f);
+    });
     reads(und, j)
 }
 
@@ -143,9 +147,12 @@ fn several_nans(e: &Expectation) -> bool {
 
 /// Whether some lane's primary result is a NaN.
 fn primary_nan(e: &Expectation) -> bool {
-    let Some(s) = e.scalar else { return false };
-    let bits = e.primary_bits();
-    (0..e.lanes.len()).any(|l| s.is_nan((bits >> (l as u32 * s.bits())) & s.mask()))
+    has_nan(e, e.primary_bits())
+}
+
+/// Whether some of the `lanes` lanes of `bits` (format `s`, lane 0 low) is a NaN.
+fn some_lane_nan(s: Scalar, lanes: usize, bits: u64) -> bool {
+    (0..lanes).any(|l| s.is_nan((bits >> (l as u32 * s.bits())) & s.mask()))
 }
 
 /// Whether instruction `j` reads, directly or through earlier results, a NaN whose bits the
@@ -166,10 +173,10 @@ pub(super) fn reads_undetermined_nan(p: &Program, run: &ptx::program::Run, j: us
     reads(&undetermined, j)
 }
 
-/// Whether some lane of `got` is a NaN: only then can [`widen_nans`] change `e`.
+/// Whether some lane of `got` (a value of `e`'s register) is a NaN: only then can
+/// [`widen_nans`] change `e`.
 pub(super) fn has_nan(e: &Expectation, got: u64) -> bool {
-    let Some(s) = e.scalar else { return false };
-    (0..e.lanes.len()).any(|l| s.is_nan((got >> (l as u32 * s.bits())) & s.mask()))
+    e.scalar.is_some_and(|s| some_lane_nan(s, e.lanes.len(), got))
 }
 
 /// Allow any NaN in the lanes where `got` is a NaN and some NaN was allowed.
