@@ -101,7 +101,8 @@ pub fn handle(target: &mut dyn Engine, ran: &Ran, judged: Judged, findings: &mut
     let todo: Vec<(usize, &compare::Mismatch)> = firsts.iter().enumerate().flat_map(|(i, ms)| ms.iter().map(move |&m| (i, m))).collect();
     let mut ahead = findings.resolve_batch(target, &jobs, &todo);
     totals.resolved += ahead.len() as u64;
-    totals.resolve_calls += (!ahead.is_empty()) as u64;
+    totals.resolve_calls += ahead.runs.calls;
+    totals.resolved_compiled += ahead.runs.compiled;
     for (i, (job, judged)) in jobs.iter().zip(verdicts).enumerate() {
         totals.program(job.exec);
         let verdicts = match judged {

@@ -1,8 +1,9 @@
 //! The findings of a campaign: one folder per signature under `--out`, each a minimized
 //! reproducer written as soon as it is found (`repro::write_dir`: atomic, fsync'ed).
 //!
-//! A mismatch is first *resolved*: in end-to-end mode the case is run again in trace mode,
-//! and when an instruction's own result is wrong there, the finding is that instruction's
+//! A mismatch is first *resolved*: in end-to-end mode the case is run again in trace mode (a
+//! compiled program's on the instruction VM first, [`Findings::traced`]), and when an
+//! instruction's own result is wrong there, the finding is that instruction's
 //! signature (the root cause, not the output it spoiled), minimized in trace mode. When trace
 //! mode shows nothing wrong (a compiler effect such as contraction, which storing every
 //! intermediate prevents), the end-to-end signature stays and minimization runs end to end.
@@ -79,8 +80,9 @@ pub enum Handled<'a> {
 /// How an end-to-end mismatch resolves.
 #[derive(Clone, Debug)]
 pub enum Resolution {
-    /// An instruction is wrong on its own inputs: its trace-mode signature.
-    Root(Signature),
+    /// An instruction is wrong on its own inputs: its trace-mode signature, and the execution
+    /// mode of the traced run that showed it (the finding is minimized and recorded in it).
+    Root(Signature, Exec),
     /// Right instruction by instruction, but the output differs when intermediates are not
     /// stored (a compiler effect): the end-to-end signature stands.
     EndToEnd,
@@ -162,13 +164,13 @@ impl Findings {
         self.routes.values().filter(|r| matches!(r, Route::Finding(_))).count() as u64
     }
 
-    /// Resolve ahead, in one engine call, the mismatches of a batch that [`Findings::handle`]
-    /// will resolve: `todo` holds, in the order `handle` will see them, each job's index in
-    /// `jobs` and its first mismatch of each signature. A signature gets at most as many
-    /// resolutions as it still needs ([`EXPLAIN_CHECKS`] for a new one; one that turns out to
-    /// be a finding makes the rest unused). One traced run per mismatch, each its own engine
-    /// call, made the findings stage 89 % of an H200 campaign's time
-    /// (docs/hardware/nvidia-h200-2026-11-26/).
+    /// Resolve ahead, in one or two engine calls ([`Findings::traced`]), the mismatches of a
+    /// batch that [`Findings::handle`] will resolve: `todo` holds, in the order `handle` will
+    /// see them, each job's index in `jobs` and its first mismatch of each signature. A
+    /// signature gets at most as many resolutions as it still needs ([`EXPLAIN_CHECKS`] for a
+    /// new one; one that turns out to be a finding makes the rest unused). One traced run per
+    /// mismatch, each its own engine call, made the findings stage 89 % of an H200 campaign's
+    /// time (docs/hardware/nvidia-h200-2026-11-26/).
     pub fn resolve_batch(&self, engine: &mut dyn Engine, jobs: &[Job], todo: &[(usize, &Mismatch)]) -> Resolved {
         let mut resolved = Resolved::default();
         let mut budget: HashMap<&Signature, u32> = HashMap::new();
@@ -192,17 +194,53 @@ impl Findings {
             if engine.supports(&case.program) {
                 wanted.push((i, m, case));
             } else {
-                resolved.0.insert((i, m.signature.clone()), Resolution::EndToEnd);
+                resolved.by.insert((i, m.signature.clone()), Resolution::EndToEnd);
             }
         }
         if wanted.is_empty() {
             return resolved;
         }
-        let traced: Vec<Job> = wanted.iter().map(|(i, _, c)| Job::new(&c.program, &c.inputs, true).with_exec(jobs[*i].exec)).collect();
-        for (((i, m, _), job), out) in wanted.iter().zip(&traced).zip(engine.run(&traced)) {
-            resolved.0.insert((*i, m.signature.clone()), self.resolution(job, out.ok(), m));
+        let items: Vec<(&Case, Exec, &Mismatch)> = wanted.iter().map(|(i, m, c)| (c, jobs[*i].exec, *m)).collect();
+        let (resolutions, runs) = self.traced(engine, &items);
+        for ((i, m, _), r) in wanted.iter().zip(resolutions) {
+            resolved.by.insert((*i, m.signature.clone()), r);
         }
+        resolved.runs = runs;
         resolved
+    }
+
+    /// The resolutions of `wanted` (each a case, the mode its program ran in, its mismatch), in
+    /// order, by traced runs in at most two engine calls. Where the engine has the instruction
+    /// VM (`isa` among its modes), a compiled program's case is traced there first: each
+    /// instruction alone, as the hardware computes it, and no JIT. Every instruction right
+    /// there, with the compiled output, explains the mismatch as a compiled traced run would;
+    /// an instruction wrong there is a hardware root, found (and minimized, and re-run by
+    /// `repro`) in `isa`. Only a compiled output the VM does not give (a compiler effect, or a
+    /// NaN payload that ptxas's commuted operands chose) gets its compiled traced run, whose
+    /// verdict stands as before. On the H200 the compiled traced runs of an all-compiled
+    /// campaign were 3,639 JIT'd programs in 23.4 s (docs/hardware/nvidia-h200-2026-12-04/).
+    fn traced(&self, engine: &mut dyn Engine, wanted: &[(&Case, Exec, &Mismatch)]) -> (Vec<Resolution>, TracedRuns) {
+        let vm_first = |exec: Exec| if exec == Exec::Compiled && engine.exec_modes().contains(&Exec::Isa) { Exec::Isa } else { exec };
+        let first: Vec<(&Case, Exec, &Mismatch)> = wanted.iter().map(|&(c, e, m)| (c, vm_first(e), m)).collect();
+        let mut runs = TracedRuns::default();
+        let mut out = self.run_traced(engine, &first, &mut runs);
+        let again: Vec<usize> =
+            (0..wanted.len()).filter(|&k| first[k].1 != wanted[k].1 && matches!(out[k], Resolution::EndToEnd)).collect();
+        if !again.is_empty() {
+            let second: Vec<(&Case, Exec, &Mismatch)> = again.iter().map(|&k| wanted[k]).collect();
+            runs.compiled += again.len() as u64;
+            for (k, r) in again.into_iter().zip(self.run_traced(engine, &second, &mut runs)) {
+                out[k] = r;
+            }
+        }
+        (out, runs)
+    }
+
+    /// One engine call: each of `items` traced in its mode, and its resolution.
+    fn run_traced(&self, engine: &mut dyn Engine, items: &[(&Case, Exec, &Mismatch)], runs: &mut TracedRuns) -> Vec<Resolution> {
+        let jobs: Vec<Job> = items.iter().map(|(c, e, _)| Job::new(&c.program, &c.inputs, true).with_exec(*e)).collect();
+        runs.calls += 1;
+        jobs.iter().zip(items).zip(engine.run(&jobs)).map(|((job, (_, _, m)), out)| self.resolution(job, out.ok(), m)).collect()
     }
 
     /// Count `hits` mismatches of `m`'s signature. The first time a signature is met, resolve
@@ -230,15 +268,18 @@ impl Findings {
         };
         let original = Case { program: job.program.clone(), inputs: job.case(m.case).to_vec() };
         let resolution = if self.trace || job.trace {
-            Resolution::Root(m.signature.clone())
+            Resolution::Root(m.signature.clone(), job.exec)
         } else if let Some(r) = ahead {
             r
         } else {
             self.resolve(engine, &original, m, job.exec)
         };
-        let (sig, trace) = match resolution {
-            Resolution::Root(s) => (s, true),
-            Resolution::EndToEnd => (m.signature.clone(), false),
+        // Every run of the finding uses the mode it was found in: a compiler effect shows only
+        // in `compiled`, a VM or hardware one in `isa` (a root the VM showed for a compiled
+        // program's case included: [`Findings::traced`]).
+        let (sig, trace, exec) = match resolution {
+            Resolution::Root(s, exec) => (s, true, exec),
+            Resolution::EndToEnd => (m.signature.clone(), false, job.exec),
             Resolution::Explained => {
                 self.routes.insert(m.signature.clone(), Route::Explained(explained_so_far + 1));
                 return Ok(Handled::Explained);
@@ -251,9 +292,6 @@ impl Findings {
             return Ok(Handled::Finding(None));
         }
         let copts = self.copts.clone();
-        // Every run of the finding uses the mode it was found in: a compiler effect shows only in
-        // `compiled`, a VM or hardware one in `isa`.
-        let exec = job.exec;
         let min = minimize(original.clone(), &self.limits, |cands| probe(engine, cands, trace, exec, &copts, &sig));
         let case = min.case;
         // The reproducer records the outputs (not the trace) as the target gives them.
@@ -301,15 +339,13 @@ impl Findings {
         Ok(Handled::Finding(self.records.get(&key).filter(|r| r.new)))
     }
 
-    /// Run `case` in trace mode (see [`Resolution`]). An engine that cannot trace the case
-    /// leaves the end-to-end signature.
+    /// Resolve `m` by tracing `case` (see [`Resolution`], [`Findings::traced`]). An engine
+    /// that cannot trace the case leaves the end-to-end signature.
     fn resolve(&self, engine: &mut dyn Engine, case: &Case, m: &Mismatch, exec: Exec) -> Resolution {
-        let job = Job::new(&case.program, &case.inputs, true).with_exec(exec);
         if !engine.supports(&case.program) {
             return Resolution::EndToEnd;
         }
-        let out = engine.run(&[job]).pop().and_then(|r| r.ok());
-        self.resolution(&job, out, m)
+        self.traced(engine, &[(case, exec, m)]).0.pop().unwrap_or(Resolution::EndToEnd)
     }
 
     /// The resolution of `m` from its case's traced run `job` and what the target gave for it.
@@ -317,7 +353,7 @@ impl Findings {
         let Some(out) = out else { return Resolution::EndToEnd };
         let Ok(v) = compare::check(job, &out, &self.copts) else { return Resolution::EndToEnd };
         if let Some(root) = v.mismatches.iter().min_by_key(|m| m.instr_index.unwrap_or(usize::MAX)) {
-            return Resolution::Root(root.signature.clone());
+            return Resolution::Root(root.signature.clone(), job.exec);
         }
         if out.case(0)[m.slot] == m.got {
             Resolution::Explained
@@ -328,24 +364,37 @@ impl Findings {
 }
 
 /// Resolutions made ahead for one batch ([`Findings::resolve_batch`]), by job index and
-/// signature.
+/// signature, and the traced runs that made them.
 #[derive(Default)]
-pub struct Resolved(HashMap<(usize, Signature), Resolution>);
+pub struct Resolved {
+    by: HashMap<(usize, Signature), Resolution>,
+    pub runs: TracedRuns,
+}
 
 impl Resolved {
     /// The resolution made ahead for job `i`'s mismatch of signature `sig`, if any.
     pub fn take(&mut self, i: usize, sig: &Signature) -> Option<Resolution> {
-        self.0.remove(&(i, sig.clone()))
+        self.by.remove(&(i, sig.clone()))
     }
 
     /// How many were made.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.by.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.by.is_empty()
     }
+}
+
+/// The traced runs of a findings stage's resolutions ([`Findings::traced`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TracedRuns {
+    /// Engine calls.
+    pub calls: u64,
+    /// Those of compiled programs traced compiled after the instruction VM did not give their
+    /// output (each one a program for ptxas or the JIT).
+    pub compiled: u64,
 }
 
 /// The minimization oracle: run the candidates on the target (one case each, all in one

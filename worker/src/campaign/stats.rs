@@ -43,9 +43,13 @@ pub struct Totals {
     /// Where the campaign thread's time went, in microseconds ([`TimeSplit`]).
     pub time_us: TimeSplit,
     /// Mismatches resolved by a traced run made ahead for their batch, and the engine calls
-    /// that ran them (one per batch that had any: `Findings::resolve_batch`).
+    /// that ran them (`Findings::resolve_batch`: one per batch that had any, and a second
+    /// where a compiled program's output was not the instruction VM's).
     pub resolved: u64,
     pub resolve_calls: u64,
+    /// Of `resolved`, those a compiled traced run resolved (the VM's traced run gave another
+    /// output): each a program for ptxas. The rest needed no compilation.
+    pub resolved_compiled: u64,
 }
 
 /// The campaign thread's wall time by stage: what bounds a campaign's speed (the H200 run of

@@ -65,7 +65,11 @@ pub fn lines(s: &Summary, out: &Path, corpus: &SourceReport) -> Vec<String> {
         v.push(format!("  engine split (all its calls): {}", st.line()));
     }
     if t.resolved > 0 {
-        v.push(format!("  findings stage: {} mismatch(es) resolved by a traced run, in {} engine call(s)", t.resolved, t.resolve_calls));
+        let compiled = match t.resolved_compiled {
+            0 => String::new(),
+            n => format!(" ({n} traced compiled: the instruction VM gave another output)"),
+        };
+        v.push(format!("  findings stage: {} mismatch(es) resolved by a traced run{compiled}, in {} engine call(s)", t.resolved, t.resolve_calls));
     }
     if t.by_exec.len() > 1 {
         for (exec, m) in &t.by_exec {

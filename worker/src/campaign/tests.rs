@@ -1,6 +1,7 @@
 //! The campaign's batch step on an engine with two execution modes: programs are split
 //! between them, counted per mode, a finding is minimized and recorded in its own mode, and a
-//! batch's mismatches are resolved in one engine call.
+//! batch's mismatches are resolved in one engine call, a compiled program's on the instruction
+//! VM first.
 
 use std::path::Path;
 
@@ -70,10 +71,11 @@ fn a_finding_is_minimized_and_recorded_in_the_mode_it_was_found_in() {
     }
 }
 
-/// An engine that records, per `run` call, how many jobs it got and how many were traced.
+/// An engine that records, per `run` call, how many jobs it got, how many were traced, and how
+/// many of those were compiled.
 struct Counting {
     inner: RzAsRn,
-    calls: Vec<(usize, usize)>,
+    calls: Vec<(usize, usize, usize)>,
 }
 
 impl Engine for Counting {
@@ -87,7 +89,8 @@ impl Engine for Counting {
         self.inner.exec_modes()
     }
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
-        self.calls.push((jobs.len(), jobs.iter().filter(|j| j.trace).count()));
+        let traced = |exec: Option<Exec>| jobs.iter().filter(|j| j.trace && exec.is_none_or(|e| j.exec == e)).count();
+        self.calls.push((jobs.len(), traced(None), traced(Some(Exec::Compiled))));
         self.inner.run(jobs)
     }
 }
@@ -108,14 +111,115 @@ fn a_batchs_mismatches_are_resolved_in_one_traced_engine_call() {
     // The batch itself, then one call with a traced run for each mismatch the findings
     // stage may need (a new signature: up to EXPLAIN_CHECKS), then minimization's probes.
     let checks = super::findings::EXPLAIN_CHECKS as usize;
-    assert_eq!(engine.calls[0], (10, 0));
-    assert_eq!(engine.calls[1], (checks, checks), "{:?}", engine.calls);
-    assert_eq!((totals.resolved, totals.resolve_calls), (checks as u64, 1));
+    assert_eq!(engine.calls[0], (10, 0, 0));
+    assert_eq!(engine.calls[1], (checks, checks, 0), "{:?}", engine.calls);
+    assert_eq!((totals.resolved, totals.resolve_calls, totals.resolved_compiled), (checks as u64, 1, 0));
     // A second batch: the signature is known, no traced run at all.
     let n = engine.calls.len();
     run_batch(&mut engine, isa(), &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
-    assert_eq!(engine.calls[n..], [(10, 0)]);
+    assert_eq!(engine.calls[n..], [(10, 0, 0)]);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Every program of [`batch`] compiled, on `RzAsRn` broken in `broken`: the engine's calls,
+/// the totals and the one finding's mode.
+fn all_compiled(name: &str, broken: &'static [Exec]) -> (Vec<(usize, usize, usize)>, Totals, Exec) {
+    let out = std::env::temp_dir().join(format!("ptxfuzz-resolve-compiled-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken }, calls: Vec::new() };
+    let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
+    let mut totals = Totals::default();
+    let planned = Planned::new(batch(), &mut Split::new(BOTH, 1.0).unwrap());
+    run_batch(&mut engine, planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    let records: Vec<_> = findings.records().collect();
+    assert_eq!(records.len(), 1, "{name}");
+    let exec = records[0].exec;
+    assert_eq!(Reproducer::load(&records[0].folder).unwrap().exec, exec, "{name}");
+    std::fs::remove_dir_all(&out).unwrap();
+    (engine.calls, totals, exec)
+}
+
+#[test]
+fn a_compiled_programs_mismatch_is_traced_on_the_instruction_vm_first_and_compiled_only_where_the_vm_differs() {
+    let checks = super::findings::EXPLAIN_CHECKS as usize;
+    // Wrong in compiled mode only (a compiler effect): the VM's traced run shows every
+    // instruction right and another output, so the compiled traced run decides, as before.
+    let (calls, t, exec) = all_compiled("effect", &[Exec::Compiled]);
+    assert_eq!(calls[0], (10, 0, 0));
+    assert_eq!(calls[1..3], [(checks, checks, 0), (checks, checks, checks)], "{calls:?}");
+    assert_eq!((t.resolved, t.resolve_calls, t.resolved_compiled), (checks as u64, 2, checks as u64));
+    assert_eq!(exec, Exec::Compiled);
+    // Wrong in both (the hardware's instruction): the VM's traced run shows the root, and the
+    // finding is minimized and recorded in isa without compiling a traced program.
+    let (calls, t, exec) = all_compiled("hardware", &[Exec::Compiled, Exec::Isa]);
+    assert_eq!(calls[1], (checks, checks, 0), "{calls:?}");
+    assert!(calls[1..].iter().all(|c| c.2 == 0), "{calls:?}");
+    assert_eq!((t.resolved, t.resolve_calls, t.resolved_compiled), (checks as u64, 1, 0));
+    assert_eq!(exec, Exec::Isa);
+}
+
+/// The sm_90 profile's answers (the H100's recorded bits where it has them, the interpreter's
+/// primary elsewhere) in both execution modes, counting the compiled traced jobs: a GPU whose
+/// compiler adds nothing, whose approximate results leave the interpreter's primary as the
+/// H100's do, so that end-to-end differences downstream of them need resolving.
+struct Sm90 {
+    interp: crate::oracles::diff_interp::InterpEngine,
+    modes: &'static [Exec],
+    compiled_traced: usize,
+}
+
+impl Engine for Sm90 {
+    fn info(&self) -> &crate::oracles::EngineInfo {
+        self.interp.info()
+    }
+    fn supports(&self, p: &Program) -> bool {
+        self.interp.supports(p)
+    }
+    fn exec_modes(&self) -> &'static [Exec] {
+        self.modes
+    }
+    fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
+        self.compiled_traced += jobs.iter().filter(|j| j.trace && j.exec == Exec::Compiled).count();
+        let hw = ptx::profile::Profile::named("sm_90").unwrap();
+        jobs.iter().map(|j| crate::compare::profile_output(&hw, j).map_err(|e| EngineFault::Invalid { message: e.to_string() })).collect()
+    }
+}
+
+#[test]
+fn resolving_on_the_instruction_vm_finds_and_explains_what_compiled_traced_runs_do_without_compiling_one() {
+    use ptx::gen::{GenConfig, Generator};
+    let gen = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+    let items: Vec<Item> = (0..400).filter_map(|i| super::source::random_item(&gen, 7, i, 256)).take(200).collect();
+    let base = std::env::temp_dir().join(format!("ptxfuzz-resolve-vm-{}", std::process::id()));
+    let run = |modes: &'static [Exec]| {
+        let out = base.join(modes.len().to_string());
+        let _ = std::fs::remove_dir_all(&out);
+        let mut engine = Sm90 { interp: Default::default(), modes, compiled_traced: 0 };
+        let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
+        let mut totals = Totals::default();
+        // Every program compiled, in two batches (the second meets the first's signatures).
+        for half in items.chunks(100) {
+            let planned = Planned::new(Batch { items: half.to_vec() }, &mut Split::new(BOTH, 1.0).unwrap());
+            run_batch(&mut engine, planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+        }
+        let records: Vec<(String, Exec)> = findings.records().map(|r| (r.key.clone(), r.exec)).collect();
+        (totals, records, engine.compiled_traced)
+    };
+    // Compiled only (no VM): every resolution is a compiled traced run, as before.
+    let (before, before_records, before_compiled) = run(&[Exec::Compiled]);
+    let (now, now_records, now_compiled) = run(BOTH);
+    std::fs::remove_dir_all(&base).unwrap();
+    assert!(before.explained > 0 && before.resolved > 0 && !before_records.is_empty(), "{before:?}");
+    assert!(before_compiled >= before.resolved as usize, "{before_compiled} {before:?}");
+    // The same verdicts, explanations and findings: this engine's compiled outputs are what
+    // its instructions give one by one, so the VM's traced run decides each as the compiled
+    // one did; the roots are hardware ones, recorded in isa.
+    let counts = |t: &Totals| (t.cases, t.mismatches, t.explained, t.signatures, t.resolved);
+    assert_eq!(counts(&now), counts(&before));
+    assert_eq!(now_records.iter().map(|r| &r.0).collect::<Vec<_>>(), before_records.iter().map(|r| &r.0).collect::<Vec<_>>());
+    assert!(before_records.iter().all(|r| r.1 == Exec::Compiled), "{before_records:?}");
+    assert!(now_records.iter().all(|r| r.1 == Exec::Isa), "{now_records:?}");
+    assert_eq!((now_compiled, now.resolved_compiled), (0, 0));
 }
 
 #[test]
