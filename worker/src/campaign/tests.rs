@@ -72,10 +72,12 @@ fn a_finding_is_minimized_and_recorded_in_the_mode_it_was_found_in() {
 }
 
 /// An engine that records, per `run` call, how many jobs it got, how many were traced, and how
-/// many of those were compiled.
+/// many of those were compiled; with `vm_faults`, every isa job faults, as on a GPU whose
+/// instruction VM did not load.
 struct Counting {
     inner: RzAsRn,
     calls: Vec<(usize, usize, usize)>,
+    vm_faults: bool,
 }
 
 impl Engine for Counting {
@@ -91,7 +93,13 @@ impl Engine for Counting {
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
         let traced = |exec: Option<Exec>| jobs.iter().filter(|j| j.trace && exec.is_none_or(|e| j.exec == e)).count();
         self.calls.push((jobs.len(), traced(None), traced(Some(Exec::Compiled))));
-        self.inner.run(jobs)
+        let mut out = self.inner.run(jobs);
+        for (o, j) in out.iter_mut().zip(jobs) {
+            if self.vm_faults && j.exec == Exec::Isa {
+                *o = Err(EngineFault::Launch { message: "the VM did not load".into() });
+            }
+        }
+        out
     }
 }
 
@@ -101,7 +109,7 @@ fn a_batchs_mismatches_are_resolved_in_one_traced_engine_call() {
     let _ = std::fs::remove_dir_all(&out);
     // Every program in isa, where add.rz is computed as add.rn: ten jobs, each with the same
     // new signature.
-    let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Isa] }, calls: Vec::new() };
+    let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Isa] }, calls: Vec::new(), vm_faults: false };
     let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
     let mut totals = Totals::default();
     let isa = || Planned::new(batch(), &mut Split::new(BOTH, 0.0).unwrap());
@@ -126,7 +134,7 @@ fn a_batchs_mismatches_are_resolved_in_one_traced_engine_call() {
 fn all_compiled(name: &str, broken: &'static [Exec]) -> (Vec<(usize, usize, usize)>, Totals, Exec) {
     let out = std::env::temp_dir().join(format!("ptxfuzz-resolve-compiled-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken }, calls: Vec::new() };
+    let mut engine = Counting { inner: RzAsRn { inner: Default::default(), modes: BOTH, broken }, calls: Vec::new(), vm_faults: false };
     let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
     let mut totals = Totals::default();
     let planned = Planned::new(batch(), &mut Split::new(BOTH, 1.0).unwrap());
@@ -156,6 +164,24 @@ fn a_compiled_programs_mismatch_is_traced_on_the_instruction_vm_first_and_compil
     assert!(calls[1..].iter().all(|c| c.2 == 0), "{calls:?}");
     assert_eq!((t.resolved, t.resolve_calls, t.resolved_compiled), (checks as u64, 1, 0));
     assert_eq!(exec, Exec::Isa);
+}
+
+#[test]
+fn a_compiled_programs_mismatch_the_vm_cannot_trace_is_traced_compiled() {
+    let out = std::env::temp_dir().join(format!("ptxfuzz-resolve-vm-faults-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let inner = RzAsRn { inner: Default::default(), modes: BOTH, broken: &[Exec::Compiled] };
+    let mut engine = Counting { inner, calls: Vec::new(), vm_faults: true };
+    let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
+    let mut totals = Totals::default();
+    let planned = Planned::new(batch(), &mut Split::new(BOTH, 1.0).unwrap());
+    run_batch(&mut engine, planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
+    let checks = super::findings::EXPLAIN_CHECKS as usize;
+    assert_eq!(engine.calls[1..3], [(checks, checks, 0), (checks, checks, checks)], "{:?}", engine.calls);
+    assert_eq!(totals.resolved_compiled, checks as u64);
+    let records: Vec<_> = findings.records().collect();
+    assert_eq!((records.len(), records[0].exec), (1, Exec::Compiled));
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 /// The sm_90 profile's answers (the H100's recorded bits where it has them, the interpreter's
