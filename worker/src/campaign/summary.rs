@@ -229,6 +229,22 @@ mod tests {
         let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
         assert!(text.contains("\n  engine split (all its calls): wait 0.0"), "{text}");
         assert!(serde_json::to_value(&s).unwrap()["engine_stages_us"]["wait"].as_u64().unwrap() >= 1000);
+        assert!(!text.contains("findings stage"), "{text}");
+        // The findings stage's traced runs, and those of compiled programs the VM did not
+        // resolve (each a program for ptxas): named only when there are some.
+        let line = |resolved_compiled| {
+            let totals = Totals { resolved: 12, resolve_calls: 3, resolved_compiled, ..totals.clone() };
+            // Every field not named here is Copy: `s` stays whole.
+            let s = Summary { totals: &totals, rates: s.rates.clone(), findings: Vec::new(), ..s };
+            let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
+            let line = text.lines().find(|l| l.contains("findings stage")).map(str::to_string);
+            (line, serde_json::to_value(&s).unwrap()["totals"]["resolved_compiled"].clone())
+        };
+        assert_eq!(line(0), (Some("  findings stage: 12 mismatch(es) resolved by a traced run, in 3 engine call(s)".into()), 0.into()));
+        assert_eq!(
+            line(2),
+            (Some("  findings stage: 12 mismatch(es) resolved by a traced run (2 traced compiled: the instruction VM gave another output), in 3 engine call(s)".into()), 2.into())
+        );
     }
 
     #[test]
