@@ -220,7 +220,8 @@ impl Findings {
     /// verdict stands as before. On the H200 the compiled traced runs of an all-compiled
     /// campaign were 3,639 JIT'd programs in 23.4 s (docs/hardware/nvidia-h200-2026-12-04/).
     fn traced(&self, engine: &mut dyn Engine, wanted: &[(&Case, Exec, &Mismatch)]) -> (Vec<Resolution>, TracedRuns) {
-        let vm_first = |exec: Exec| if exec == Exec::Compiled && engine.exec_modes().contains(&Exec::Isa) { Exec::Isa } else { exec };
+        let vm = engine.exec_modes().contains(&Exec::Isa);
+        let vm_first = |exec: Exec| if vm && exec == Exec::Compiled { Exec::Isa } else { exec };
         let first: Vec<(&Case, Exec, &Mismatch)> = wanted.iter().map(|&(c, e, m)| (c, vm_first(e), m)).collect();
         let mut runs = TracedRuns::default();
         let mut out = self.run_traced(engine, &first, &mut runs);

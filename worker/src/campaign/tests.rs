@@ -71,16 +71,16 @@ fn a_finding_is_minimized_and_recorded_in_the_mode_it_was_found_in() {
     }
 }
 
-/// An engine that records, per `run` call, how many jobs it got, how many were traced, and how
-/// many of those were compiled; with `vm_faults`, every isa job faults, as on a GPU whose
-/// instruction VM did not load.
-struct Counting {
-    inner: RzAsRn,
+/// An engine (`RzAsRn` unless named) that records, per `run` call, how many jobs it got, how
+/// many were traced, and how many of those were compiled; with `vm_faults`, every isa job
+/// faults, as on a GPU whose instruction VM did not load.
+struct Counting<E = RzAsRn> {
+    inner: E,
     calls: Vec<(usize, usize, usize)>,
     vm_faults: bool,
 }
 
-impl Engine for Counting {
+impl<E: Engine> Engine for Counting<E> {
     fn info(&self) -> &crate::oracles::EngineInfo {
         self.inner.info()
     }
@@ -185,13 +185,12 @@ fn a_compiled_programs_mismatch_the_vm_cannot_trace_is_traced_compiled() {
 }
 
 /// The sm_90 profile's answers (the H100's recorded bits where it has them, the interpreter's
-/// primary elsewhere) in both execution modes, counting the compiled traced jobs: a GPU whose
-/// compiler adds nothing, whose approximate results leave the interpreter's primary as the
-/// H100's do, so that end-to-end differences downstream of them need resolving.
+/// primary elsewhere) in each of `modes`: a GPU whose compiler adds nothing, whose approximate
+/// results leave the interpreter's primary as the H100's do, so that end-to-end differences
+/// downstream of them need resolving.
 struct Sm90 {
     interp: crate::oracles::diff_interp::InterpEngine,
     modes: &'static [Exec],
-    compiled_traced: usize,
 }
 
 impl Engine for Sm90 {
@@ -205,7 +204,6 @@ impl Engine for Sm90 {
         self.modes
     }
     fn run(&mut self, jobs: &[Job]) -> Vec<Result<Output, EngineFault>> {
-        self.compiled_traced += jobs.iter().filter(|j| j.trace && j.exec == Exec::Compiled).count();
         let hw = ptx::profile::Profile::named("sm_90").unwrap();
         jobs.iter().map(|j| crate::compare::profile_output(&hw, j).map_err(|e| EngineFault::Invalid { message: e.to_string() })).collect()
     }
@@ -220,7 +218,7 @@ fn resolving_on_the_instruction_vm_finds_and_explains_what_compiled_traced_runs_
     let run = |modes: &'static [Exec]| {
         let out = base.join(modes.len().to_string());
         let _ = std::fs::remove_dir_all(&out);
-        let mut engine = Sm90 { interp: Default::default(), modes, compiled_traced: 0 };
+        let mut engine = Counting { inner: Sm90 { interp: Default::default(), modes }, calls: Vec::new(), vm_faults: false };
         let mut findings = Findings::open(&out, Limits::default(), CompareOptions::default(), false, 90).unwrap();
         let mut totals = Totals::default();
         // Every program compiled, in two batches (the second meets the first's signatures).
@@ -229,7 +227,7 @@ fn resolving_on_the_instruction_vm_finds_and_explains_what_compiled_traced_runs_
             run_batch(&mut engine, planned, &CompareOptions::default(), false, &mut findings, &mut totals).unwrap();
         }
         let records: Vec<(String, Exec)> = findings.records().map(|r| (r.key.clone(), r.exec)).collect();
-        (totals, records, engine.compiled_traced)
+        (totals, records, engine.calls.iter().map(|c| c.2).sum::<usize>())
     };
     // Compiled only (no VM): every resolution is a compiled traced run, as before.
     let (before, before_records, before_compiled) = run(&[Exec::Compiled]);
