@@ -64,12 +64,22 @@ pub(crate) fn to_f64<F: Format>(x: u64) -> f64 {
     }
     let sign = (x & F::SIGN_MASK) << (64 - F::BITS);
     let abs = x & (F::EXP_MASK | F::FRAC_MASK);
-    // The fields moved to f64's positions read as the value times 2^(BIAS - 1023), for
-    // normal and subnormal encodings alike (a zero field reads as an f64 subnormal with the
-    // same scale); the power-of-two product is exact. Inf and NaN keep their field all ones.
+    // The fields moved to f64's positions: a normal encoding's exponent field rebiased is the
+    // value's f64 encoding (an integer add); a subnormal's (or zero's) significand is an
+    // integer times 2^(EMIN - FRAC_BITS), both exact f64 normals. Not `moved` read as an f64
+    // subnormal and scaled: x86 takes a microcode assist on a subnormal operand, about 16 ns
+    // a lane on the development VM, which made `add.rn.f16x2` 4.7x slower with a quarter of
+    // its operands special (`ptxfuzz bench --specials 25`, docs/benchmarks.md). Inf and NaN
+    // keep their field all ones.
     let moved = abs << (52 - F::FRAC_BITS);
     let bits = if abs < F::EXP_MASK {
-        (f64::from_bits(moved) * pow2(1023 - F::BIAS)).to_bits()
+        let normal = moved + (((1023 - F::BIAS) as u64) << 52);
+        let subnormal = ((abs as i64 as f64) * pow2(F::EMIN - F::FRAC_BITS as i32)).to_bits();
+        if abs & F::EXP_MASK != 0 {
+            normal
+        } else {
+            subnormal
+        }
     } else {
         0x7ff0_0000_0000_0000 | (moved & ((1u64 << 52) - 1))
     };

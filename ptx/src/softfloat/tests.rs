@@ -398,3 +398,18 @@ fn f64_directed_fma_fast_path_matches_integer_path() {
     }
     assert!(checked > 1_000_000, "{checked}");
 }
+
+#[test]
+fn every_f16_encoding_converts_to_its_exact_f64_value_subnormals_included() {
+    // The fast paths' `to_f64` builds an f16 subnormal from its integer significand (no f64
+    // subnormal on the way); `Scalar::to_f64` is an independent derivation (exp2 of the
+    // unpacked exponent).
+    for x in 0..=0xffffu64 {
+        let (fast, reference) = (super::fast::to_f64::<F16>(x), crate::format::Scalar::F16.to_f64(x));
+        if F16::is_nan(x) {
+            assert!(fast.is_nan() && fast.is_sign_negative() == F16::sign(x), "{x:#06x}");
+        } else {
+            assert_eq!(fast.to_bits(), reference.to_bits(), "{x:#06x}: {fast:e} against {reference:e}");
+        }
+    }
+}
