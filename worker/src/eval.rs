@@ -148,7 +148,14 @@ fn words<'a>(instr: &'a str, operands: &[String]) -> Result<(&'a str, Vec<String
         // `--judge` is what campaign, repro and sweep call eval's `--profile`.
         let (shown, hint) = match name {
             "--judge" | "--profile" => ("--profile sm_90", if name == "--judge" { " (eval calls it --profile)" } else { "" }),
-            _ => (name, ""),
+            "--accept" | "--batch" => (name, ""),
+            // Not an eval option (`--sm 90` from campaign or sweep): showing it before the
+            // instruction would only trade this error for clap's.
+            _ => anyhow::bail!(
+                "'{opt}' follows the operands, and eval has no option {name}: its options are --accept, --batch and \
+                 --profile, given before the instruction, as in `ptxfuzz eval --profile sm_90 {mnemonic} OPERANDS` \
+                 (`ptxfuzz eval --help`)"
+            ),
         };
         anyhow::bail!(
             "'{opt}' follows the operands, where eval reads operands only: put options before the instruction, \

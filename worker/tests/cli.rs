@@ -292,6 +292,11 @@ fn eval_names_an_option_after_the_operands_instead_of_reading_it_as_one() {
     let (code, _, err) = ptxfuzz(&["eval", "add.rn.f32", "1", "2", "--accept"]);
     assert_eq!(code, 1);
     assert!(err.contains("as in `ptxfuzz eval --accept add.rn.f32 OPERANDS`"), "{err}");
+    // An option eval does not have is named as such, not shown before the instruction.
+    let (code, _, err) = ptxfuzz(&["eval", "cvt.rn.f16.f32", "0x7fc00000", "--sm", "90"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("eval has no option --sm") && err.contains("--accept, --batch and --profile"), "{err}");
+    assert!(!err.contains("ptxfuzz eval --sm"), "{err}");
     // Before the instruction the same option is read as one, and a negative operand stays one.
     let (code, out, _) = ptxfuzz(&["eval", "--profile", "sm_90", "rcp.rp.ftz.f32", "0x7e800001"]);
     assert_eq!((code, out.as_str()), (0, "0x00000000\t0\n"));
