@@ -197,8 +197,21 @@ fn output_into_a_closed_pipe_ends_quietly_with_status_141() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-dead-engine-{}", std::process::id()));
     let (code, out, _) = ptxfuzz(&["campaign", "--target", "exec:sh -c 'exit 3'", "--cases", "4096", "--quiet", "--out", dir.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(code, 0, "{out}");
     assert!(out.contains("engine faults (not findings): io"), "{out}");
+    // Every program faulted, so nothing was tested: an error after the summary, not a pass.
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn a_campaign_whose_target_faults_on_every_program_exits_1_after_its_summary() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-missing-engine-{}", std::process::id()));
+    let (code, out, err) = ptxfuzz(&["campaign", "--target", "exec:/nonexistent/engine", "--seconds", "1", "--quiet", "--out", dir.to_str().unwrap()]);
+    let summary = std::fs::read_to_string(dir.join("summary.json"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("engine faults (not findings)"), "{out}");
+    assert!(err.contains("the target judged no case") && err.contains("ptxfuzz engines --check exec:/nonexistent/engine"), "{err}");
+    assert!(summary.is_ok_and(|s| s.contains("\"faults\"")), "the summary is written first");
 }
 
 #[test]

@@ -406,7 +406,17 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
             println!("  {line}");
         }
     }
-    result
+    result?;
+    // A target that ran nothing (an exec engine that does not start, a device that fails every
+    // launch) has tested nothing: a script running the campaign must not read that as a pass.
+    if totals.cases == 0 && totals.fault_count() > 0 {
+        bail!(
+            "the target judged no case: all {} program(s) it was given ended in an engine fault (the summary above \
+             has the last one); check the engine with `ptxfuzz engines --check {spec}`",
+            totals.fault_count()
+        );
+    }
+    Ok(())
 }
 
 /// The recorded forms of a capture that `cfg` generates (its opcodes and types; approximate
