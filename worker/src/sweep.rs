@@ -519,6 +519,17 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if let Some(c) = client {
         post::post(&c, &server_report(&report, &instr, engine.info()))?;
     }
+    // Every batch faulted (an exec engine that does not start): nothing was tested, whatever
+    // the zero mismatches above say (the GPU sweep kernel judges only what its pre-filter
+    // keeps, so it is left out).
+    let judged: u64 = report.histogram.iter().sum::<u64>() + report.nan_vs_number;
+    if report.faults > 0 && judged == 0 && report.gpu_kernel.is_none() {
+        bail!(
+            "the target judged no input: all {} batch(es) ended in an engine fault (the last one is above); check \
+             the engine with `ptxfuzz engines --check {spec}`",
+            report.faults
+        );
+    }
     if report.gpu_kernel.as_ref().is_some_and(GpuKernel::failed) {
         bail!("the GPU pre-filter disagreed with its definition (see above): this sweep's pass counts are not to be trusted; rerun with --no-gpu-kernel");
     }

@@ -203,6 +203,17 @@ fn output_into_a_closed_pipe_ends_quietly_with_status_141() {
 }
 
 #[test]
+fn a_sweep_whose_target_faults_on_every_batch_exits_1_after_its_report() {
+    let (code, out, err) = ptxfuzz(&["sweep", "add.rn.f16", "--target", "exec:/nonexistent/engine", "--limit", "1000"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("engine faults: 1 batches"), "{out}");
+    assert!(err.contains("the target judged no input") && err.contains("ptxfuzz engines --check exec:/nonexistent/engine"), "{err}");
+    // A working engine's sweep of the same inputs passes.
+    let (code, out, err) = ptxfuzz(&["sweep", "add.rn.f16", "--target", "interp", "--limit", "1000"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
 fn a_campaign_whose_target_faults_on_every_program_exits_1_after_its_summary() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-missing-engine-{}", std::process::id()));
     let (code, out, err) = ptxfuzz(&["campaign", "--target", "exec:/nonexistent/engine", "--seconds", "1", "--quiet", "--out", dir.to_str().unwrap()]);
