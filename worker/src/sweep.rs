@@ -34,7 +34,9 @@ ptxfuzz sweep tanh.approx.f32 --target cuda --start 0x40000000 --limit 8388608 -
 Error: the distance in ulps between the target's result and the correctly rounded one (steps \
 between adjacent values, both zeros one value; packed forms: the worse lane). Mismatches are \
 results the PTX ISA does not allow (bound, special-case table, NaN rules), judged as campaigns \
-judge them.")]
+judge them.\n\n\
+Exit status 1: an error, a --truth fingerprint that differs, a GPU pre-filter failure, or every batch ended in an engine \
+fault (nothing was judged).")]
 pub struct SweepArgs {
     /// The instruction as PTX spells it (rcp.approx.f32, sqrt.rn.f16, add.rn.bf16, ...), or a
     /// cvt/setp/set/selp form with at most 32 bits of operands (cvt.rn.bf16.f32, setp.ltu.f16).

@@ -57,6 +57,8 @@ with `ptxfuzz repro --out/SIGNATURE`); --out/stats.jsonl gets a stats line every
 it is counted, not rewritten.\n\n\
 Ctrl-C (SIGINT) or SIGTERM finish the batch in flight and write the summary; a second Ctrl-C \
 exits at once.\n\n\
+Exit status: 0 when the campaign ran (findings are in --out, not in the status); 1 on an error, \
+or when every program ended in an engine fault, so nothing was judged.\n\n\
 Examples:\n  ptxfuzz campaign --target host --seconds 30\n  \
 ptxfuzz campaign --target cuda --sm 90 --families add,fma,rcp --seconds 600\n  \
 ptxfuzz campaign --target 'exec:my-emulator --serve' --cases 1000000 --trace\n  \
