@@ -42,7 +42,8 @@ pub struct Cause {
     pub stmt: usize,
     pub instr: String,
     /// `allowed`, `propagated`, a catalogue id of `ptx::explain` (`folded-to-operand`,
-    /// `nan-canonical`, ...) or `unexplained` ([`classify`]).
+    /// `nan-canonical`, ...), a whole-program compiler effect ([`HALF_CONVERSIONS_FUSED`],
+    /// [`NEG_FOLDED_INTO_SET`]) or `unexplained` ([`classify`]).
     pub by: String,
 }
 
@@ -166,6 +167,10 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
         let allows = |ops: &[u64]| eval(&instr, ops).is_ok_and(|e| e.accepts(got));
         let by = if allows(&ops) {
             if same_operands { "allowed" } else { "propagated" }.to_string()
+        } else if neg_folded_into_set(program, k, got, |r| value(t, r)) {
+            // Before the catalogue, whose `folded-to-operand` also fits a scalar +0 (the
+            // `neg` is not dropped: the SASS selects -1.0 or +0).
+            NEG_FOLDED_INTO_SET.to_string()
         } else if let Some(e) = explain(&instr, &[Case { operands: ops.clone(), got }]) {
             e.id.to_string()
         } else if folded_through_sign(program, k, got, |r| value(t, r)) {
@@ -273,6 +278,40 @@ fn half_conversions_fused(program: &Program, k: usize, got: u64, value: impl Fn(
         fused.precision = Precision::Rounded(rnd);
         s.srcs().first().is_some_and(|&x| eval(&fused, &[value(x)]).is_ok_and(|e| e.accepts(got)))
     })
+}
+
+/// The cause of [`neg_folded_into_set`].
+pub const NEG_FOLDED_INTO_SET: &str = "neg-folded-into-set";
+
+/// Whether statement `k`, a `neg` of a float `set`'s result, gave `got` because ptxas folded
+/// the negation into the `set`'s two constants: it selects -1.0 or +0.0 (`SEL R, RZ, 0xbc00,
+/// !P` for f16; `FSEL R, RZ, -1, !P` for f32), so a false comparison gives +0 where `neg` of
+/// the `set`'s +0 is -0 (9.7.3.10: `neg` flips the sign bit of every value, zeros included).
+/// Every lane that differs is then a +0 the `neg` read and returned as is. ptxas 13.5 does it
+/// in kernels that also call a subroutine (an f64 `sqrt` or an `.rp` `rcp` slow path), not in
+/// a kernel of the two statements alone (`ptx/tests/ptxas_neg_set_fold.rs` checks both in the
+/// SASS). The H200's third run met it as campaign findings `neg.f16`, `neg.bf16` and `neg.f32`
+/// (`~signed-zero`: docs/hardware/nvidia-h200-2026-12-04; their programs, regenerated from the
+/// campaigns' seed, compile to such a `SEL`).
+fn neg_folded_into_set(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
+    use ptx::isa::Opcode;
+    let s = &program.body()[k];
+    let (instr, [src]) = (s.instr, s.srcs()) else { return false };
+    let from_float_set = program.definition(*src).is_some_and(|j| {
+        let set = program.body()[j].instr;
+        set.op == Opcode::Set && set.cmp.is_some_and(|c| c.int.is_none())
+    });
+    if instr.op != Opcode::Neg || !from_float_set {
+        return false;
+    }
+    let x = value(*src);
+    let Ok(e) = eval(&instr, &[x]) else { return false };
+    let want = e.primary_bits();
+    let bits = instr.ty.scalar().bits();
+    let lane = |v: u64, l: u32| (v >> (l * bits)) & instr.ty.scalar().mask();
+    let lanes = instr.ty.lanes();
+    // Each lane either as `neg` gives it or, where `neg` gives -0, the +0 it read.
+    want != got && (0..lanes).all(|l| lane(got, l) == lane(want, l) || (lane(x, l) == 0 && lane(got, l) == 0))
 }
 
 /// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it
@@ -428,6 +467,33 @@ mod tests {
         // A .rni second conversion is not fused by ptxas: the same result stays unexplained.
         let p = Program::parse("// inputs: %h0:bf16\ncvt.rz.f16.bf16 %h1, %h0;\ncvt.rni.s32.f16 %r2, %h1;\n// outputs: %r2\n").unwrap();
         assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-608i32) as u32 as u64])[0].by, "unexplained");
+    }
+
+    #[test]
+    fn a_neg_of_a_float_set_that_keeps_the_sets_positive_zero_is_neg_folded_into_set() {
+        // The H200's third run (docs/hardware/nvidia-h200-2026-12-04, run 3): ptxas selects
+        // -1.0 or +0 for `neg` of a `set`, so a false comparison gives +0, not -0.
+        let p = Program::parse("// inputs: %h0:f16, %h1:f16\nset.gt.f16.f16 %h2, %h0, %h1;\nneg.f16 %h3, %h2;\n// outputs: %h3\n").unwrap();
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
+        let (one, two) = (0x3c00, 0x4000);
+        assert_eq!(p.run(&[one, two]).unwrap()[0].primary_bits(), 0x8000, "the VM: neg of +0 is -0");
+        assert_eq!(classify(&mut e, &p, &[one, two], &[0x0000])[0].by, NEG_FOLDED_INTO_SET);
+        // A true comparison gives -1.0 in both; any other result stays unexplained.
+        assert_eq!(p.run(&[two, one]).unwrap()[0].primary_bits(), 0xbc00);
+        assert_eq!(classify(&mut e, &p, &[one, two], &[0x3c00])[0].by, "unexplained");
+        // f32, over f64 operands (DSETP, then FSEL R, RZ, -1 in the SASS).
+        let p = Program::parse("// inputs: %fd0:f64, %fd1:f64\nset.ne.f32.f64 %f2, %fd0, %fd1;\nneg.f32 %f3, %f2;\n// outputs: %f3\n").unwrap();
+        assert_eq!(classify(&mut e, &p, &[0, 0], &[0])[0].by, NEG_FOLDED_INTO_SET);
+        // A pair: only the lane that read +0 may keep it.
+        let p = Program::parse("// inputs: %r0:f16x2, %r1:f16x2\nset.gt.f16x2.f16x2 %r2, %r0, %r1;\nneg.f16x2 %r3, %r2;\n// outputs: %r3\n").unwrap();
+        let (a, b) = (0x4000_3c00, 0x3c00_4000);
+        assert_eq!(p.run(&[a, b]).unwrap()[0].primary_bits(), 0xbc00_8000);
+        assert_eq!(classify(&mut e, &p, &[a, b], &[0xbc00_0000])[0].by, NEG_FOLDED_INTO_SET);
+        assert_eq!(classify(&mut e, &p, &[a, b], &[0x0000_0000])[0].by, "unexplained");
+        // A neg of anything but a set keeping a +0 is not this cause (the catalogue's
+        // folded-to-operand names it).
+        let p = Program::parse("// inputs: %h0:f16, %h1:f16\nsub.rn.f16 %h2, %h0, %h1;\nneg.f16 %h3, %h2;\n// outputs: %h3\n").unwrap();
+        assert_eq!(classify(&mut e, &p, &[one, one], &[0x0000])[0].by, "folded-to-operand");
     }
 
     #[test]

@@ -87,6 +87,15 @@ pub fn sass(ptxas: &Path, ptx: &str, sm: impl std::fmt::Display, tag: &str) -> R
     Ok(String::from_utf8_lossy(&sass?.stdout).into_owned())
 }
 
+/// The instructions of a `cuobjdump -sass` listing, one per line as `OPCODE operands` (the
+/// address comment and the encoding after the `;` left out).
+pub fn instructions(sass: &str) -> Vec<String> {
+    sass.lines()
+        .filter_map(|l| l.split("*/").nth(1).and_then(|s| s.split(';').next()).map(|s| s.trim().to_string()))
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// Run `jobs` on a few threads; collect the failures.
 pub fn parallel<T: Sync>(jobs: &[T], f: impl Fn(&T) -> Option<String> + Sync) -> Vec<String> {
     let next = AtomicUsize::new(0);
