@@ -29,12 +29,23 @@ pub struct GenCmd {
     /// Store every intermediate result too (trace kernels).
     #[arg(long)]
     trace: bool,
+    /// Write the random programs `campaign --seed SEED` runs as its programs I, I+1, ...
+    /// (numbered from 0 as drawn; a finding `found after N cases` came from about program
+    /// N / --cases-per-program), named cSEED_I, instead of gen's own programs. The generator is
+    /// the campaign's: approximate forms on unless --config is given; give the campaign's other
+    /// generator flags (and --sm: the GPU's) as it ran.
+    #[arg(long, value_name = "I")]
+    campaign_from: Option<u64>,
     #[command(flatten)]
     gen: GenArgs,
 }
 
 pub fn gen(args: GenCmd) -> Result<()> {
-    let cfg = args.gen.to_config()?;
+    let mut cfg = args.gen.to_config()?;
+    if args.campaign_from.is_some() && args.gen.config.is_none() {
+        // A campaign's default generator (campaign::gen_config) draws approximate forms too.
+        cfg.approximate = true;
+    }
     let arch = cfg.arch();
     let generator = Generator::new(cfg).context("generator config")?;
     anyhow::ensure!(!args.out.exists() || args.out.is_dir(), "--out {} is a file: give a folder (created if missing)", args.out.display());
@@ -42,15 +53,30 @@ pub fn gen(args: GenCmd) -> Result<()> {
     let mode = if args.trace { Mode::Trace } else { Mode::Outputs };
     let mut rng = SplitMix(args.seed);
     let mut bytes = vec![0u8; 4096];
+    let mut written = 0;
     for i in 0..args.count {
-        bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
-        let program = generator.program(&mut Unstructured::new(&bytes)).context("generating a program")?;
-        let name = format!("s{}_{i:06}", args.seed);
+        let (program, name) = match args.campaign_from {
+            Some(from) => {
+                let n = from.checked_add(i as u64).context("--campaign-from plus --count is past the last program number")?;
+                // Program n's own stream, as the campaign draws it; no cases.
+                let Some(item) = worker::campaign::source::random_item(&generator, args.seed, n, 0) else {
+                    // The campaign skips a number whose bytes the generator rejects.
+                    eprintln!("campaign program {n} of seed {}: the generator rejects its bytes; the campaign skipped it too", args.seed);
+                    continue;
+                };
+                (item.program, format!("c{}_{n:06}", args.seed))
+            }
+            None => {
+                bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
+                (generator.program(&mut Unstructured::new(&bytes)).context("generating a program")?, format!("s{}_{i:06}", args.seed))
+            }
+        };
         let module = kernel::module(&[&program], arch, mode)?;
         std::fs::write(args.out.join(format!("{name}.ptx")), module)?;
         std::fs::write(args.out.join(format!("{name}.json")), program.to_json() + "\n")?;
+        written += 1;
     }
-    eprintln!("wrote {} programs ({arch}) to {}", args.count, args.out.display());
+    eprintln!("wrote {written} programs ({arch}) to {}", args.out.display());
     Ok(())
 }
 

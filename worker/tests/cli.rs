@@ -226,6 +226,24 @@ fn a_campaign_whose_target_faults_on_every_program_exits_1_after_its_summary() {
 }
 
 #[test]
+fn gen_campaign_from_writes_the_programs_a_campaign_of_that_seed_draws_under_their_numbers() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-gen-campaign-{}", std::process::id()));
+    let (code, _, err) = ptxfuzz(&["gen", "--seed", "5", "--campaign-from", "1000", "--count", "2", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // The campaign's own drawing (`campaign::source::random_item`) with its default generator.
+    let gen = ptx::gen::Generator::new(ptx::gen::GenConfig { approximate: true, ..Default::default() }).unwrap();
+    for n in [1000, 1001] {
+        let campaign = worker::campaign::source::random_item(&gen, 5, n, 1).expect("a program").program;
+        let written = std::fs::read_to_string(dir.join(format!("c5_{n:06}.json"))).unwrap();
+        assert_eq!(written.trim(), campaign.to_json(), "program {n}");
+    }
+    let (code, _, err) = ptxfuzz(&["gen", "--seed", "5", "--campaign-from", &u64::MAX.to_string(), "--count", "2", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("past the last program number"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn gen_writes_ptx_and_json_per_program() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-gen-{}", std::process::id()));
     let (code, _, err) = ptxfuzz(&["gen", "--seed", "7", "--count", "5", "--sm", "90", "--out", dir.to_str().unwrap()]);
