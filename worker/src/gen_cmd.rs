@@ -32,8 +32,8 @@ pub struct GenCmd {
     /// Write the random programs `campaign --seed SEED` runs as its programs I, I+1, ...
     /// (numbered from 0 as drawn; a finding `found after N cases` came from about program
     /// N / --cases-per-program), named cSEED_I, instead of gen's own programs. The generator is
-    /// the campaign's: approximate forms on unless --config is given; give the campaign's other
-    /// generator flags (and --sm: the GPU's) as it ran.
+    /// the campaign's default (approximate forms on, undocumented ones off) unless --config is
+    /// given; give the campaign's other generator flags (and --sm: the GPU's) as it ran.
     #[arg(long, value_name = "I")]
     campaign_from: Option<u64>,
     #[command(flatten)]
@@ -41,11 +41,11 @@ pub struct GenCmd {
 }
 
 pub fn gen(args: GenCmd) -> Result<()> {
-    let mut cfg = args.gen.to_config()?;
-    if args.campaign_from.is_some() && args.gen.config.is_none() {
-        // A campaign's default generator (campaign::gen_config) draws approximate forms too.
-        cfg.approximate = true;
-    }
+    let cfg = match args.campaign_from {
+        // The campaign's own default generator, so that program I is the campaign's.
+        Some(_) => args.gen.to_config_over(worker::campaign::default_generator())?,
+        None => args.gen.to_config()?,
+    };
     let arch = cfg.arch();
     let generator = Generator::new(cfg).context("generator config")?;
     anyhow::ensure!(!args.out.exists() || args.out.is_dir(), "--out {} is a file: give a folder (created if missing)", args.out.display());

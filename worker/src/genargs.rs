@@ -57,12 +57,17 @@ pub struct GenArgs {
 
 impl GenArgs {
     pub fn to_config(&self) -> Result<GenConfig> {
+        self.to_config_over(GenConfig::default())
+    }
+
+    /// The flags applied over `base`, or over the `--config` file where one is given.
+    pub fn to_config_over(&self, base: GenConfig) -> Result<GenConfig> {
         let mut cfg = match &self.config {
             Some(path) => {
                 let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
                 serde_json::from_str(&text).with_context(|| format!("{} is not a generator config", path.display()))?
             }
-            None => GenConfig::default(),
+            None => base,
         };
         if let Some(arch) = self.sm {
             (cfg.sm, cfg.variant) = (arch.sm, arch.variant);

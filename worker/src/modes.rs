@@ -43,7 +43,7 @@ pub struct Cause {
     pub instr: String,
     /// `allowed`, `propagated`, a catalogue id of `ptx::explain` (`folded-to-operand`,
     /// `nan-canonical`, ...), a whole-program compiler effect ([`HALF_CONVERSIONS_FUSED`],
-    /// [`NEG_FOLDED_INTO_SET`]) or `unexplained` ([`classify`]).
+    /// [`NEG_FOLDED_INTO_SET`], [`SET_CONVERTED_BY_VALUE`]) or `unexplained` ([`classify`]).
     pub by: String,
 }
 
@@ -168,9 +168,12 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
         let by = if allows(&ops) {
             if same_operands { "allowed" } else { "propagated" }.to_string()
         } else if neg_folded_into_set(program, k, got, |r| value(t, r)) {
-            // Before the catalogue, whose `folded-to-operand` also fits a scalar +0 (the
-            // `neg` is not dropped: the SASS selects -1.0 or +0).
+            // These two before the catalogue, whose `folded-to-operand` and `other-rounding`
+            // also fit some of their cases (the SASS says what ptxas did: it selects -1.0 or
+            // +0, and converts the set's truth value).
             NEG_FOLDED_INTO_SET.to_string()
+        } else if set_converted_by_value(program, k, got, |r| value(t, r)) {
+            SET_CONVERTED_BY_VALUE.to_string()
         } else if let Some(e) = explain(&instr, &[Case { operands: ops.clone(), got }]) {
             e.id.to_string()
         } else if folded_through_sign(program, k, got, |r| value(t, r)) {
@@ -289,7 +292,7 @@ pub const NEG_FOLDED_INTO_SET: &str = "neg-folded-into-set";
 /// the `set`'s +0 is -0 (9.7.3.10: `neg` flips the sign bit of every value, zeros included).
 /// The result is then the +0 the `neg` read, returned as is. ptxas 13.5 does it
 /// in kernels that also call a subroutine (an f64 `sqrt` or an `.rp` `rcp` slow path), not in
-/// a kernel of the two statements alone (`ptx/tests/ptxas_neg_set_fold.rs` checks both in the
+/// a kernel of the two statements alone (`ptx/tests/ptxas_set_folds.rs` checks both in the
 /// SASS). The H200's third run met it as campaign findings `neg.f16`, `neg.bf16` and `neg.f32`
 /// (`~signed-zero`: docs/hardware/nvidia-h200-2026-12-04; their programs, regenerated from the
 /// campaigns' seed, compile to such a `SEL`).
@@ -308,6 +311,33 @@ fn neg_folded_into_set(program: &Program, k: usize, got: u64, value: impl Fn(ptx
     // `set` keeps its `neg` (`HSET2.BF`, then `HADD2 R, -R, -RZ`), beside a call too.
     let x = value(*src);
     instr.ty.lanes() == 1 && x == 0 && got == 0 && eval(&instr, &[x]).is_ok_and(|e| e.primary_bits() != 0)
+}
+
+/// The cause of [`set_converted_by_value`].
+pub const SET_CONVERTED_BY_VALUE: &str = "set-converted-by-value";
+
+/// Whether statement `k`, a `cvt` of a half to an integer, gave `got` because ptxas converted
+/// the truth value of the float `set` feeding it (1 or 0) instead of its bits read as the
+/// `cvt`'s half type. A `set` writes 1.0 of its `.dtype` (9.7.7.1), and a register holds bits:
+/// `set.nan.f16.f16` then `cvt.rni.u32.bf16` reads 0x3c00 as bf16, 2^-7, which rounds to 0,
+/// where ptxas 13.5 computes `|mask|` (`HSET2` with no `.BF`, `PRMT`, `IABS`, `PRMT`): 1. The
+/// same for every rounding and integer type, and for a bf16 `set` (`set.gt.bf16.f16`) read as
+/// f16 (0x3f80 is 1.875: 2 with `.rni`). The H200's run 2 met it as `cvt.rni.u32.bf16~rounding` (282 mismatches, 2
+/// statements: docs/hardware/nvidia-h200-2026-12-04; the regenerated program's `set` is true
+/// in exactly 282 of its 1,024 cases); `ptx/tests/ptxas_set_folds.rs` checks the SASS.
+fn set_converted_by_value(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
+    use ptx::isa::{IntEnd, Opcode};
+    let s = &program.body()[k];
+    let (instr, [src]) = (s.instr, s.srcs()) else { return false };
+    let to_int_from_half = instr.op == Opcode::Cvt
+        && instr.ty.lanes() == 1
+        && instr.ty.scalar().bits() == 16
+        && instr.conv.is_some_and(|c| matches!(c.int, Some(IntEnd::Dest(_))));
+    let from_half_set = program.definition(*src).is_some_and(|j| {
+        let set = program.body()[j].instr;
+        set.op == Opcode::Set && set.cmp.is_some_and(|c| c.int.is_none()) && set.ty.lanes() == 1 && set.ty.scalar().bits() == 16
+    });
+    to_int_from_half && from_half_set && got == u64::from(value(*src) != 0)
 }
 
 /// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it
@@ -489,6 +519,27 @@ mod tests {
         // folded-to-operand names it).
         let p = Program::parse("// inputs: %h0:f16, %h1:f16\nsub.rn.f16 %h2, %h0, %h1;\nneg.f16 %h3, %h2;\n// outputs: %h3\n").unwrap();
         assert_eq!(classify(&mut e, &p, &[one, one], &[0x0000])[0].by, "folded-to-operand");
+    }
+
+    #[test]
+    fn an_integer_cvt_of_a_half_set_read_as_the_other_half_that_gives_its_truth_value_is_set_converted_by_value() {
+        // The H200's run 2 (docs/hardware/nvidia-h200-2026-12-04): set.nan.f16.f16 then
+        // cvt.rni.u32.bf16 gave 1 where the set was true; 0x3c00 read as bf16 is 2^-7, so 0.
+        let p = Program::parse("// inputs: %h0:f16, %h1:f16\nset.nan.f16.f16 %h2, %h0, %h1;\ncvt.rni.u32.bf16 %r3, %h2;\n// outputs: %r3\n").unwrap();
+        let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
+        let (nan, one) = (0x7e00, 0x3c00);
+        assert_eq!(p.run(&[nan, one]).unwrap()[0].primary_bits(), 0, "the VM: 2^-7 rounds to 0");
+        assert_eq!(classify(&mut e, &p, &[nan, one], &[1])[0].by, SET_CONVERTED_BY_VALUE);
+        assert_eq!(classify(&mut e, &p, &[nan, one], &[2])[0].by, "unexplained");
+        // A bf16 set read as f16: 0x3f80 is 1.875, 2 with .rni; ptxas gives 1.
+        let p = Program::parse("// inputs: %h0:f16, %h1:f16\nset.gt.bf16.f16 %h2, %h0, %h1;\ncvt.rni.s32.f16 %r3, %h2;\n// outputs: %r3\n").unwrap();
+        let two = 0x4000;
+        assert_eq!(p.run(&[two, one]).unwrap()[0].primary_bits(), 2);
+        assert_eq!(classify(&mut e, &p, &[two, one], &[1])[0].by, SET_CONVERTED_BY_VALUE);
+        // The same 1 from a cvt whose source is no set is not this cause (the catalogue's
+        // other-rounding fits it: 2^-7 rounded up).
+        let p = Program::parse("// inputs: %h0:f16\nabs.f16 %h2, %h0;\ncvt.rni.u32.bf16 %r3, %h2;\n// outputs: %r3\n").unwrap();
+        assert_eq!(classify(&mut e, &p, &[one], &[1])[0].by, "other-rounding");
     }
 
     #[test]

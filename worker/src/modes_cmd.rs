@@ -24,7 +24,7 @@ JSON line (program text, inputs, both \
 outputs, causes). Each differing output is classified: `allowed` (the PTX ISA accepts the \
 compiled result on the operands the VM gave the instruction), a ptx::explain catalogue id (a \
 compiler effect such as folded-to-operand), a ptxas effect seen in the whole program \
-(half-conversions-fused, neg-folded-into-set: docs/triage.md), or unexplained. Exits 1 if a disagreement is \
+(half-conversions-fused, neg-folded-into-set, set-converted-by-value: docs/triage.md), or unexplained. Exits 1 if a disagreement is \
 unexplained or an engine faults.\n\n\
 Example:\n  ptxfuzz modes-check --target cuda --programs 10000 --differ modes.jsonl")]
 pub struct ModesCheckArgs {

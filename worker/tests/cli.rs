@@ -231,7 +231,7 @@ fn gen_campaign_from_writes_the_programs_a_campaign_of_that_seed_draws_under_the
     let (code, _, err) = ptxfuzz(&["gen", "--seed", "5", "--campaign-from", "1000", "--count", "2", "--out", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     // The campaign's own drawing (`campaign::source::random_item`) with its default generator.
-    let gen = ptx::gen::Generator::new(ptx::gen::GenConfig { approximate: true, ..Default::default() }).unwrap();
+    let gen = ptx::gen::Generator::new(worker::campaign::default_generator()).unwrap();
     for n in [1000, 1001] {
         let campaign = worker::campaign::source::random_item(&gen, 5, n, 1).expect("a program").program;
         let written = std::fs::read_to_string(dir.join(format!("c5_{n:06}.json"))).unwrap();

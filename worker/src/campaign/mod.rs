@@ -438,13 +438,21 @@ fn recorded_items(c: &Capture, cfg: &GenConfig) -> Vec<source::Item> {
 /// The generator config: --config or the defaults (approximate forms on: issue 4's model
 /// judges them), restricted by --sm, --families, --types, and for the host target to what
 /// its FPU implements unless the user chose.
+/// The generator a campaign draws its random programs from without `--config`, before its
+/// flags: approximate forms on (the bounds and the sm_90 models are half of what it checks),
+/// forms the PTX ISA does not document off (`--undocumented` turns them on). `ptxfuzz gen
+/// --campaign-from` starts from it too, so that it writes the campaign's programs.
+pub fn default_generator() -> GenConfig {
+    GenConfig { approximate: true, undocumented: false, ..GenConfig::default() }
+}
+
 fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
     let mut cfg = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
             serde_json::from_str(&text).with_context(|| format!("{} is not a GenConfig", path.display()))?
         }
-        None => GenConfig { approximate: true, ..GenConfig::default() },
+        None => default_generator(),
     };
     // --sm sets the sm and its suffix; the GPU's own sm (info.sm) keeps a --config's suffix.
     if let Some(arch) = args.sm {
