@@ -4,9 +4,9 @@
 //!
 //! - `neg-folded-into-set`: a `neg` of the result folded into the `set`'s two constants, -1.0
 //!   or +0.0 (`SEL R, RZ, 0xbc00, !P` for f16, `FSEL R, RZ, -1, !P` for f32), so a false
-//!   comparison gives +0 where `neg` of the `set`'s +0 is -0 (9.7.3.10). Only in kernels that
-//!   also call a subroutine (the f64 `sqrt.rz` or the f32 `rcp.rp` slow path); alone, the two
-//!   statements keep their `neg` (`FADD R, -R, -RZ`), which is right. The H200's third run
+//!   comparison gives +0 where `neg` of the `set`'s +0 is -0 (9.7.3.10). Only in some kernels
+//!   that also call a subroutine (the f64 `sqrt.rz` or the f32 `rcp.rp` slow path); alone, the
+//!   two statements keep their `neg` (`FADD R, -R, -RZ`), which is right. The H200's third run
 //!   met it as compiled findings `neg.f16`, `neg.bf16` and `neg.f32` `~signed-zero`
 //!   (docs/hardware/nvidia-h200-2026-12-04; their regenerated programs compile to such a
 //!   select).

@@ -291,7 +291,8 @@ pub const NEG_FOLDED_INTO_SET: &str = "neg-folded-into-set";
 /// !P` for f16; `FSEL R, RZ, -1, !P` for f32), so a false comparison gives +0 where `neg` of
 /// the `set`'s +0 is -0 (9.7.3.10: `neg` flips the sign bit of every value, zeros included).
 /// The result is then the +0 the `neg` read, returned as is. ptxas 13.5 does it
-/// in kernels that also call a subroutine (an f64 `sqrt` or an `.rp` `rcp` slow path), not in
+/// in some kernels that also call a subroutine (an f64 `sqrt` or an `.rp` `rcp` slow path; not
+/// in all: seed 2's program 127,958 calls the f64 `rsqrt` slow path and keeps it), never in
 /// a kernel of the two statements alone (`ptx/tests/ptxas_set_folds.rs` checks both in the
 /// SASS). The H200's third run met it as campaign findings `neg.f16`, `neg.bf16` and `neg.f32`
 /// (`~signed-zero`: docs/hardware/nvidia-h200-2026-12-04; their programs, regenerated from the
