@@ -10,9 +10,9 @@
 
 mod common;
 
-use common::ptxas::{ptxas_or_skip, sass};
+use common::ptxas::{kernel_instructions, ptxas_or_skip};
 use ptx::isa::Instr;
-use ptx::kernel::{self, Mode};
+use ptx::kernel::Mode;
 use ptx::program::{Program, Reg, Stmt, ValType};
 
 /// `first` (a 16-bit source to a 16-bit result) feeding `second`, whose result is the output.
@@ -24,11 +24,9 @@ fn pair(first: &str, second: &str) -> Program {
 
 /// The conversion opcodes (`F2F...`, `F2I...`) in the sm_XX SASS of `p`'s kernel.
 fn conversions(ptxas: &std::path::Path, p: &Program, sm: &str, tag: &str) -> Vec<String> {
-    let module = kernel::module(&[p], ptx::isa::Arch::parse(sm).unwrap(), Mode::Outputs).unwrap();
-    sass(ptxas, &module, sm, tag)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .split_whitespace()
-        .filter(|w| w.starts_with("F2F") || w.starts_with("F2I"))
+    kernel_instructions(ptxas, p, sm, Mode::Outputs, tag)
+        .iter()
+        .flat_map(|i| i.split_whitespace().find(|w| w.starts_with("F2F") || w.starts_with("F2I")))
         .map(str::to_string)
         .collect()
 }

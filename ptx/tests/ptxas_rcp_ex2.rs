@@ -10,15 +10,13 @@
 
 mod common;
 
-use common::ptxas::{instructions, ptxas_or_skip, sass};
-use ptx::kernel::{self, Mode};
+use common::ptxas::{kernel_instructions, ptxas_or_skip};
+use ptx::kernel::Mode;
 use ptx::program::Program;
 
 /// The `MUFU` instructions of `p`'s sm_90 kernel in `mode`.
 fn mufus(ptxas: &std::path::Path, p: &str, mode: Mode, tag: &str) -> Vec<String> {
-    let p = Program::parse(p).unwrap();
-    let module = kernel::module(&[&p], 90u32, mode).unwrap();
-    let code = instructions(&sass(ptxas, &module, "90", tag).unwrap_or_else(|e| panic!("{e}")));
+    let code = kernel_instructions(ptxas, &Program::parse(p).unwrap(), "90", mode, tag);
     code.into_iter().filter(|s| s.starts_with("MUFU")).collect()
 }
 

@@ -18,15 +18,13 @@
 
 mod common;
 
-use common::ptxas::{instructions, ptxas_or_skip, sass};
-use ptx::kernel::{self, Mode};
+use common::ptxas::{kernel_instructions, ptxas_or_skip};
+use ptx::kernel::Mode;
 use ptx::program::Program;
 
 /// The SASS instructions of `p`'s sm_90 kernel.
 fn kernel_code(ptxas: &std::path::Path, p: &str, tag: &str) -> Vec<String> {
-    let p = Program::parse(p).unwrap();
-    let module = kernel::module(&[&p], 90u32, Mode::Outputs).unwrap();
-    instructions(&sass(ptxas, &module, "90", tag).unwrap_or_else(|e| panic!("{e}")))
+    kernel_instructions(ptxas, &Program::parse(p).unwrap(), "90", Mode::Outputs, tag)
 }
 
 /// Whether some instruction selects between `RZ` (+0) and `minus_one` on a predicate.

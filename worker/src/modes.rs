@@ -301,11 +301,7 @@ fn neg_folded_into_set(program: &Program, k: usize, got: u64, value: impl Fn(ptx
     use ptx::isa::Opcode;
     let s = &program.body()[k];
     let (instr, [src]) = (s.instr, s.srcs()) else { return false };
-    let from_float_set = program.definition(*src).is_some_and(|j| {
-        let set = program.body()[j].instr;
-        set.op == Opcode::Set && set.cmp.is_some_and(|c| c.int.is_none())
-    });
-    if instr.op != Opcode::Neg || !from_float_set {
+    if instr.op != Opcode::Neg || float_set_defining(program, *src).is_none() {
         return false;
     }
     // Scalar forms only: the fold selects one 32-bit constant on one predicate, and a packed
@@ -334,11 +330,15 @@ fn set_converted_by_value(program: &Program, k: usize, got: u64, value: impl Fn(
         && instr.ty.lanes() == 1
         && instr.ty.scalar().bits() == 16
         && instr.conv.is_some_and(|c| matches!(c.int, Some(IntEnd::Dest(_))));
-    let from_half_set = program.definition(*src).is_some_and(|j| {
-        let set = program.body()[j].instr;
-        set.op == Opcode::Set && set.cmp.is_some_and(|c| c.int.is_none()) && set.ty.lanes() == 1 && set.ty.scalar().bits() == 16
-    });
+    let from_half_set = float_set_defining(program, *src).is_some_and(|set| set.ty.lanes() == 1 && set.ty.scalar().bits() == 16);
     to_int_from_half && from_half_set && got == u64::from(value(*src) != 0)
+}
+
+/// The float `set` (9.7.7.1, comparing floats) that defines register `r`, if one
+/// does: the statement both ptxas folds above rewrite.
+fn float_set_defining(program: &Program, r: ptx::program::Reg) -> Option<ptx::isa::Instr> {
+    let set = program.body()[program.definition(r)?].instr;
+    (set.op == ptx::isa::Opcode::Set && set.cmp.is_some_and(|c| c.int.is_none())).then_some(set)
 }
 
 /// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it

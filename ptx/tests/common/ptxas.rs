@@ -96,6 +96,13 @@ pub fn instructions(sass: &str) -> Vec<String> {
         .collect()
 }
 
+/// The SASS instructions (as [`instructions`] gives them) of the kernel ptxfuzz emits for `p`
+/// in `mode`, assembled for `sm_{sm}`; panics with ptxas's or cuobjdump's message.
+pub fn kernel_instructions(ptxas: &Path, p: &ptx::program::Program, sm: &str, mode: ptx::kernel::Mode, tag: &str) -> Vec<String> {
+    let module = ptx::kernel::module(&[p], ptx::isa::Arch::parse(sm).unwrap(), mode).unwrap();
+    instructions(&sass(ptxas, &module, sm, tag).unwrap_or_else(|e| panic!("{e}")))
+}
+
 /// Run `jobs` on a few threads; collect the failures.
 pub fn parallel<T: Sync>(jobs: &[T], f: impl Fn(&T) -> Option<String> + Sync) -> Vec<String> {
     let next = AtomicUsize::new(0);
