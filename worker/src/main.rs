@@ -22,7 +22,7 @@ use worker::{campaign, mathcheck, repro, sweep};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Differential testing of PTX floating-point instructions against an exact reference.
 ///
@@ -59,9 +59,19 @@ enum Command {
     ExecReference(engines::ExecReferenceArgs),
 }
 
+/// `cmd` with every option and operand able to take a negative number as its value. clap
+/// otherwise reads the `-1` of `--seconds -1` as an unknown flag ("unexpected argument '-1'
+/// found", with a tip to write `-- -1`, which would make it an operand), so the value's parser
+/// (`cli_values`), whose message says what range to give, never saw it.
+fn negative_numbers_are_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| if a.get_action().takes_values() { a.allow_negative_numbers(true) } else { a })
+        .mut_subcommands(negative_numbers_are_values)
+}
+
 fn main() -> ExitCode {
     output::end_quietly_when_closed();
-    let cli = Cli::parse();
+    let matches = negative_numbers_are_values(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result: Result<()> = match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),

@@ -159,6 +159,20 @@ fn nonsense_durations_and_zero_counts_are_usage_errors_not_panics() {
     }
 }
 
+#[test]
+fn a_negative_number_after_an_option_is_its_value_and_the_value_s_parser_answers() {
+    for (args, why) in [
+        (&["campaign", "--target", "interp", "--seconds", "-1"][..], "'-1' for '--seconds <SECONDS>': give seconds from 0 to"),
+        (&["campaign", "--compiled-share", "-0.5"], "'-0.5' for '--compiled-share <COMPILED_SHARE>': give a share from 0 to 1"),
+        (&["sweep", "add.rn.f32", "--target", "interp", "--limit", "-5"], "'-5' for '--limit <LIMIT>': not a count"),
+        (&["campaign", "--target", "interp", "--jobs", "-2"], "'-2' for '--jobs <JOBS>'"),
+    ] {
+        let (code, out, err) = ptxfuzz(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty() && err.starts_with(&format!("error: invalid value {why}")), "{args:?}: {err}");
+    }
+}
+
 /// `args` run with stdout (or, with `stderr`, stderr) a pipe whose reader is gone before ptxfuzz
 /// starts, as `ptxfuzz ... | head` leaves it once `head` has its lines: status and stderr.
 fn into_closed_pipe(args: &[&str], stderr: bool, input: &[u8]) -> (i32, String) {
