@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use ptx::explain::program::explain_statement;
 use ptx::explain::{explain, Case, Explanation};
 use ptx::isa::Instr;
 use ptx::program::Program;
@@ -13,6 +14,7 @@ use ptx::value::parse_hex;
 use serde::{Deserialize, Serialize};
 
 use crate::repro::Reproducer;
+use crate::Exec;
 
 /// Why a reproducer's finding could not be turned into an instruction and its cases.
 #[derive(Debug, thiserror::Error)]
@@ -60,10 +62,18 @@ impl fmt::Display for ClusterKey {
     }
 }
 
-/// The instruction a finding's first failing output comes from, and its recorded case: the
-/// operands as the interpreter computes them from the inputs (earlier instructions at their
-/// primary result) and the target's bits. `None` as instruction when the output is an input.
-pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, ClusterError> {
+/// The statement a finding's first failing output comes from, as the interpreter runs the
+/// program up to it: every register before it (inputs, then earlier statements at their
+/// primary result), the statement's index and the target's bits. `None` when the output is
+/// an input, or an earlier statement cannot be evaluated (nothing to explain with).
+struct Failing {
+    program: Program,
+    regs: Vec<u64>,
+    stmt: usize,
+    got: u64,
+}
+
+fn failing(r: &Reproducer) -> Result<Option<Failing>, ClusterError> {
     let program = Program::from_json(&r.program.to_string()).map_err(|e| ClusterError::Program(e.to_string()))?;
     let hex = |s: &String| {
         let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
@@ -73,24 +83,44 @@ pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, Cluste
     let out = *r.failing_outputs.first().unwrap_or(&0);
     let reg = *program.outputs().get(out).ok_or(ClusterError::Output(out))?;
     let got = hex(r.actual.get(out).ok_or(ClusterError::Output(out))?)?;
-    let Some(def) = program.definition(reg) else { return Ok(None) };
-    for stmt in &program.body()[..def] {
-        let operands: Vec<u64> = stmt.srcs().iter().map(|s| regs[s.0 as usize]).collect();
-        // An earlier instruction the interpreter cannot evaluate leaves nothing to explain with.
-        let Ok(e) = ptx::interp::eval(&stmt.instr, &operands) else { return Ok(None) };
+    let Some(stmt) = program.definition(reg) else { return Ok(None) };
+    for s in &program.body()[..stmt] {
+        let operands: Vec<u64> = s.srcs().iter().map(|s| regs[s.0 as usize]).collect();
+        let Ok(e) = ptx::interp::eval(&s.instr, &operands) else { return Ok(None) };
         regs.push(e.primary_bits());
     }
-    let stmt = &program.body()[def];
-    let operands = stmt.srcs().iter().map(|s| regs[s.0 as usize]).collect();
-    Ok(Some((stmt.instr, vec![Case { operands, got }])))
+    Ok(Some(Failing { program, regs, stmt, got }))
 }
 
-/// A finding's explanation (if any) and its cluster.
+/// The instruction a finding's first failing output comes from, and its recorded case: the
+/// operands as the interpreter computes them from the inputs (earlier instructions at their
+/// primary result) and the target's bits. `None` as instruction when the output is an input.
+pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, ClusterError> {
+    Ok(failing(r)?.map(|f| {
+        let s = &f.program.body()[f.stmt];
+        let operands = s.srcs().iter().map(|r| f.regs[r.0 as usize]).collect();
+        (s.instr, vec![Case { operands, got: f.got }])
+    }))
+}
+
+/// A finding's explanation (if any) and its cluster. A finding of a compiled program (one
+/// kernel) may be a whole-program rewrite of ptxas (`ptx::explain::program`: a `neg` folded
+/// into the `set` feeding it, two conversions fused), tried around the catalogue as
+/// `modes-check` does; an `isa` finding ran every instruction alone, so only the catalogue
+/// can explain it.
 pub fn cluster_of(r: &Reproducer) -> Result<(Option<Explanation>, ClusterKey), ClusterError> {
-    let Some((instr, cases)) = finding_case(r)? else {
+    let Some(f) = failing(r)? else {
         return Ok((None, ClusterKey::unexplained("input", &r.class)));
     };
-    Ok(match explain(&instr, &cases) {
+    let instr = f.program.body()[f.stmt].instr;
+    let explanation = match r.exec {
+        Exec::Compiled => explain_statement(&f.program, f.stmt, f.got, &|reg| f.regs[reg.0 as usize]),
+        Exec::Isa => {
+            let operands = f.program.body()[f.stmt].srcs().iter().map(|r| f.regs[r.0 as usize]).collect();
+            explain(&instr, &[Case { operands, got: f.got }])
+        }
+    };
+    Ok(match explanation {
         Some(e) => {
             let key = ClusterKey::explained(&e);
             (Some(e), key)
@@ -142,6 +172,35 @@ mod tests {
         assert_eq!(sizes[0], (&"bf16-as-f16~fma.bf16".to_string(), &213));
         assert!(clusters.keys().all(|k| !k.starts_with("unexplained")), "{clusters:?}");
         assert!(clusters.len() <= 8, "{} clusters", clusters.len());
+    }
+
+    /// The H200's compiled `neg.f16~signed-zero` finding as a minimized reproducer: `set.gt` of
+    /// 1 and 2 (false: +0), then `neg.f16`, whose -0 came back +0 from the compiled kernel.
+    fn neg_of_a_set(exec: crate::Exec) -> Reproducer {
+        let program = Program::parse("// inputs: %h0:f16, %h1:f16\nset.gt.f16.f16 %h2, %h0, %h1;\nneg.f16 %h3, %h2;\n// outputs: %h3\n").unwrap();
+        Reproducer {
+            signature: "neg.f16~signed-zero~zero~sm90".into(),
+            class: "signed-zero".into(),
+            program: serde_json::from_str(&program.to_json()).unwrap(),
+            program_text: program.to_string(),
+            inputs: vec!["0x3c00".into(), "0x4000".into()],
+            inputs_decimal: vec!["1".into(), "2".into()],
+            expected: vec!["0x8000".into()],
+            actual: vec!["0x0000".into()],
+            exec,
+            ..crate::repro::files::tests::sample()
+        }
+    }
+
+    #[test]
+    fn a_compiled_finding_of_a_neg_folded_into_its_set_clusters_by_that_rewrite_and_an_isa_one_by_the_catalogue() {
+        let (e, key) = cluster_of(&neg_of_a_set(crate::Exec::Compiled)).unwrap();
+        assert_eq!(key.key(), "neg-folded-into-set~neg.f16");
+        assert!(e.unwrap().model.is_none(), "a rewrite has no one-instruction model");
+        // On the VM every instruction runs alone: no rewrite can have happened there.
+        let (e, key) = cluster_of(&neg_of_a_set(crate::Exec::Isa)).unwrap();
+        assert_eq!(key.key(), "folded-to-operand~neg.f16");
+        assert!(e.is_some_and(|e| e.model.is_some()));
     }
 
     #[test]

@@ -13,7 +13,8 @@ use clap::Args;
 
 const AFTER: &str = "\
 Each DIR is a finding folder (holding repro.json) or a campaign's --out folder (every finding
-folder in it). The catalogue of explanations and the cluster rule are in docs/triage.md.
+folder in it). The catalogue of explanations, the whole-program rewrites of ptxas that can explain
+a compiled program's finding, and the cluster rule are in docs/triage.md.
 
 Examples:
   ptxfuzz explain out/                    (a whole campaign)
@@ -28,8 +29,8 @@ pub struct ExplainArgs {
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
 
-    /// Print one JSON object: `findings` (folder, signature, explanation or null, `fits`: every
-    /// catalogue entry that reproduces the finding as well, cluster) and `clusters` (key, size,
+    /// Print one JSON object: `findings` (folder, signature, explanation or null, `fits`: the
+    /// explanation's id, then every other catalogue entry that reproduces the finding, cluster) and `clusters` (key, size,
     /// largest first).
     #[arg(long)]
     json: bool,
@@ -63,10 +64,16 @@ pub fn run(args: ExplainArgs) -> Result<()> {
             let (explanation, key) = cluster_of(r).with_context(|| format!("explaining {folder}"))?;
             *clusters.entry(key.clone()).or_default() += 1;
             // The other entries that fit: a minimized case often cannot tell two causes apart.
-            let fits = match api::cluster::finding_case(r) {
+            let mut fits = match api::cluster::finding_case(r) {
                 Ok(Some((instr, cases))) => ptx::explain::fitting(&instr, &cases),
                 _ => vec![],
             };
+            // A whole-program rewrite (a compiled finding) is the answer, not the catalogue's
+            // first fit: it comes first, the catalogue's entries after it.
+            if let Some(e) = explanation.as_ref().filter(|e| e.model.is_none()) {
+                fits.retain(|&id| id != e.id);
+                fits.insert(0, e.id);
+            }
             rows.push((folder, r.signature.clone(), explanation, key, fits));
         }
     }

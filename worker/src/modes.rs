@@ -7,10 +7,11 @@
 //! [`classify`] tells them apart, statement by statement through both modes' traces: a
 //! differing result either is one the PTX ISA allows on its operands (a NaN payload the
 //! compiler chose by commuting operands; a consequence of a difference upstream), or a
-//! catalogue entry of `ptx::explain` (a fold, a dropped `.abs`, another NaN rule) reproduces
-//! it, or nothing does: only that last kind is a real disagreement.
+//! catalogue entry of `ptx::explain` (a fold, a dropped `.abs`, another NaN rule) or one of
+//! its whole-program rewrites (`ptx::explain::program`: two statements compiled as one)
+//! reproduces it, or nothing does: only that last kind is a real disagreement.
 
-use ptx::explain::{explain, Case};
+use ptx::explain::program::explain_statement;
 use ptx::interp::eval;
 use ptx::program::Program;
 
@@ -42,8 +43,8 @@ pub struct Cause {
     pub stmt: usize,
     pub instr: String,
     /// `allowed`, `propagated`, a catalogue id of `ptx::explain` (`folded-to-operand`,
-    /// `nan-canonical`, ...), a whole-program compiler effect ([`HALF_CONVERSIONS_FUSED`],
-    /// [`NEG_FOLDED_INTO_SET`], [`SET_CONVERTED_BY_VALUE`]) or `unexplained` ([`classify`]).
+    /// `nan-canonical`, ...), a whole-program rewrite of `ptx::explain::program::REWRITES`
+    /// (`half-conversions-fused`, `neg-folded-into-set`, ...) or `unexplained` ([`classify`]).
     pub by: String,
 }
 
@@ -147,7 +148,7 @@ pub const NO_STATEMENT_DIFFERS: &str = "(no statement differs)";
 /// compiled result differs from the VM's, in program order, judged on the operands the
 /// compiled kernel gave it: `allowed` (same operands as on the VM, and the PTX ISA accepts the
 /// result), `propagated` (an operand differed upstream, and the PTX ISA allows the result on
-/// those operands), a catalogue id, or `unexplained`. Without one (an engine with one mode,
+/// those operands), a catalogue or rewrite id, or `unexplained`. Without one (an engine with one mode,
 /// such as `exec-reference` reclassifying a GPU run's file): each differing output's
 /// statement on the VM's operands; where that fails and an operand is a NaN, `propagated` if
 /// the PTX ISA allows the result with that operand replaced by another NaN of the case (a NaN
@@ -167,19 +168,10 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
         let allows = |ops: &[u64]| eval(&instr, ops).is_ok_and(|e| e.accepts(got));
         let by = if allows(&ops) {
             if same_operands { "allowed" } else { "propagated" }.to_string()
-        } else if neg_folded_into_set(program, k, got, |r| value(t, r)) {
-            // These two before the catalogue, whose `folded-to-operand` and `other-rounding`
-            // also fit some of their cases (the SASS says what ptxas did: it selects -1.0 or
-            // +0, and converts the set's truth value).
-            NEG_FOLDED_INTO_SET.to_string()
-        } else if set_converted_by_value(program, k, got, |r| value(t, r)) {
-            SET_CONVERTED_BY_VALUE.to_string()
-        } else if let Some(e) = explain(&instr, &[Case { operands: ops.clone(), got }]) {
+        } else if let Some(e) = explain_statement(program, k, got, &|r| value(t, r)) {
+            // A whole-program rewrite of ptxas (a `neg` folded into a `set`, two conversions
+            // fused) or a catalogue entry on the statement's operands.
             e.id.to_string()
-        } else if folded_through_sign(program, k, got, |r| value(t, r)) {
-            "folded-to-operand".to_string()
-        } else if half_conversions_fused(program, k, got, |r| value(t, r)) {
-            HALF_CONVERSIONS_FUSED.to_string()
         } else if same_operands && nan_alternatives(&instr, &ops, inputs, &isa).iter().any(|alt| allows(alt)) {
             "propagated".to_string()
         } else {
@@ -221,124 +213,6 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
         causes.push(unexplained(usize::MAX, NO_STATEMENT_DIFFERS.into()));
     }
     causes
-}
-
-/// Whether statement `k`'s result `got` is the source of a `neg` or `abs` feeding it: the fold of
-/// `folded-to-operand` one statement further up. The compiler drops a sign operation under an
-/// instruction that ignores it (`max.xorsign.abs r, r` of `neg x` is `max.xorsign.abs x, x`),
-/// then folds that to its operand: the H200's `modes-check` (docs/hardware/nvidia-h200-2026-11-29,
-/// `modes.jsonl`) gave `x` for `neg.f16x2 r, x; max.xorsign.abs.f16x2 d, r, r` and
-/// `abs.f16x2 r, x; max.NaN.xorsign.abs.f16x2 d, r, r`.
-fn folded_through_sign(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
-    use ptx::isa::Opcode;
-    program.body()[k].srcs().iter().any(|&r| {
-        program.definition(r).is_some_and(|j| {
-            let s = &program.body()[j];
-            matches!(s.instr.op, Opcode::Neg | Opcode::Abs) && s.instr.ty == program.body()[k].instr.ty && s.srcs().iter().any(|&x| value(x) == got)
-        })
-    })
-}
-
-/// The cause of [`half_conversions_fused`].
-pub const HALF_CONVERSIONS_FUSED: &str = "half-conversions-fused";
-
-/// Whether statement `k`, a `cvt.rzi` of a half to an integer, gave `got` because ptxas fused
-/// it with the `cvt.rnd` between the halves (`cvt.rnd.f16.bf16`, `cvt.rnd.bf16.f16`) that
-/// feeds it: one `F2I` that reads the earlier conversion's source bits as the later one's half
-/// type and rounds to an integer with `rnd` (as the `.rndi` of that type would). It is ptxas's
-/// fusion of `cvt.rndi.f16.f16; cvt.rzi.s32.f16` into `F2I.{rnd}`, applied to a conversion
-/// that changes the format. Found by the H200's third `modes-check`
-/// (docs/hardware/nvidia-h200-2026-12-04): `cvt.rz.f16.bf16` of 0xe0c1 (-1.11e20) then
-/// `cvt.rzi.sat.s32.f16` gave -608 (0xe0c1 read as f16 is -608.5), not -65504. ptxas 13.5
-/// reproduces it without a GPU (sm_90 and sm_100a: `F2I.F16.TRUNC` alone, no `F2F`;
-/// `ptx/tests/ptxas_cvt_fusion.rs`) for each of `.rn`/`.rz`/`.rm`/`.rp` and the s32, u16 and
-/// s64 destinations; a `.rni`/`.rmi`/`.rpi` second conversion is not fused.
-fn half_conversions_fused(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
-    use ptx::isa::{IntEnd, Opcode, Precision, RoundTo};
-    use ptx::Rounding;
-    let second = program.body()[k].instr;
-    // A `cvt.rzi` from a 16-bit float to an integer.
-    let rzi_to_int = second.op == Opcode::Cvt
-        && second.ty.lanes() == 1
-        && second.ty.scalar().bits() == 16
-        && second.precision == Precision::Rounded(Rounding::Rz)
-        && second.conv.is_some_and(|c| c.round_to == RoundTo::Integer && matches!(c.int, Some(IntEnd::Dest(_))));
-    if !rzi_to_int {
-        return false;
-    }
-    program.body()[k].srcs().iter().any(|&r| {
-        let Some(j) = program.definition(r) else { return false };
-        let s = &program.body()[j];
-        let first = s.instr;
-        // A conversion between the two 16-bit formats, to the later one's half type.
-        let between_halves = first.op == Opcode::Cvt
-            && first.ty == second.ty
-            && first.conv.is_some_and(|c| {
-                c.round_to == RoundTo::Format && c.int.is_none() && c.narrow.is_none() && c.from != first.ty && c.from.lanes() == 1 && c.from.scalar().bits() == 16
-            });
-        let (true, Precision::Rounded(rnd)) = (between_halves, first.precision) else { return false };
-        let mut fused = second;
-        fused.precision = Precision::Rounded(rnd);
-        s.srcs().first().is_some_and(|&x| eval(&fused, &[value(x)]).is_ok_and(|e| e.accepts(got)))
-    })
-}
-
-/// The cause of [`neg_folded_into_set`].
-pub const NEG_FOLDED_INTO_SET: &str = "neg-folded-into-set";
-
-/// Whether statement `k`, a `neg` of a float `set`'s result, gave `got` because ptxas folded
-/// the negation into the `set`'s two constants: it selects -1.0 or +0.0 (`SEL R, RZ, 0xbc00,
-/// !P` for f16; `FSEL R, RZ, -1, !P` for f32), so a false comparison gives +0 where `neg` of
-/// the `set`'s +0 is -0 (9.7.3.10: `neg` flips the sign bit of every value, zeros included).
-/// The result is then the +0 the `neg` read, returned as is. ptxas 13.5 does it
-/// in some kernels that also call a subroutine (an f64 `sqrt` or an `.rp` `rcp` slow path; not
-/// in all: seed 2's program 127,958 calls the f64 `rsqrt` slow path and keeps it), never in
-/// a kernel of the two statements alone (`ptx/tests/ptxas_set_folds.rs` checks both in the
-/// SASS). The H200's third run met it as campaign findings `neg.f16`, `neg.bf16` and `neg.f32`
-/// (`~signed-zero`: docs/hardware/nvidia-h200-2026-12-04; their programs, regenerated from the
-/// campaigns' seed, compile to such a `SEL`).
-fn neg_folded_into_set(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
-    use ptx::isa::Opcode;
-    let s = &program.body()[k];
-    let (instr, [src]) = (s.instr, s.srcs()) else { return false };
-    if instr.op != Opcode::Neg || float_set_defining(program, *src).is_none() {
-        return false;
-    }
-    // Scalar forms only: the fold selects one 32-bit constant on one predicate, and a packed
-    // `set` keeps its `neg` (`HSET2.BF`, then `HADD2 R, -R, -RZ`), beside a call too.
-    let x = value(*src);
-    instr.ty.lanes() == 1 && x == 0 && got == 0 && eval(&instr, &[x]).is_ok_and(|e| e.primary_bits() != 0)
-}
-
-/// The cause of [`set_converted_by_value`].
-pub const SET_CONVERTED_BY_VALUE: &str = "set-converted-by-value";
-
-/// Whether statement `k`, a `cvt` of a half to an integer, gave `got` because ptxas converted
-/// the truth value of the float `set` feeding it (1 or 0) instead of its bits read as the
-/// `cvt`'s half type. A `set` writes 1.0 of its `.dtype` (9.7.7.1), and a register holds bits:
-/// `set.nan.f16.f16` then `cvt.rni.u32.bf16` reads 0x3c00 as bf16, 2^-7, which rounds to 0,
-/// where ptxas 13.5 computes `|mask|` (`HSET2` with no `.BF`, `PRMT`, `IABS`, `PRMT`): 1. The
-/// same for every rounding and integer type, and for a bf16 `set` (`set.gt.bf16.f16`) read as
-/// f16 (0x3f80 is 1.875: 2 with `.rni`). The H200's run 2 met it as `cvt.rni.u32.bf16~rounding` (282 mismatches, 2
-/// statements: docs/hardware/nvidia-h200-2026-12-04; the regenerated program's `set` is true
-/// in exactly 282 of its 1,024 cases); `ptx/tests/ptxas_set_folds.rs` checks the SASS.
-fn set_converted_by_value(program: &Program, k: usize, got: u64, value: impl Fn(ptx::program::Reg) -> u64) -> bool {
-    use ptx::isa::{IntEnd, Opcode};
-    let s = &program.body()[k];
-    let (instr, [src]) = (s.instr, s.srcs()) else { return false };
-    let to_int_from_half = instr.op == Opcode::Cvt
-        && instr.ty.lanes() == 1
-        && instr.ty.scalar().bits() == 16
-        && instr.conv.is_some_and(|c| matches!(c.int, Some(IntEnd::Dest(_))));
-    let from_half_set = float_set_defining(program, *src).is_some_and(|set| set.ty.lanes() == 1 && set.ty.scalar().bits() == 16);
-    to_int_from_half && from_half_set && got == u64::from(value(*src) != 0)
-}
-
-/// The float `set` (9.7.7.1, comparing floats) that defines register `r`, if one
-/// does: the statement both ptxas folds above rewrite.
-fn float_set_defining(program: &Program, r: ptx::program::Reg) -> Option<ptx::isa::Instr> {
-    let set = program.body()[program.definition(r)?].instr;
-    (set.op == ptx::isa::Opcode::Set && set.cmp.is_some_and(|c| c.int.is_none())).then_some(set)
 }
 
 /// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it
@@ -486,10 +360,10 @@ mod tests {
         let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
         assert_eq!(p.run(&[0xe0c1]).unwrap()[0].primary_bits(), 0xffff_0020, "the VM: -65504, f16's largest");
         let c = classify(&mut e, &p, &[0xe0c1], &[0xffff_fda0]);
-        assert_eq!(c, vec![Cause { stmt: 1, instr: "cvt.rzi.sat.s32.f16".into(), by: HALF_CONVERSIONS_FUSED.into() }]);
+        assert_eq!(c, vec![Cause { stmt: 1, instr: "cvt.rzi.sat.s32.f16".into(), by: "half-conversions-fused".into() }]);
         // The first conversion's rounding is the fused one's: .rm of -608.5 is -609.
         let p = Program::parse("// inputs: %h0:bf16\ncvt.rm.f16.bf16 %h1, %h0;\ncvt.rzi.s32.f16 %r2, %h1;\n// outputs: %r2\n").unwrap();
-        assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-609i32) as u32 as u64])[0].by, HALF_CONVERSIONS_FUSED);
+        assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-609i32) as u32 as u64])[0].by, "half-conversions-fused");
         assert_eq!(classify(&mut e, &p, &[0xe0c1], &[(-608i32) as u32 as u64])[0].by, "unexplained");
         // A .rni second conversion is not fused by ptxas: the same result stays unexplained.
         let p = Program::parse("// inputs: %h0:bf16\ncvt.rz.f16.bf16 %h1, %h0;\ncvt.rni.s32.f16 %r2, %h1;\n// outputs: %r2\n").unwrap();
@@ -504,13 +378,13 @@ mod tests {
         let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
         let (one, two) = (0x3c00, 0x4000);
         assert_eq!(p.run(&[one, two]).unwrap()[0].primary_bits(), 0x8000, "the VM: neg of +0 is -0");
-        assert_eq!(classify(&mut e, &p, &[one, two], &[0x0000])[0].by, NEG_FOLDED_INTO_SET);
+        assert_eq!(classify(&mut e, &p, &[one, two], &[0x0000])[0].by, "neg-folded-into-set");
         // A true comparison gives -1.0 in both; any other result stays unexplained.
         assert_eq!(p.run(&[two, one]).unwrap()[0].primary_bits(), 0xbc00);
         assert_eq!(classify(&mut e, &p, &[one, two], &[0x3c00])[0].by, "unexplained");
         // f32, over f64 operands (DSETP, then FSEL R, RZ, -1 in the SASS).
         let p = Program::parse("// inputs: %fd0:f64, %fd1:f64\nset.ne.f32.f64 %f2, %fd0, %fd1;\nneg.f32 %f3, %f2;\n// outputs: %f3\n").unwrap();
-        assert_eq!(classify(&mut e, &p, &[0, 0], &[0])[0].by, NEG_FOLDED_INTO_SET);
+        assert_eq!(classify(&mut e, &p, &[0, 0], &[0])[0].by, "neg-folded-into-set");
         // A pair is not folded (no SASS shows it): a lane that kept +0 stays unexplained.
         let p = Program::parse("// inputs: %r0:f16x2, %r1:f16x2\nset.gt.f16x2.f16x2 %r2, %r0, %r1;\nneg.f16x2 %r3, %r2;\n// outputs: %r3\n").unwrap();
         let (a, b) = (0x4000_3c00, 0x3c00_4000);
@@ -530,13 +404,13 @@ mod tests {
         let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Isa], broken: &[] };
         let (nan, one) = (0x7e00, 0x3c00);
         assert_eq!(p.run(&[nan, one]).unwrap()[0].primary_bits(), 0, "the VM: 2^-7 rounds to 0");
-        assert_eq!(classify(&mut e, &p, &[nan, one], &[1])[0].by, SET_CONVERTED_BY_VALUE);
+        assert_eq!(classify(&mut e, &p, &[nan, one], &[1])[0].by, "set-converted-by-value");
         assert_eq!(classify(&mut e, &p, &[nan, one], &[2])[0].by, "unexplained");
         // A bf16 set read as f16: 0x3f80 is 1.875, 2 with .rni; ptxas gives 1.
         let p = Program::parse("// inputs: %h0:f16, %h1:f16\nset.gt.bf16.f16 %h2, %h0, %h1;\ncvt.rni.s32.f16 %r3, %h2;\n// outputs: %r3\n").unwrap();
         let two = 0x4000;
         assert_eq!(p.run(&[two, one]).unwrap()[0].primary_bits(), 2);
-        assert_eq!(classify(&mut e, &p, &[two, one], &[1])[0].by, SET_CONVERTED_BY_VALUE);
+        assert_eq!(classify(&mut e, &p, &[two, one], &[1])[0].by, "set-converted-by-value");
         // The same 1 from a cvt whose source is no set is not this cause (the catalogue's
         // other-rounding fits it: 2^-7 rounded up).
         let p = Program::parse("// inputs: %h0:f16\nabs.f16 %h2, %h0;\ncvt.rni.u32.bf16 %r3, %h2;\n// outputs: %r3\n").unwrap();

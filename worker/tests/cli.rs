@@ -469,6 +469,40 @@ fn explain_names_a_folder_without_findings_instead_of_counting_zero() {
     assert!(out.starts_with("0 findings in ") && out.contains("nothing to explain"), "{out}");
 }
 
+/// A compiled program's finding that a whole-program rewrite of ptxas explains is named by it
+/// (here the H200's `neg.f16~signed-zero`: a `neg` folded into the `set` feeding it), the
+/// catalogue's fold after it as another fit; the same finding on the VM (`isa`) is the fold.
+#[test]
+fn explain_names_a_compiled_finding_by_the_ptxas_rewrite_that_reproduces_it() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-explain-rewrite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let finding = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/findings/abs.f64~nan-payload~nan~sm90/repro.json");
+    let mut repro: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(finding).unwrap()).unwrap();
+    let program = "// inputs: %h0:f16, %h1:f16\nset.gt.f16.f16 %h2, %h0, %h1;\nneg.f16 %h3, %h2;\n// outputs: %h3\n";
+    let program = ptx::program::Program::parse(program).unwrap();
+    repro["program"] = serde_json::from_str(&program.to_json()).unwrap();
+    repro["program_text"] = program.to_string().into();
+    repro["signature"] = "neg.f16~signed-zero~zero~sm90".into();
+    repro["class"] = "signed-zero".into();
+    repro["inputs"] = serde_json::json!(["0x3c00", "0x4000"]);
+    repro["inputs_decimal"] = serde_json::json!(["1", "2"]);
+    repro["expected"] = serde_json::json!(["0x8000"]);
+    repro["actual"] = serde_json::json!(["0x0000"]);
+    repro["failing_outputs"] = serde_json::json!([0]);
+    let mut run = |exec: &str| {
+        repro["exec"] = exec.into();
+        std::fs::write(dir.join("repro.json"), repro.to_string()).unwrap();
+        let (code, out, err) = ptxfuzz(&["explain", dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let (compiled, isa) = (run("compiled"), run("isa"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(compiled.contains("    neg-folded-into-set: a neg of a float set") && compiled.contains("also fits: folded-to-operand"), "{compiled}");
+    assert!(compiled.contains("1  neg-folded-into-set~neg.f16"), "{compiled}");
+    assert!(isa.contains("    folded-to-operand: ") && isa.contains("1  folded-to-operand~neg.f16"), "{isa}");
+}
+
 /// A `--target` typo is named as the user's (the engines that exist), not as an internal
 /// "invalid job".
 #[test]

@@ -7,9 +7,14 @@
 //! a changed form, changed operands or a changed result ([`model::Model`]). [`explain`] returns
 //! the first that reproduces every case, or `None`: a finding is never forced into an
 //! explanation that does not reproduce it. `docs/triage.md` lists the catalogue.
+//!
+//! [`program::REWRITES`] are the compiler's whole-program rewrites (two statements compiled as
+//! one), which a compiled program's finding can show and no one-instruction model reproduces;
+//! [`program::explain_statement`] tries them around the catalogue.
 
 pub mod catalogue;
 pub mod model;
+pub mod program;
 #[cfg(test)]
 mod tests;
 
@@ -38,16 +43,18 @@ pub struct Explanation {
     /// What the explanation applies to: opcode and lane format (`fma.bf16`), the same for
     /// every rounding mode, clamp, packing and operand class of the family.
     pub family_key: String,
-    /// The model that reproduces the cases.
-    pub model: Model,
+    /// The model that reproduces the cases; `None` for a whole-program rewrite
+    /// ([`program::REWRITES`]), which needs the statement feeding this one to reproduce.
+    pub model: Option<Model>,
     /// This finding's particulars (the form computed instead, ulps past a bound).
     pub detail: String,
 }
 
 impl Explanation {
-    /// Whether the explanation's model reproduces `case` on `instr`.
+    /// Whether the explanation's model reproduces `case` on `instr` (never for a rewrite,
+    /// which the instruction alone cannot reproduce).
     pub fn reproduces(&self, instr: &Instr, case: &Case) -> bool {
-        self.model.reproduces(instr, &case.operands, case.got)
+        self.model.as_ref().is_some_and(|m| m.reproduces(instr, &case.operands, case.got))
     }
 }
 
@@ -96,7 +103,7 @@ pub fn explain(instr: &Instr, cases: &[Case]) -> Option<Explanation> {
                     description: entry.description,
                     spec: entry.spec,
                     family_key: family_key(instr),
-                    model,
+                    model: Some(model),
                     detail,
                 });
             }
