@@ -73,6 +73,15 @@ struct Failing {
     got: u64,
 }
 
+impl Failing {
+    /// The failing statement's instruction and its case: operands and the target's bits.
+    fn case(&self) -> (Instr, Case) {
+        let s = &self.program.body()[self.stmt];
+        let operands = s.srcs().iter().map(|r| self.regs[r.0 as usize]).collect();
+        (s.instr, Case { operands, got: self.got })
+    }
+}
+
 fn failing(r: &Reproducer) -> Result<Option<Failing>, ClusterError> {
     let program = Program::from_json(&r.program.to_string()).map_err(|e| ClusterError::Program(e.to_string()))?;
     let hex = |s: &String| {
@@ -97,9 +106,8 @@ fn failing(r: &Reproducer) -> Result<Option<Failing>, ClusterError> {
 /// primary result) and the target's bits. `None` as instruction when the output is an input.
 pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, ClusterError> {
     Ok(failing(r)?.map(|f| {
-        let s = &f.program.body()[f.stmt];
-        let operands = s.srcs().iter().map(|r| f.regs[r.0 as usize]).collect();
-        (s.instr, vec![Case { operands, got: f.got }])
+        let (instr, case) = f.case();
+        (instr, vec![case])
     }))
 }
 
@@ -112,13 +120,10 @@ pub fn cluster_of(r: &Reproducer) -> Result<(Option<Explanation>, ClusterKey), C
     let Some(f) = failing(r)? else {
         return Ok((None, ClusterKey::unexplained("input", &r.class)));
     };
-    let instr = f.program.body()[f.stmt].instr;
+    let (instr, case) = f.case();
     let explanation = match r.exec {
         Exec::Compiled => explain_statement(&f.program, f.stmt, f.got, &|reg| f.regs[reg.0 as usize]),
-        Exec::Isa => {
-            let operands = f.program.body()[f.stmt].srcs().iter().map(|r| f.regs[r.0 as usize]).collect();
-            explain(&instr, &[Case { operands, got: f.got }])
-        }
+        Exec::Isa => explain(&instr, &[case]),
     };
     Ok(match explanation {
         Some(e) => {

@@ -30,8 +30,8 @@ pub struct ExplainArgs {
     dirs: Vec<PathBuf>,
 
     /// Print one JSON object: `findings` (folder, signature, explanation or null, `fits`: the
-    /// explanation's id, then every other catalogue entry that reproduces the finding, cluster) and `clusters` (key, size,
-    /// largest first).
+    /// explanation's id, then every other catalogue entry that reproduces the finding,
+    /// cluster) and `clusters` (key, size, largest first).
     #[arg(long)]
     json: bool,
 }

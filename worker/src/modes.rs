@@ -148,8 +148,8 @@ pub const NO_STATEMENT_DIFFERS: &str = "(no statement differs)";
 /// compiled result differs from the VM's, in program order, judged on the operands the
 /// compiled kernel gave it: `allowed` (same operands as on the VM, and the PTX ISA accepts the
 /// result), `propagated` (an operand differed upstream, and the PTX ISA allows the result on
-/// those operands), a catalogue or rewrite id, or `unexplained`. Without one (an engine with one mode,
-/// such as `exec-reference` reclassifying a GPU run's file): each differing output's
+/// those operands), a catalogue or rewrite id, or `unexplained`. Without one (an engine with
+/// one mode, such as `exec-reference` reclassifying a GPU run's file): each differing output's
 /// statement on the VM's operands; where that fails and an operand is a NaN, `propagated` if
 /// the PTX ISA allows the result with that operand replaced by another NaN of the case (a NaN
 /// whose payload or sign a statement upstream was free to choose).

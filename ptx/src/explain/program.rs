@@ -72,11 +72,6 @@ pub const REWRITES: &[Rewrite] = &[
     },
 ];
 
-/// The rewrite `id` of [`REWRITES`]; panics on an unknown id (a typo in this crate's callers).
-pub fn rewrite(id: &str) -> &'static Rewrite {
-    REWRITES.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("no rewrite {id}"))
-}
-
 /// Why statement `k` of a compiled `program` gave `got`, `value` reading a register as the
 /// statements run one by one give it: the rewrites checked before the catalogue, then the
 /// catalogue on the statement's operands, then the other rewrites. `None` when the PTX ISA
@@ -273,6 +268,7 @@ mod tests {
             let in_catalogue = super::super::CATALOGUE.iter().any(|e| e.id == r.id);
             assert_eq!(in_catalogue, r.id == "folded-to-operand", "{}", r.id);
         }
-        assert_eq!(rewrite("neg-folded-into-set").checked, Checked::BeforeCatalogue);
+        let neg = REWRITES.iter().find(|r| r.id == "neg-folded-into-set").unwrap();
+        assert_eq!(neg.checked, Checked::BeforeCatalogue);
     }
 }

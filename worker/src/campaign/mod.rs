@@ -433,11 +433,6 @@ fn recorded_items(c: &Capture, cfg: &GenConfig) -> Vec<source::Item> {
         .collect()
 }
 
-/// Whether `spec` can run programs for `arch`: the cuda engine compiles plain sm_XX modules
-/// and its instruction VM is one, so an sm_100a program would not assemble there.
-/// The generator config: --config or the defaults (approximate forms on: issue 4's model
-/// judges them), restricted by --sm, --families, --types, and for the host target to what
-/// its FPU implements unless the user chose.
 /// The generator a campaign draws its random programs from without `--config`, before its
 /// flags: approximate forms on (the bounds and the sm_90 models are half of what it checks),
 /// forms the PTX ISA does not document off (`--undocumented` turns them on). `ptxfuzz gen
@@ -446,6 +441,8 @@ pub fn default_generator() -> GenConfig {
     GenConfig { approximate: true, undocumented: false, ..GenConfig::default() }
 }
 
+/// The generator config: --config or [`default_generator`], restricted by --sm, --families,
+/// --types, and for the host target to what its FPU implements unless the user chose.
 fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
     let mut cfg = match &args.config {
         Some(path) => {
