@@ -42,6 +42,8 @@ pub struct GenArgs {
     #[arg(long)]
     pub sat_share: Option<f64>,
     /// Share of special operand values (zeros, subnormals, NaNs, halfway points...) (0..1).
+    /// A campaign's program of one input gets each special it draws once, the rest ordinary
+    /// values: a repeated case would test nothing.
     #[arg(long)]
     pub special_share: Option<f64>,
     /// Also emit unrounded mul+add pairs that ptxas may contract into fma.

@@ -113,7 +113,7 @@ fn mixed_cases_draw_one_word_per_four_inputs_as_before() {
 #[test]
 fn random_cases_are_the_generated_then_the_mixed() {
     let g = Generator::new(GenConfig::default()).unwrap();
-    let p = g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(3, 256))).unwrap();
+    let p = (3..).map(|i| g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))).unwrap()).find(|p| p.inputs().len() > 1).unwrap();
     let (k, n) = (p.inputs().len(), 3000);
     let base = MIN_BASE.max(n / 4);
     let mut got = Vec::new();
@@ -258,4 +258,83 @@ fn a_source_with_a_finisher_judges_every_item_it_makes_and_makes_the_same_items(
         assert_eq!(v.cases as usize, f.cases.len() / f.program.inputs().len());
         assert!(v.is_clean() && v.fast == v.results, "{}", f.program);
     }
+}
+
+/// A program of one input has all its cases drawn and none repeated: mixing one column would
+/// only repeat the quarter generated, and the specials, half the draws, would recur. Each
+/// special still comes (once).
+#[test]
+fn a_one_input_programs_cases_are_all_drawn_and_none_repeats() {
+    use ptx::format::{Format, F32};
+    use ptx::gen::Specials;
+    use ptx::isa::{Opcode, Type};
+    let g = Generator::new(GenConfig { opcodes: vec![Opcode::Sqrt], types: vec![Type::F32], ..GenConfig::default() }).unwrap();
+    let p = (0..).map(|i| g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))).unwrap()).find(|p| p.inputs().len() == 1).unwrap();
+    let n = 4096;
+    let mut got = vec![7]; // appends after what is there
+    random_cases(&g, &mut Rng::new(9), &p, n, &mut got);
+    assert_eq!((got.len(), got[0]), (1 + n, 7));
+    let distinct: std::collections::HashSet<u64> = got[1..].iter().copied().collect();
+    assert_eq!(distinct.len(), n, "no case repeats another");
+    let specials = F32::SPECIALS.iter().flat_map(|&s| [s, s | F32::SIGN_MASK]).filter(|s| distinct.contains(s)).count();
+    assert!(specials >= 2 * F32::SPECIALS.len() - 2, "{specials} of the {} specials either sign", 2 * F32::SPECIALS.len());
+    // The first draws are the generator's, as for any program, until a repeat.
+    let mut first = Vec::new();
+    g.cases_into(&mut Bits::new(&mut Rng::new(9)), &p, n, &mut first).unwrap();
+    assert_eq!(got[1..10], first[..9]);
+}
+
+/// An input of few values (a predicate, a byte) runs out of new ones: the cases repeat then,
+/// and the redrawing stops after as many draws as cases.
+#[test]
+fn a_one_input_program_of_few_values_keeps_its_repeats_and_stops_drawing() {
+    use ptx::program::ValType;
+    let g = Generator::new(GenConfig { opcodes: vec![ptx::isa::Opcode::Cvt], ..GenConfig::default() }).unwrap();
+    let p = (0..20_000)
+        .map(|i| g.program(&mut Unstructured::new(&ptx::gen::seeded_bytes(i, 256))).unwrap())
+        .find(|p| p.inputs().len() == 1 && matches!(p.inputs()[0], ValType::Int(t) if t.bits == 8))
+        .expect("a cvt of one 8-bit integer input");
+    let mut got = Vec::new();
+    random_cases(&g, &mut Rng::new(3), &p, 4096, &mut got);
+    assert_eq!(got.len(), 4096);
+    let distinct = got.iter().collect::<std::collections::HashSet<_>>().len();
+    assert!((200..=256).contains(&distinct), "{distinct} distinct bytes");
+}
+
+/// The set behind the redrawing says whether a value was there, for any values.
+#[test]
+fn seen_inserts_each_value_once() {
+    let mut s = Seen::new(100);
+    // Zero among them.
+    let values: Vec<u64> = (0..100u64).map(|i| (i * 0x9e37_79b9) ^ (i << 50)).collect();
+    for &v in &values {
+        assert!(s.insert(v), "{v:#x} is new");
+    }
+    assert!(values.iter().all(|&v| !s.insert(v)), "each is there");
+    assert!(s.insert(u64::MAX) && !s.insert(u64::MAX));
+    assert!(Seen::new(0).insert(0));
+}
+
+/// Over a campaign's first programs, a case repeats another of its program only where a
+/// program of several inputs happens to draw the same values: nearly all of a campaign's cases
+/// are distinct within their program (73 % before one-input programs were drawn whole).
+#[test]
+fn nearly_all_of_a_campaigns_cases_are_distinct_within_their_program() {
+    let g = Generator::new(GenConfig { approximate: true, ..GenConfig::default() }).unwrap();
+    let (mut cases, mut distinct, mut one_input) = (0, 0, (0, 0));
+    for i in 0..400 {
+        let Some(it) = random_item(&g, 7, i, 1024) else { continue };
+        let k = it.program.inputs().len().max(1);
+        let d = it.cases.chunks(k).collect::<std::collections::HashSet<_>>().len();
+        cases += it.cases.len() / k;
+        distinct += d;
+        if k == 1 {
+            one_input.0 += it.cases.len();
+            one_input.1 += d;
+        }
+    }
+    eprintln!("{distinct} of {cases} distinct; one input: {} of {}", one_input.1, one_input.0);
+    assert!(one_input.0 > cases / 5, "one-input programs are common: {} of {cases} cases", one_input.0);
+    assert!(distinct * 100 > cases * 95, "{distinct} of {cases} cases distinct within their program");
+    assert!(one_input.1 * 100 > one_input.0 * 95, "{} of {} one-input cases distinct", one_input.1, one_input.0);
 }
