@@ -266,26 +266,46 @@ pub fn random_cases(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, out: 
 /// repeat tests nothing. Mixing one column would only repeat the generated quarter: 81 % of
 /// such a program's cases were copies (27 % of a campaign's, docs/campaigns.md). Each special
 /// value the draws meet (half of them are specials, among 33 values a sign) then comes once.
-/// Redrawing stops after `n` draws in all, so an input of few values (a predicate, a byte)
-/// keeps repeats and the cost stays bounded.
+/// Redrawing goes in rounds of at most [`REDRAW_ROUND`] values and stops after a round whose
+/// draws were mostly repeats, or after `n` draws in all: an input of few values (a predicate,
+/// a byte, an f16 of a million cases) keeps its repeats and the cost stays bounded.
 fn one_input(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, out: &mut Vec<u64>) {
     let start = out.len();
     let _ = gen.cases_into(&mut Bits::new(rng), p, n, out);
-    let mut seen = Seen::new(n);
-    let repeats: Vec<usize> = (start..out.len()).filter(|&i| !seen.insert(out[i])).collect();
-    let (mut repeats, mut budget, mut fresh) = (repeats.into_iter().peekable(), n, Vec::new());
+    without_repeats(&mut out[start..], |m, fresh| {
+        let _ = ptx::gen::operand::cases_into(&mut Bits::new(rng), p.inputs(), m, 0, 0, fresh);
+    });
+}
+
+/// Replace each value of `values` that repeats an earlier one by a new one of those
+/// `draw(m, buf)` appends to `buf` (`m` at a time), as [`one_input`] says; the values drawn.
+fn without_repeats(values: &mut [u64], mut draw: impl FnMut(usize, &mut Vec<u64>)) -> usize {
+    let mut seen = Seen::new(values.len());
+    let repeats: Vec<usize> = (0..values.len()).filter(|&i| !seen.insert(values[i])).collect();
+    let (mut repeats, mut budget, mut fresh) = (repeats.into_iter().peekable(), values.len(), Vec::new());
     while repeats.peek().is_some() && budget > 0 {
-        let m = repeats.len().min(budget);
+        let m = repeats.len().min(budget).min(REDRAW_ROUND);
         budget -= m;
         fresh.clear();
-        let _ = ptx::gen::operand::cases_into(&mut Bits::new(rng), p.inputs(), m, 0, 0, &mut fresh);
+        draw(m, &mut fresh);
+        let mut new = 0;
         for &v in &fresh {
             if seen.insert(v) {
-                out[repeats.next().expect("no more new values than repeats left")] = v;
+                values[repeats.next().expect("no more new values than repeats left")] = v;
+                new += 1;
             }
         }
+        if 2 * new < m {
+            break;
+        }
     }
+    values.len() - budget
 }
+
+/// Most values [`one_input`] draws again at once: a default program's repeats (about 400 of
+/// 1,024) in one round, and a program of a million cases whose input has run out of values
+/// learns it in one round, not a million draws.
+const REDRAW_ROUND: usize = 4096;
 
 /// A set of 64-bit values for [`one_input`]: open addressing at most half full, zero marking
 /// an empty slot (the value 0 kept apart), a multiplicative hash (the standard `HashSet`

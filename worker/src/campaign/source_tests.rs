@@ -301,6 +301,25 @@ fn a_one_input_program_of_few_values_keeps_its_repeats_and_stops_drawing() {
     assert!((200..=256).contains(&distinct), "{distinct} distinct bytes");
 }
 
+/// The redrawing replaces every repeat while new values come, and stops after one round once
+/// they mostly do not (an input that has run out of values), whatever the case count.
+#[test]
+fn redrawing_replaces_repeats_and_stops_when_the_values_run_out() {
+    // Plenty of values: every repeat replaced, one draw per repeat.
+    let mut next = 1000u64;
+    let mut values: Vec<u64> = (0..3000u64).map(|i| i % 1000).collect();
+    let drawn = without_repeats(&mut values, |m, buf| {
+        buf.extend(next..next + m as u64);
+        next += m as u64;
+    });
+    assert_eq!(values.iter().collect::<std::collections::HashSet<_>>().len(), 3000);
+    assert_eq!(drawn, 2000);
+    // Ten values in all: a million cases keep their repeats after one round.
+    let mut values: Vec<u64> = (0..1_000_000u64).map(|i| i % 10).collect();
+    let drawn = without_repeats(&mut values, |m, buf| buf.extend((0..m as u64).map(|j| j % 10)));
+    assert_eq!((drawn, values.iter().collect::<std::collections::HashSet<_>>().len()), (REDRAW_ROUND, 10));
+}
+
 /// The set behind the redrawing says whether a value was there, for any values.
 #[test]
 fn seen_inserts_each_value_once() {
