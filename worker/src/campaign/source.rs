@@ -282,8 +282,8 @@ fn one_input(gen: &Generator, rng: &mut Rng, p: &Program, n: usize, out: &mut Ve
 fn without_repeats(values: &mut [u64], mut draw: impl FnMut(usize, &mut Vec<u64>)) -> usize {
     let mut seen = Seen::new(values.len());
     let repeats: Vec<usize> = (0..values.len()).filter(|&i| !seen.insert(values[i])).collect();
-    let (mut repeats, mut budget, mut fresh) = (repeats.into_iter().peekable(), values.len(), Vec::new());
-    while repeats.peek().is_some() && budget > 0 {
+    let (mut repeats, mut budget, mut fresh) = (repeats.into_iter(), values.len(), Vec::new());
+    while repeats.len() > 0 && budget > 0 {
         let m = repeats.len().min(budget).min(REDRAW_ROUND);
         budget -= m;
         fresh.clear();

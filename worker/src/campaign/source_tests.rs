@@ -284,8 +284,8 @@ fn a_one_input_programs_cases_are_all_drawn_and_none_repeats() {
     assert_eq!(got[1..10], first[..9]);
 }
 
-/// An input of few values (a predicate, a byte) runs out of new ones: the cases repeat then,
-/// and the redrawing stops after as many draws as cases.
+/// An input of few values (a predicate, a byte) runs out of new ones: the cases repeat then
+/// (the redrawing stops after a round of mostly repeats).
 #[test]
 fn a_one_input_program_of_few_values_keeps_its_repeats_and_stops_drawing() {
     use ptx::program::ValType;
@@ -352,7 +352,6 @@ fn nearly_all_of_a_campaigns_cases_are_distinct_within_their_program() {
             one_input.1 += d;
         }
     }
-    eprintln!("{distinct} of {cases} distinct; one input: {} of {}", one_input.1, one_input.0);
     assert!(one_input.0 > cases / 5, "one-input programs are common: {} of {cases} cases", one_input.0);
     assert!(distinct * 100 > cases * 95, "{distinct} of {cases} cases distinct within their program");
     assert!(one_input.1 * 100 > one_input.0 * 95, "{} of {} one-input cases distinct", one_input.1, one_input.0);
