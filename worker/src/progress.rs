@@ -14,14 +14,31 @@ use crate::campaign::stats::si;
 pub fn line(what: &str, done: u128, total: u128, secs: f64) -> String {
     let si = |v: f64| si(v).trim_end().to_string();
     let rate = done as f64 / secs.max(1e-9);
-    let left = total.saturating_sub(done) as f64 / rate.max(1e-9);
+    let left = if done == 0 { "time left not known yet".to_string() } else { time_left(total.saturating_sub(done) as f64 / rate) };
     format!(
-        "{what}: {} of {} inputs ({:.0}%), {}/s, about {left:.0} s left",
+        "{what}: {} of {} inputs ({:.0}%), {}/s, {left}",
         si(done as f64),
         si(total as f64),
         100.0 * done as f64 / total.max(1) as f64,
         si(rate)
     )
+}
+
+/// `about 60 s left`, in the unit a reader takes in at once: a sweep of an f32 pair (2^64
+/// inputs) printed `about 834771079118 s left`; it is about 26 k years.
+fn time_left(secs: f64) -> String {
+    const MIN: f64 = 60.0;
+    const HOUR: f64 = 60.0 * MIN;
+    const DAY: f64 = 24.0 * HOUR;
+    const YEAR: f64 = 365.25 * DAY;
+    let (v, unit) = match secs {
+        s if s < 2.0 * MIN => return format!("about {s:.0} s left"),
+        s if s < 2.0 * HOUR => (s / MIN, "min"),
+        s if s < 2.0 * DAY => (s / HOUR, "h"),
+        s if s < 2.0 * YEAR => (s / DAY, "days"),
+        s => return format!("about {} years left", si(s / YEAR).trim_end()),
+    };
+    format!("about {v:.0} {unit} left")
 }
 
 /// Prints [`line`] when it is due; [`Progress::finish`] ends a line drawn in place.
@@ -87,6 +104,19 @@ mod tests {
         assert_eq!(l, "math-check expf: 1.07 G of 4.29 G inputs (25%), 53.69 M/s, about 60 s left");
         // 2^64 inputs (a sweep of an f32 pair) and none done yet: no overflow, no NaN.
         let l = line("sweep add.rn.f32", 0, 1 << 64, 0.0);
-        assert!(l.starts_with("sweep add.rn.f32: 0 of 18.45 E inputs (0%)"), "{l}");
+        assert_eq!(l, "sweep add.rn.f32: 0 of 18.45 E inputs (0%), 0/s, time left not known yet");
+    }
+
+    #[test]
+    fn time_left_is_in_the_largest_unit_that_reads_at_once() {
+        assert_eq!(time_left(59.4), "about 59 s left");
+        assert_eq!(time_left(119.0), "about 119 s left");
+        assert_eq!(time_left(150.0), "about 2 min left");
+        assert_eq!(time_left(5400.0), "about 90 min left");
+        assert_eq!(time_left(3.0 * 3600.0), "about 3 h left");
+        assert_eq!(time_left(10.0 * 86400.0), "about 10 days left");
+        // A 2^64-input sweep at 22 M inputs/s.
+        let l = line("sweep add.rn.f32", 22_000_000, 1 << 64, 1.0);
+        assert!(l.ends_with(", about 26.6 k years left"), "{l}");
     }
 }
