@@ -41,6 +41,17 @@ fn time_left(secs: f64) -> String {
     format!("about {v:.0} {unit} left")
 }
 
+/// A count of inputs as a sweep announces it: `4294967296 (2^32)`, the power of two named where
+/// the count is one (a whole space, which is how sweeps are sized), so `18446744073709551616`
+/// reads as an f32 pair's 2^64 at a glance.
+pub fn count(n: u128) -> String {
+    if n >= 1 << 10 && n.is_power_of_two() {
+        format!("{n} (2^{})", n.trailing_zeros())
+    } else {
+        n.to_string()
+    }
+}
+
 /// Prints [`line`] when it is due; [`Progress::finish`] ends a line drawn in place.
 pub struct Progress {
     what: String,
@@ -105,6 +116,16 @@ mod tests {
         // 2^64 inputs (a sweep of an f32 pair) and none done yet: no overflow, no NaN.
         let l = line("sweep add.rn.f32", 0, 1 << 64, 0.0);
         assert_eq!(l, "sweep add.rn.f32: 0 of 18.45 E inputs (0%), 0/s, time left not known yet");
+    }
+
+    #[test]
+    fn a_count_names_its_power_of_two() {
+        assert_eq!(count(1 << 32), "4294967296 (2^32)");
+        assert_eq!(count(1 << 64), "18446744073709551616 (2^64)");
+        assert_eq!(count(1000), "1000");
+        assert_eq!(count(3 << 20), "3145728");
+        // Small powers of two read at once as they are.
+        assert_eq!(count(256), "256");
     }
 
     #[test]

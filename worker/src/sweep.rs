@@ -505,7 +505,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         return Ok(());
     }
     if !args.json {
-        eprintln!("sweeping {instr}: {} input(s) on {}", plan.count, engine.info());
+        eprintln!("sweeping {instr}: {} input(s) on {}", crate::progress::count(plan.count), engine.info());
     }
     let profile = Profile::named(&args.judge)?;
     let report = sweep_with(&mut *engine, &instr, plan, batch, args.examples, &stop, &profile, !args.no_gpu_kernel)?;

@@ -198,7 +198,7 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     let batch = args.batch.unwrap_or(1 << 20).max(1);
     let stop = crate::interrupt::stop_flag()?;
     if !args.json {
-        eprintln!("sweeping {form}: {} input(s) on {}", plan.count, engine.info());
+        eprintln!("sweeping {form}: {} input(s) on {}", crate::progress::count(plan.count), engine.info());
     }
     let report = sweep_form(&mut *engine, &form, plan, batch, args.examples, &stop)?;
     let json = serde_json::to_string(&report)?;
