@@ -130,7 +130,7 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
         return out(MismatchClass::BoundExceeded, Some(excess.unsigned_abs()));
     }
     // Rule 9's distance first: it needs no evaluation, and either way the class is the same
-    // (another mode's evaluation, three `eval`s, was a seventh of `bench --judge`'s time).
+    // (another mode's evaluation, three `eval`s, was about 8 % of `bench --judge`'s time).
     let near = ulps.is_some_and(|n| n.unsigned_abs() <= ROUNDING_MAX_ULPS);
     if near || instr.is_some_and(|i| other_rounding_accepts(i, operands, got)) {
         return out(MismatchClass::Rounding, None);
