@@ -4,7 +4,7 @@
 
 use ptx::format::{FpClass, Scalar};
 use ptx::interp::{self, Expectation, Outcome};
-use ptx::isa::{Clamp, Ftz, Instr, Narrow, Opcode, Precision};
+use ptx::isa::{Clamp, Instr, Narrow, Opcode, Precision};
 use ptx::narrow_format;
 use ptx::Rounding;
 use arrayvec::ArrayVec;
@@ -36,15 +36,15 @@ pub struct Classified {
 /// | # | class | when |
 /// |---|-------|------|
 /// | 0 | comparison | a comparison's other outcome: any wrong `setp` predicate, a `set` lane 0 or 1.0 inverted, the operand `selp` did not select |
-/// | 0a | ftz, rounding, gross | an integer result (`cvt` to `.s32`, ...): `.ftz` toggled, then another integer rounding, accepts `got`; else gross |
-/// | 1 | ftz | `instr` with `.ftz` toggled (a legal form) accepts `got` |
+/// | 0a | ftz, rounding, gross | an integer result (`cvt` to `.s32`, ...): `.ftz` toggled (on a subnormal operand), then another integer rounding, accepts `got`; else gross |
+/// | 1 | ftz | an operand subnormal or a lane of `got` at most the smallest normal (`compare::flush`), and `instr` with `.ftz` toggled (a legal form) accepts `got` |
 /// | 2 | sat | `instr` without its `.sat`/`.relu` accepts `got`, or `.sat` gave NaN or left [-0, 1] |
 /// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
 /// | 4 | nan-vs-number | `got` is NaN and only numbers are allowed, or a number and only NaN |
 /// | 5 | signed-zero | `got` is a zero and the other zero is allowed |
 /// | 5a | sign | `got` with its sign bit flipped is allowed (a nonzero number) |
 /// | 6 | ftz | `got` is zero and the primary subnormal, or `got` subnormal and the primary zero |
-/// | 7 | special-case-table | `instr` approximate and the lane's expectation exact (a table row) |
+/// | 7 | special-case-table | `instr` approximate and the lane's expectation exact (a table row, or under a hardware profile its one value) |
 /// | 8 | bound-exceeded | `instr` approximate, `got` outside its range (`excess` ulps) |
 /// | 9 | rounding | another rounding mode accepts `got`, or it is within [`ROUNDING_MAX_ULPS`] |
 /// | 10 | gross | otherwise |
@@ -77,8 +77,9 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     // `cvt.f32.bf16` an ftz mismatch).
     let nan_for_nan = scalar.is_nan(v) && scalar.is_nan(primary);
     if let Some(instr) = instr.filter(|_| !nan_for_nan) {
-        // 1, 2: counterfactual forms, judged on the whole register.
-        if ftz_toggled_accepts(instr, operands, got) {
+        // 1, 2: counterfactual forms, judged on the whole register. The toggled form is asked
+        // only where flushing is at play: elsewhere it allows nothing more (`flush`).
+        if super::flush::in_play(instr, operands, expected, got) && ftz_toggled_accepts(instr, operands, got) {
             return out(MismatchClass::Ftz, None);
         }
         if instr.clamp != Clamp::None {
@@ -139,13 +140,13 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
 }
 
 /// An integer result (a `cvt` to `.s32`, ...): `ftz` or `rounding` when the form with `.ftz`
-/// toggled or another integer rounding (`.rzi` for `.rni`, ...) gives `got`, else `gross`;
+/// toggled (where flushing is at play: a subnormal operand) or another integer rounding (`.rzi` for `.rni`, ...) gives `got`, else `gross`;
 /// `ulps` is the integer difference `got - expected`.
 fn integer_class(instr: Option<&Instr>, operands: &[u64], t: ptx::integer::IntType, expected: &Expectation, got: u64) -> Classified {
     let ulps = i64::try_from(t.value(got) - t.value(expected.primary_bits())).ok();
     let out = |class| Classified { lane: 0, class, ulps, excess: None };
     match instr {
-        Some(i) if ftz_toggled_accepts(i, operands, got) => out(MismatchClass::Ftz),
+        Some(i) if super::flush::in_play(i, operands, expected, got) && ftz_toggled_accepts(i, operands, got) => out(MismatchClass::Ftz),
         Some(i) if other_rounding_accepts(i, operands, got) => out(MismatchClass::Rounding),
         _ => out(MismatchClass::Gross),
     }
@@ -153,8 +154,7 @@ fn integer_class(instr: Option<&Instr>, operands: &[u64], t: ptx::integer::IntTy
 
 /// Rule 1 (and 0a): the form with `.ftz` toggled, where that is a legal form, gives `got`.
 fn ftz_toggled_accepts(instr: &Instr, operands: &[u64], got: u64) -> bool {
-    let toggled = Instr { ftz: if instr.ftz == Ftz::Flush { Ftz::Preserve } else { Ftz::Flush }, ..*instr };
-    accepts_as(&toggled, operands, got)
+    accepts_as(&super::flush::toggled(instr), operands, got)
 }
 
 /// Rule 9 (and 0a): the form in another rounding mode gives `got` (for a `cvt` to an
@@ -378,6 +378,29 @@ mod tests {
         assert_eq!(c.class, MismatchClass::Ftz);
         // A flushed result where no .ftz is asked for.
         let c = class_of("mul.rn.f32", &[f(2f32.powi(-126)), f(0.5)], 0);
+        assert_eq!(c.class, MismatchClass::Ftz);
+    }
+
+    /// Classify `got` for `form` on `ops` against the sm_90 profile's answer.
+    fn class_on_sm90(form: &str, ops: &[u64], got: u64) -> Classified {
+        let i = instr(form);
+        let sm90 = ptx::profile::Profile::named("sm_90").unwrap();
+        let e = super::super::narrow(&sm90, &i, ops, interp::eval(&i, ops).unwrap());
+        assert!(!e.accepts(got), "{form} {ops:x?}: 0x{got:x} is sm_90's");
+        classify(Some(&i), ops, &e, got)
+    }
+
+    #[test]
+    fn a_result_the_spec_allows_but_the_gpu_does_not_give_is_not_ftz_without_a_tiny_value() {
+        // cos.approx.f32 of 1.0: the correctly rounded 0x3f0a5140, one ulp below the H100's
+        // 0x3f0a5141 (`--judge sm_90`). The `.ftz` form allows it too, as the form itself
+        // does, but nothing here is subnormal: the H100's exact answer is what it missed.
+        let c = class_on_sm90("cos.approx.f32", &[f(1.0)], 0x3f0a_5140);
+        assert_eq!(c.class, MismatchClass::SpecialCaseTable);
+        // 0.5 * (2 - 2^-23) 2^-126 = (1 - 2^-24) 2^-126 rounds to 2^-126, which the spec's
+        // reading keeps (tininess after rounding) and the H100 flushes to +0 under `.ftz`
+        // (before rounding): a result at the smallest normal is flushing at play.
+        let c = class_on_sm90("mul.rn.ftz.f32", &[f(0.5), 0x00ff_ffff], 0x0080_0000);
         assert_eq!(c.class, MismatchClass::Ftz);
     }
 

@@ -44,6 +44,7 @@
 
 pub mod class;
 pub mod errors;
+mod flush;
 pub use api::signature;
 pub mod throughput;
 mod profiled;
