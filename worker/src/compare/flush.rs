@@ -80,29 +80,19 @@ fn tiny(s: Scalar, v: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::campaign::source::Rng;
     use arbitrary::Unstructured;
     use ptx::interp::{self, Outcome};
-
-    /// splitmix64: the test's own stream, so that it runs the same every time.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-    }
 
     /// Operands for `f` as a campaign draws them (a quarter special values, the rest under
     /// interesting exponents or random bits), or every bit random.
     fn operands(f: &Instr, rng: &mut Rng) -> Vec<u64> {
         let types: Vec<ValType> = (0..usize::from(f.inputs)).map(|p| ValType::of_operand(f, p)).collect();
-        if rng.next() % 4 == 0 {
-            return (0..types.len()).map(|p| rng.next() & (u64::MAX >> (64 - f.src_bits(p)))).collect();
+        if rng.next_u64() % 4 == 0 {
+            return (0..types.len()).map(|p| rng.next_u64() & (u64::MAX >> (64 - f.src_bits(p)))).collect();
         }
-        let bytes: Vec<u8> = (0..256).map(|_| rng.next() as u8).collect();
+        let mut bytes = [0u8; 256];
+        rng.fill(&mut bytes);
         let mut out = Vec::new();
         ptx::gen::operand::case_into(&mut Unstructured::new(&bytes), &types, 1 << 14, 0, &mut out).unwrap();
         out
@@ -122,14 +112,14 @@ mod tests {
             Outcome::AnyNan => out.push(s.mask() >> 1),
             Outcome::Unbounded { reference, .. } => {
                 around(reference, out);
-                out.extend((0..4).map(|_| rng.next() & s.mask()));
+                out.extend((0..4).map(|_| rng.next_u64() & s.mask()));
             }
         }
     }
 
     #[test]
     fn the_toggled_form_allows_more_only_near_zero_or_on_a_subnormal_operand() {
-        let mut rng = Rng(12);
+        let mut rng = Rng::new(12);
         let forms: Vec<Instr> = ptx::gen::legal_forms().iter().copied().filter(|f| toggled(f).is_legal()).collect();
         let (mut cases, mut differing) = (0u64, 0u64);
         for f in &forms {
@@ -146,7 +136,7 @@ mod tests {
                 let Some(s) = own.scalar else {
                     // An integer or predicate result: the register is the value.
                     let p = other.primary_bits();
-                    for v in [p, p.wrapping_add(1), p.wrapping_sub(1), rng.next() & 0xffff_ffff] {
+                    for v in [p, p.wrapping_add(1), p.wrapping_sub(1), rng.next_u64() & 0xffff_ffff] {
                         if other.accepts(v) && !own.accepts(v) {
                             differing += 1;
                             assert!(
@@ -158,7 +148,7 @@ mod tests {
                     continue;
                 };
                 for (lane, l) in other.lanes.iter().enumerate() {
-                    let mut values = vec![rng.next() & s.mask()];
+                    let mut values = vec![rng.next_u64() & s.mask()];
                     candidates(s, &l.primary, &mut rng, &mut values);
                     for (o, _) in &l.alternatives {
                         candidates(s, o, &mut rng, &mut values);
