@@ -37,7 +37,7 @@ pub struct Classified {
 /// |---|-------|------|
 /// | 0 | comparison | a comparison's other outcome: any wrong `setp` predicate, a `set` lane 0 or 1.0 inverted, the operand `selp` did not select |
 /// | 0a | ftz, rounding, gross | an integer result (`cvt` to `.s32`, ...): `.ftz` toggled (on a subnormal operand), then another integer rounding, accepts `got`; else gross |
-/// | 1 | ftz | an operand subnormal or a lane of `got` at most the smallest normal (`compare::flush`), and `instr` with `.ftz` toggled (a legal form) accepts `got` |
+/// | 1 | ftz | flushing at play (`compare::flush`: an operand subnormal, a lane of `got` at most the smallest normal, or the f64 `rsqrt` pair), and `instr` with `.ftz` toggled (a legal form) accepts `got` |
 /// | 2 | sat | `instr` without its `.sat`/`.relu` accepts `got`, or `.sat` gave NaN or left [-0, 1] |
 /// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
 /// | 4 | nan-vs-number | `got` is NaN and only numbers are allowed, or a number and only NaN |
@@ -140,8 +140,8 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
 }
 
 /// An integer result (a `cvt` to `.s32`, ...): `ftz` or `rounding` when the form with `.ftz`
-/// toggled (where flushing is at play: a subnormal operand) or another integer rounding (`.rzi` for `.rni`, ...) gives `got`, else `gross`;
-/// `ulps` is the integer difference `got - expected`.
+/// toggled (on a subnormal operand) or another integer rounding (`.rzi` for `.rni`, ...) gives
+/// `got`, else `gross`; `ulps` is the integer difference `got - expected`.
 fn integer_class(instr: Option<&Instr>, operands: &[u64], t: ptx::integer::IntType, expected: &Expectation, got: u64) -> Classified {
     let ulps = i64::try_from(t.value(got) - t.value(expected.primary_bits())).ok();
     let out = |class| Classified { lane: 0, class, ulps, excess: None };
