@@ -77,9 +77,8 @@ pub fn classify(instr: Option<&Instr>, operands: &[u64], expected: &Expectation,
     // `cvt.f32.bf16` an ftz mismatch).
     let nan_for_nan = scalar.is_nan(v) && scalar.is_nan(primary);
     if let Some(instr) = instr.filter(|_| !nan_for_nan) {
-        // 1, 2: counterfactual forms, judged on the whole register. The toggled form is asked
-        // only where flushing is at play: elsewhere it allows nothing more (`flush`).
-        if super::flush::in_play(instr, operands, expected, got) && ftz_toggled_accepts(instr, operands, got) {
+        // 1, 2: counterfactual forms, judged on the whole register.
+        if ftz_toggled_accepts(instr, operands, expected, got) {
             return out(MismatchClass::Ftz, None);
         }
         if instr.clamp != Clamp::None {
@@ -146,15 +145,17 @@ fn integer_class(instr: Option<&Instr>, operands: &[u64], t: ptx::integer::IntTy
     let ulps = i64::try_from(t.value(got) - t.value(expected.primary_bits())).ok();
     let out = |class| Classified { lane: 0, class, ulps, excess: None };
     match instr {
-        Some(i) if super::flush::in_play(i, operands, expected, got) && ftz_toggled_accepts(i, operands, got) => out(MismatchClass::Ftz),
+        Some(i) if ftz_toggled_accepts(i, operands, expected, got) => out(MismatchClass::Ftz),
         Some(i) if other_rounding_accepts(i, operands, got) => out(MismatchClass::Rounding),
         _ => out(MismatchClass::Gross),
     }
 }
 
-/// Rule 1 (and 0a): the form with `.ftz` toggled, where that is a legal form, gives `got`.
-fn ftz_toggled_accepts(instr: &Instr, operands: &[u64], got: u64) -> bool {
-    accepts_as(&super::flush::toggled(instr), operands, got)
+/// Rule 1 (and 0a): flushing is at play, and the form with `.ftz` toggled, where that is a
+/// legal form, gives `got`. Elsewhere the toggled form allows nothing more (`compare::flush`),
+/// so it is not evaluated.
+fn ftz_toggled_accepts(instr: &Instr, operands: &[u64], expected: &Expectation, got: u64) -> bool {
+    super::flush::in_play(instr, operands, expected, got) && accepts_as(&super::flush::toggled(instr), operands, got)
 }
 
 /// Rule 9 (and 0a): the form in another rounding mode gives `got` (for a `cvt` to an
