@@ -81,7 +81,7 @@ fn tiny(s: Scalar, v: u64) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::campaign::source::Rng;
     use arbitrary::Unstructured;
@@ -89,7 +89,7 @@ mod tests {
 
     /// Operands for `f` as a campaign draws them (a quarter special values, the rest under
     /// interesting exponents or random bits), or every bit random.
-    fn operands(f: &Instr, rng: &mut Rng) -> Vec<u64> {
+    pub(in crate::compare) fn operands(f: &Instr, rng: &mut Rng) -> Vec<u64> {
         let types: Vec<ValType> = (0..usize::from(f.inputs)).map(|p| ValType::of_operand(f, p)).collect();
         if rng.next_u64() % 4 == 0 {
             return (0..types.len()).map(|p| rng.next_u64() & (u64::MAX >> (64 - f.src_bits(p)))).collect();
@@ -102,7 +102,7 @@ mod tests {
     }
 
     /// Values of one lane of format `s` that `outcome` allows, and their neighbours.
-    fn candidates(s: Scalar, outcome: &Outcome, rng: &mut Rng, out: &mut Vec<u64>) {
+    pub(in crate::compare) fn candidates(s: Scalar, outcome: &Outcome, rng: &mut Rng, out: &mut Vec<u64>) {
         let around = |v: u64, out: &mut Vec<u64>| {
             for d in [0u64, 1, 2] {
                 out.push(v.wrapping_add(d) & s.mask());
