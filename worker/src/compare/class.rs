@@ -37,7 +37,7 @@ pub struct Classified {
 /// |---|-------|------|
 /// | 0 | comparison | a comparison's other outcome: any wrong `setp` predicate, a `set` lane 0 or 1.0 inverted, the operand `selp` did not select |
 /// | 0a | ftz, rounding, gross | an integer result (`cvt` to `.s32`, ...): `.ftz` toggled (on a subnormal operand), then another integer rounding, accepts `got`; else gross |
-/// | 1 | ftz | flushing at play (`compare::flush`: an operand subnormal, a lane of `got` at most the smallest normal, or the f64 `rsqrt` pair), and `instr` with `.ftz` toggled (a legal form) accepts `got` |
+/// | 1 | ftz | flushing at play (`compare::flush`: an operand subnormal, a lane of `got` at most the smallest normal, or the f64 `rsqrt` pair where `instr` itself does not allow `got`), and `instr` with `.ftz` toggled (a legal form) accepts `got` |
 /// | 2 | sat | the disagreeing lane is where clamping acts (not strictly inside (0, 1) for `.sat`, not above 0 for `.relu`), and `instr` without its `.sat`/`.relu` accepts `got`, or `.sat` gave NaN or left [-0, 1] |
 /// | 3 | nan-payload | `got` is NaN and some NaN is allowed |
 /// | 4 | nan-vs-number | `got` is NaN and only numbers are allowed, or a number and only NaN |
