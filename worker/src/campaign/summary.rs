@@ -146,7 +146,11 @@ fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
         return v;
     }
     if t.cases == 0 {
-        v.push("  no case was judged: see the engine faults above, or run longer (--seconds N)".into());
+        v.push(if t.faults.is_empty() {
+            "  no case was judged: the campaign ended before its first batch; run longer (--seconds N, or --cases N)".into()
+        } else {
+            "  no case was judged: see the engine faults above (`ptxfuzz engines --check` tells whether the target works)".into()
+        });
         return v;
     }
     if s.target.name == "host" {
@@ -245,6 +249,40 @@ mod tests {
             line(2),
             (Some("  findings stage: 12 mismatch(es) resolved by a traced run (2 traced compiled: the instruction VM gave another output), in 3 engine call(s)".into()), 2.into())
         );
+    }
+
+    #[test]
+    fn no_case_judged_points_at_faults_only_when_there_were_some() {
+        use crate::oracles::EngineInfo;
+        use stats::Rates;
+        let info = EngineInfo::new("interp", "ptxfuzz reference interpreter");
+        let config = ptx::gen::GenConfig::default();
+        let advice = |totals: &Totals| {
+            let s = Summary {
+                target: &info,
+                seed: 1,
+                mode: "end-to-end",
+                judge: "spec",
+                elapsed_s: 0.0,
+                rates: Rates::between(&Totals::default(), totals, 0.0),
+                exec_modes: &[],
+                compiled_share: 0.0,
+                jobs: 2,
+                interrupted: false,
+                config: &config,
+                totals,
+                engine_stages: None,
+                findings: Vec::new(),
+            };
+            next_steps(&s, Path::new("out")).join("\n")
+        };
+        // `--seconds 0`: nothing ran, nothing failed.
+        let text = advice(&Totals::default());
+        assert!(text.contains("run longer") && !text.contains("faults"), "{text}");
+        let mut faulted = Totals::default();
+        faulted.faults.insert("cuda: no device".into(), 3);
+        let text = advice(&faulted);
+        assert!(text.contains("engine faults above") && text.contains("engines --check"), "{text}");
     }
 
     #[test]
