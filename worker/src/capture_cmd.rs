@@ -85,6 +85,18 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     let gen = Generator::new(cfg)?;
     let forms: Vec<Instr> = if args.families.is_empty() && !args.forms.is_empty() { Vec::new() } else { gen.forms().collect() };
     let (others, off_sm) = select_forms(&args.forms, sm)?;
+    if forms.is_empty() && others.is_empty() {
+        // Say so before any file is made (`--forms add.rn.f32` picks the mixed-precision
+        // add.rn.f32.f16 and .bf16, which sm_90 lacks; the table's add is --families add).
+        let needs: Vec<String> = off_sm.iter().take(4).map(|f| format!("{f} (sm_{}+)", f.needs().sm)).collect();
+        bail!(
+            "--forms {} selects {} form(s), none of them on sm_{sm}: {}{}; record them with --sm N (an sm named), or the instruction table's forms with --families (add, fma, rcp, ...)",
+            args.forms.join(","),
+            off_sm.len(),
+            needs.join(", "),
+            if off_sm.len() > needs.len() { ", ..." } else { "" }
+        );
+    }
     eprintln!(
         "capture: target {}; sm_{sm}; {} form(s) x {} cases -> {}",
         target.info(),
@@ -150,8 +162,8 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     if skipped > 0 {
         println!("  {skipped} form(s) the target does not support were skipped");
     }
-    if off_sm > 0 {
-        println!("  {off_sm} selected form(s) need another sm than sm_{sm} and were left out (--sm chooses)");
+    if !off_sm.is_empty() {
+        println!("  {} selected form(s) need another sm than sm_{sm} and were left out (--sm chooses)", off_sm.len());
     }
 
     for f in &faults {
@@ -161,8 +173,8 @@ pub fn run(args: CaptureArgs) -> Result<()> {
 }
 
 /// The forms outside `Instr` that `--forms` selects and that sm_`sm` has (each documented
-/// form's table: `Form::target_on`), and how many selected ones it lacks.
-fn select_forms(prefixes: &[String], sm: u32) -> Result<(Vec<Form>, usize)> {
+/// form's table: `Form::target_on`), and the selected ones it lacks.
+fn select_forms(prefixes: &[String], sm: u32) -> Result<(Vec<Form>, Vec<Form>)> {
     let all = Form::all();
     let mut chosen = Vec::new();
     for p in prefixes {
@@ -176,9 +188,7 @@ fn select_forms(prefixes: &[String], sm: u32) -> Result<(Vec<Form>, usize)> {
             }
         }
     }
-    let on_sm: Vec<Form> = chosen.iter().copied().filter(|f| f.target_on(sm).is_some()).collect();
-    let off = chosen.len() - on_sm.len();
-    Ok((on_sm, off))
+    Ok(chosen.into_iter().partition(|f| f.target_on(sm).is_some()))
 }
 
 /// The operands of `n` cases of `form`: every input where the operand space has at most `n`

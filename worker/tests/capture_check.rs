@@ -124,6 +124,13 @@ fn capture_refuses_a_form_prefix_that_names_nothing_and_a_target_that_runs_none(
     assert!(err.contains("nothing was recorded, so") && err.contains("host runs none of the selected forms"), "{err}");
     assert!(!out.exists(), "{} was written", out.display());
     assert!(!std::path::Path::new(&format!("{}.partial", out.display())).exists());
+    // A prefix whose forms all need a later sm (`add.rn.f32` picks the mixed-precision
+    // add.rn.f32.{f16,bf16}) is refused up front, naming them and their sm, and makes no file.
+    let (code, _, err) = ptxfuzz(&["capture", "--target", "interp", "--sm", "90", "--forms", "add.rn.f32", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--forms add.rn.f32 selects 2 form(s), none of them on sm_90: add.rn.f32.f16 (sm_100+)"), "{err}");
+    assert!(err.contains("--families"), "{err}");
+    assert!(!out.exists() && !std::path::Path::new(&format!("{}.partial", out.display())).exists());
 }
 
 /// The `cvt`/`setp`/`set`/`selp` forms an H200 (sm_90) recorded on 2026-11-29 (`capture
