@@ -6,9 +6,13 @@
 
 use std::fmt;
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
 use ptx::explain::program::explain_statement;
-use ptx::explain::{explain, Case, Explanation};
+use ptx::explain::{explain, explain_judged, Case, Explanation};
 use ptx::isa::Instr;
+use ptx::profile::Profile;
 use ptx::program::Program;
 use ptx::value::parse_hex;
 use serde::{Deserialize, Serialize};
@@ -111,19 +115,40 @@ pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, Cluste
     }))
 }
 
+/// The hardware profile a reproducer was judged against (`repro.json`'s `judge`), parsed once
+/// a process (`Profile::named` reads its JSON, and the server clusters every finding it takes
+/// in); `None` for `spec` and for a name this version does not know, whose findings are
+/// explained against the spec as before the field existed.
+fn hardware_judge(name: &str) -> Option<&'static Profile> {
+    static KNOWN: Mutex<BTreeMap<String, &'static Profile>> = Mutex::new(BTreeMap::new());
+    let mut known = KNOWN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(p) = known.get(name) {
+        return Some(*p);
+    }
+    // One leak a profile name (`sm_90`): an unknown name is not kept.
+    let p = Profile::named(name).ok().filter(|p| !matches!(p, Profile::Spec))?;
+    let p: &'static Profile = Box::leak(Box::new(p));
+    known.insert(name.to_string(), p);
+    Some(p)
+}
+
 /// A finding's explanation (if any) and its cluster. A finding of a compiled program (one
 /// kernel) may be a whole-program rewrite of ptxas (`ptx::explain::program`: a `neg` folded
 /// into the `set` feeding it, two conversions fused), tried around the catalogue as
 /// `modes-check` does; an `isa` finding ran every instruction alone, so only the catalogue
-/// can explain it.
+/// can explain it. A finding judged against a hardware profile (`--judge sm_90`) whose
+/// result the spec allows is `spec-allowed` (`ptx::explain::explain_judged`).
 pub fn cluster_of(r: &Reproducer) -> Result<(Option<Explanation>, ClusterKey), ClusterError> {
     let Some(f) = failing(r)? else {
         return Ok((None, ClusterKey::unexplained("input", &r.class)));
     };
     let (instr, case) = f.case();
-    let explanation = match r.exec {
-        Exec::Compiled => explain_statement(&f.program, f.stmt, f.got, &|reg| f.regs[reg.0 as usize]),
-        Exec::Isa => explain(&instr, &[case]),
+    let judge = hardware_judge(&r.judge);
+    let explanation = match (r.exec, judge) {
+        (Exec::Compiled, _) => explain_statement(&f.program, f.stmt, f.got, &|reg| f.regs[reg.0 as usize])
+            .or_else(|| judge.and_then(|p| explain_judged(p, &instr, &[case]))),
+        (Exec::Isa, Some(p)) => explain_judged(p, &instr, &[case]),
+        (Exec::Isa, None) => explain(&instr, &[case]),
     };
     Ok(match explanation {
         Some(e) => {
@@ -206,6 +231,47 @@ mod tests {
         let (e, key) = cluster_of(&neg_of_a_set(crate::Exec::Isa)).unwrap();
         assert_eq!(key.key(), "folded-to-operand~neg.f16");
         assert!(e.is_some_and(|e| e.model.is_some()));
+    }
+
+    #[test]
+    fn a_finding_judged_by_a_gpu_profile_that_the_spec_allows_clusters_as_spec_allowed() {
+        // The interpreter's f64 NaN payload for `add.rn.f64` of two NaNs, judged against the
+        // H100's (`campaign --target interp --judge sm_90`): the payload of the first operand
+        // quieted is what the spec allows; the H100 takes the other operand's.
+        let program = Program::parse("// inputs: %fd0:f64, %fd1:f64
+add.rn.f64 %fd2, %fd0, %fd1;
+// outputs: %fd2
+").unwrap();
+        let (a, b) = (0x7ff0_0000_0000_0001u64, 0x7ff8_0000_0000_0002u64);
+        let op = Instr::parse_default("add.rn.f64").unwrap();
+        let allowed = ptx::interp::eval(&op, &[a, b]).unwrap();
+        let sm90 = Profile::named("sm_90").unwrap();
+        let ptx::profile::Resolved::One(gpu) = sm90.resolve(&op, &[a, b], &allowed) else { panic!("sm_90 claims add.rn.f64") };
+        // A NaN the spec allows that is not the H100's.
+        let got = [a | 1 << 51, b, 0x7fff_ffff_ffff_ffff].into_iter().find(|&v| v != gpu && allowed.accepts(v)).expect("another allowed NaN");
+        let r = Reproducer {
+            signature: "add.rn.f64~nan-payload~nan.nan~sm-".into(),
+            class: "nan-payload".into(),
+            program: serde_json::from_str(&program.to_json()).unwrap(),
+            program_text: program.to_string(),
+            inputs: vec![format!("{a:#018x}"), format!("{b:#018x}")],
+            inputs_decimal: vec!["nan".into(), "nan".into()],
+            expected: vec![format!("{gpu:#018x}")],
+            actual: vec![format!("{got:#018x}")],
+            failing_outputs: vec![0],
+            judge: "sm_90".into(),
+            exec: crate::Exec::Isa,
+            ..crate::repro::files::tests::sample()
+        };
+        let (e, key) = cluster_of(&r).unwrap();
+        assert_eq!(key.key(), "spec-allowed~add.f64");
+        assert!(e.unwrap().detail.starts_with(&format!("sm_90 gives {gpu:#018x}")));
+        // Judged by the spec the same result is nothing the catalogue explains; a judge this
+        // version does not know is read as the spec.
+        for judge in ["spec", "sm_999"] {
+            let (e, key) = cluster_of(&Reproducer { judge: judge.into(), ..r.clone() }).unwrap();
+            assert!(e.is_none() && key.key() == "unexplained~add.rn.f64~nan-payload", "{judge}: {key}");
+        }
     }
 
     #[test]

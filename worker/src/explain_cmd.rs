@@ -68,9 +68,10 @@ pub fn run(args: ExplainArgs) -> Result<()> {
                 Ok(Some((instr, cases))) => ptx::explain::fitting(&instr, &cases),
                 _ => vec![],
             };
-            // A whole-program rewrite (a compiled finding) is the answer, not the catalogue's
-            // first fit: it comes first, the catalogue's entries after it.
-            if let Some(e) = explanation.as_ref().filter(|e| e.model.is_none()) {
+            // The answer comes first: the catalogue's first fit, or what the catalogue alone
+            // does not list, a whole-program rewrite (a compiled finding) or `spec-allowed` (a
+            // finding judged by a GPU profile that the spec allows), the catalogue's after it.
+            if let Some(e) = &explanation {
                 fits.retain(|&id| id != e.id);
                 fits.insert(0, e.id);
             }

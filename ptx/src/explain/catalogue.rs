@@ -204,6 +204,17 @@ pub const CATALOGUE: &[Entry] = &[
         spec: "9.7.3.13-22 / 9.7.4.7-9 approximate forms' error bounds",
         candidates: bound,
     },
+    // Last, and reached only through `explain_judged`: against the spec a result the spec
+    // allows needs no explaining, so `explain` never returns this row. Against a hardware
+    // profile (`campaign --judge sm_90`) it is the commonest finding of a spec-faithful
+    // emulator: an f64 NaN's payload, a `.ftz` result at the smallest normal, an approximation
+    // within its bound but not the GPU's bits.
+    Entry {
+        id: "spec-allowed",
+        description: "a result the PTX ISA allows but the judged GPU does not give: the target took another of the spec's readings (a NaN's payload, tininess, an approximation within its bound) than the hardware",
+        spec: "the hardware profile (ptx/profiles/), where the PTX ISA leaves a choice",
+        candidates: |_, _| vec![(Model::SpecAllowed, String::new())],
+    },
 ];
 
 /// The farthest an approximate result may lie past its bound and still count as "bound

@@ -7,6 +7,8 @@
 //! a changed form, changed operands or a changed result ([`model::Model`]). [`explain`] returns
 //! the first that reproduces every case, or `None`: a finding is never forced into an
 //! explanation that does not reproduce it. `docs/triage.md` lists the catalogue.
+//! [`explain_judged`] does the same for a finding judged against a hardware profile, where a
+//! result the spec allows and the GPU does not give is the catalogue's last row, `spec-allowed`.
 //!
 //! [`program::REWRITES`] are the compiler's whole-program rewrites (two statements compiled as
 //! one), which a compiled program's finding can show and no one-instruction model reproduces;
@@ -23,6 +25,7 @@ pub use model::Model;
 
 use crate::interp::eval;
 use crate::isa::Instr;
+use crate::profile::{eval_profiled, Profile, Resolved};
 
 /// One recorded case: the operands as register bits and the hardware's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,4 +113,46 @@ pub fn explain(instr: &Instr, cases: &[Case]) -> Option<Explanation> {
         }
     }
     None
+}
+
+/// [`explain`] for a finding judged against `profile` (`campaign --judge sm_90`). Where the
+/// spec allows every case's result and the profile rejects one, the answer is the
+/// `spec-allowed` entry, its detail the GPU's bits for that case: the target is faithful to
+/// the spec and differs from the hardware, which no perturbation of the spec explains better.
+/// Otherwise, as [`explain`]: the catalogue against the spec.
+pub fn explain_judged(profile: &Profile, instr: &Instr, cases: &[Case]) -> Option<Explanation> {
+    let spec_allows = |c: &Case| Model::SpecAllowed.reproduces(instr, &c.operands, c.got);
+    if matches!(profile, Profile::Spec) || cases.is_empty() || !cases.iter().all(spec_allows) {
+        return explain(instr, cases);
+    }
+    // The first case the profile rejects, and what the GPU gives there.
+    let gpu = cases.iter().find_map(|c| match eval_profiled(instr, &c.operands, profile).ok()? {
+        Resolved::One(bits) => (bits != c.got).then(|| (c, bits)),
+        // No bit-exact claim: the profile's set is the spec's, which allows the result.
+        Resolved::Set(_) => None,
+    });
+    let (case, bits) = gpu?;
+    let entry = CATALOGUE.iter().find(|e| e.id == "spec-allowed").expect("the catalogue's last row");
+    let shown = |v: u64| eval(instr, &case.operands).map_or(format!("0x{v:x}"), |e| hex_and_decimal(&e, v));
+    Some(Explanation {
+        id: entry.id,
+        description: entry.description,
+        spec: entry.spec,
+        family_key: family_key(instr),
+        model: Some(Model::SpecAllowed),
+        detail: format!("{} gives {} where the target gave {}", profile.name(), shown(bits), shown(case.got)),
+    })
+}
+
+/// `v`, a register of `e`'s shape, in hex at its width and, for float lanes, in decimal (lane 0
+/// first): `0x00800000 (1.1754944e-38)`.
+fn hex_and_decimal(e: &crate::interp::Expectation, v: u64) -> String {
+    let digits = (e.width() as usize).div_ceil(4);
+    match e.scalar {
+        Some(s) => {
+            let lanes: Vec<String> = (0..e.lanes.len() as u32).map(|i| crate::value::format_decimal(s, (v >> (i * s.bits())) & s.mask())).collect();
+            format!("0x{v:0digits$x} ({})", lanes.join(","))
+        }
+        None => format!("0x{v:0digits$x}"),
+    }
 }

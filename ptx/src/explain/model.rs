@@ -40,6 +40,10 @@ pub enum Model {
     LanesSwapped,
     /// A packed result with lane `i`'s result in both lanes.
     LaneBroadcast(usize),
+    /// The instruction as written, by the spec: a result the interpreter's set allows. Only
+    /// evidence where a hardware profile judged the result ([`super::explain_judged`]): the
+    /// target took another of the spec's readings than the GPU.
+    SpecAllowed,
     /// An approximate result within `ulps` of the correctly rounded reference, in every lane
     /// the documented bound rejects.
     WithinUlps(u64),
@@ -124,6 +128,7 @@ impl Model {
         let reference = || eval(instr, operands).ok();
         match self {
             Model::Form(form) => eval(form, operands).is_ok_and(|e| e.accepts(got)),
+            Model::SpecAllowed => reference().is_some_and(|e| e.accepts(got)),
             Model::Operand(i) => operands.get(*i) == Some(&got),
             Model::Tf32ViaInteger => operands.len() == 1 && tf32_via_integer(instr, operands[0]) == Some(got),
             Model::SelectionInverted => {

@@ -2,6 +2,7 @@
 //! campaign-60s finding folders: operands and hardware result as recorded there.
 
 use super::*;
+use crate::profile::Profile;
 
 fn instr(text: &str, inputs: usize) -> Instr {
     Instr::parse(text, inputs).unwrap()
@@ -249,4 +250,29 @@ fn the_tf32_integer_model_is_rna_on_every_number() {
             assert!(crate::interp::eval(i, &[v]).unwrap().accepts(model), "{i} {v:#x} -> {model:#x}");
         }
     }
+}
+
+#[test]
+fn a_result_the_spec_allows_and_the_gpu_does_not_give_is_spec_allowed_under_a_profile_only() {
+    let sm90 = Profile::named("sm_90").unwrap();
+    // (1 - 2^-24) 2^-126 in .rp: the interpreter's 2^-126, which the H100 flushes to +0.
+    let fma = instr("fma.rp.ftz.sat.f32", 3);
+    let kept = [case(&[0x3f00_0000, 0x00ff_ffff, 0x0000_0001], 0x0080_0000)];
+    let e = explain_judged(&sm90, &fma, &kept).expect("explained against sm_90");
+    assert_eq!((e.id, e.family_key.as_str()), ("spec-allowed", "fma.f32"));
+    assert_eq!(e.detail, "sm_90 gives 0x00000000 (0) where the target gave 0x00800000 (1.1754944e-38)");
+    assert!(kept.iter().all(|c| e.reproduces(&fma, c)));
+    // Against the spec there is nothing to explain, and the GPU's own result needs nothing.
+    assert_eq!(explain(&fma, &kept), None);
+    assert_eq!(explain_judged(&Profile::Spec, &fma, &kept), None);
+    assert_eq!(explain_judged(&sm90, &fma, &[case(&kept[0].operands, 0)]), None);
+    // A result the spec rejects is the catalogue's, under a profile as under the spec.
+    let add = instr("add.rz.f32", 2);
+    let rn = [case(&[0x3f00_0000, 0x3304_0000], 0x3f00_0001)];
+    assert_eq!(explain_judged(&sm90, &add, &rn).map(|e| e.id), Some("other-rounding"));
+    // An approximate form the profile models bit for bit: the correctly rounded cos(1.0),
+    // one ulp from the H100's 0x3f0a5141, is within the bound.
+    let cos = instr("cos.approx.f32", 1);
+    let e = explain_judged(&sm90, &cos, &[case(&[0x3f80_0000], 0x3f0a_5140)]).unwrap();
+    assert_eq!((e.id, e.family_key.as_str()), ("spec-allowed", "cos.f32"));
 }
