@@ -134,7 +134,8 @@ pub fn explain_judged(profile: &Profile, instr: &Instr, cases: &[Case]) -> Optio
     let (case, bits) = gpu?;
     // The catalogue's last row; without it (a test would fail) nothing is explained.
     let entry = CATALOGUE.iter().find(|e| e.id == "spec-allowed")?;
-    let shown = |v: u64| eval(instr, &case.operands).map_or(format!("0x{v:x}"), |e| hex_and_decimal(&e, v));
+    let ty = crate::program::ValType::of_result(instr);
+    let shown = |v: u64| format!("{} ({})", ty.format_hex(v), ty.format_decimal(v));
     Some(Explanation {
         id: entry.id,
         description: entry.description,
@@ -143,17 +144,4 @@ pub fn explain_judged(profile: &Profile, instr: &Instr, cases: &[Case]) -> Optio
         model: Some(Model::SpecAllowed),
         detail: format!("{} gives {} where the target gave {}", profile.name(), shown(bits), shown(case.got)),
     })
-}
-
-/// `v`, a register of `e`'s shape, in hex at its width and, for float lanes, in decimal (lane 0
-/// first): `0x00800000 (1.1754944e-38)`.
-fn hex_and_decimal(e: &crate::interp::Expectation, v: u64) -> String {
-    let digits = (e.width() as usize).div_ceil(4);
-    match e.scalar {
-        Some(s) => {
-            let lanes: Vec<String> = (0..e.lanes.len() as u32).map(|i| crate::value::format_decimal(s, (v >> (i * s.bits())) & s.mask())).collect();
-            format!("0x{v:0digits$x} ({})", lanes.join(","))
-        }
-        None => format!("0x{v:0digits$x}"),
-    }
 }

@@ -12,7 +12,7 @@
 //! smallest normal; `the_toggled_form_allows_more_only_near_zero_or_on_a_subnormal_operand`
 //! checks it on every legal form whose toggle is legal. One toggle does more than flush:
 //! `rsqrt.approx.ftz.f64` is another function than `rsqrt.approx.f64` (9.7.3.17 against
-//! 9.7.3.16: it works on the upper word, with its own NaN), so it is asked wherever the form
+//! 9.7.3.16: it works on the upper word, with its own NaN), so `classify` asks it wherever the form
 //! itself does not allow the result. Where it does (only under a profile), the target gave a
 //! value of the form's own range that is not the GPU's: `rsqrt.approx.ftz.f64` of
 //! 0x200a000000000000, 0x4fe1c01b00000000 against the H100's 0x4fe1c01a00000000, was `ftz`
@@ -28,7 +28,7 @@
 
 use ptx::approx;
 use ptx::format::{FpClass, Scalar};
-use ptx::interp::{self, Expectation};
+use ptx::interp::Expectation;
 use ptx::isa::{Ftz, Instr};
 use ptx::program::ValType;
 
@@ -38,17 +38,15 @@ pub(super) fn toggled(instr: &Instr) -> Instr {
 }
 
 /// Whether flushing may explain `got` (the whole register) for `instr` on `operands`, whose
-/// expectation is `expected`: [`subnormal_operand`], [`tiny_result`], or a toggle that picks
-/// another approximate function where `instr` as written does not allow `got`.
-pub(super) fn in_play(instr: &Instr, operands: &[u64], expected: &Expectation, got: u64) -> bool {
-    subnormal_operand(instr, operands)
-        || tiny_result(expected, got)
-        || another_function(instr) && !interp::eval(instr, operands).is_ok_and(|e| e.accepts(got))
+/// expectation is `expected`, by the bits alone: [`subnormal_operand`] or [`tiny_result`].
+/// The other evidence, [`another_function`], needs an evaluation, which `classify` makes.
+pub(super) fn near_zero(instr: &Instr, operands: &[u64], expected: &Expectation, got: u64) -> bool {
+    subnormal_operand(instr, operands) || tiny_result(expected, got)
 }
 
 /// Whether `instr` with `.ftz` toggled computes another approximate function
 /// (`rsqrt.approx.f64` and `rsqrt.approx.ftz.f64`), not the same one flushed.
-fn another_function(instr: &Instr) -> bool {
+pub(super) fn another_function(instr: &Instr) -> bool {
     let func = |i: &Instr| approx::Form::of(i).map(|f| f.func);
     instr.is_approximate() && func(instr) != func(&toggled(instr))
 }
@@ -149,7 +147,7 @@ pub(super) mod tests {
                         if other.accepts(v) && !own.accepts(v) {
                             differing += 1;
                             assert!(
-                                in_play(f, &ops, &own, v),
+                                near_zero(f, &ops, &own, v) || another_function(f),
                                 "{f} on {ops:x?}: {t} allows 0x{v:x}, {f} does not, and nothing is flushed"
                             );
                         }
