@@ -188,10 +188,31 @@ mod tests {
         assert_eq!(capped_seconds(Some(3.0), Some("10")).unwrap(), (Some(3.0), None));
     }
 
+    /// A summary of an end-to-end, spec-judged campaign of `totals` over `elapsed_s` seconds on
+    /// two jobs, with nothing else set: each test names what it changes.
+    fn summary_of<'a>(target: &'a crate::oracles::EngineInfo, config: &'a ptx::gen::GenConfig, totals: &'a Totals, elapsed_s: f64) -> Summary<'a> {
+        Summary {
+            target,
+            seed: 1,
+            mode: "end-to-end",
+            judge: "spec",
+            elapsed_s,
+            rates: stats::Rates::between(&Totals::default(), totals, elapsed_s),
+            exec_modes: &[],
+            compiled_share: 0.0,
+            jobs: 2,
+            interrupted: false,
+            config,
+            totals,
+            engine_stages: None,
+            findings: Vec::new(),
+        }
+    }
+
     #[test]
     fn the_summary_gives_each_modes_cases_when_both_ran() {
         use crate::oracles::{EngineInfo, Exec};
-        use stats::{ModeTotals, Rates};
+        use stats::ModeTotals;
         let mut totals = Totals { cases: 11_000, programs: 11, results: 11_000, fast: 11_000, ..Totals::default() };
         totals.by_exec.insert(Exec::Isa, ModeTotals { cases: 10_000, programs: 10 });
         totals.by_exec.insert(Exec::Compiled, ModeTotals { cases: 1_000, programs: 1 });
@@ -199,20 +220,10 @@ mod tests {
         let info = EngineInfo::new("cuda:0", "NVIDIA H100");
         let config = ptx::gen::GenConfig::default();
         let s = Summary {
-            target: &info,
-            seed: 1,
-            mode: "end-to-end",
-            judge: "spec",
-            elapsed_s: 2.0,
-            rates: Rates::between(&Totals::default(), &totals, 2.0),
             exec_modes: &[Exec::Compiled, Exec::Isa],
             compiled_share: 0.1,
             jobs: 16,
-            interrupted: false,
-            config: &config,
-            totals: &totals,
-            engine_stages: None,
-            findings: Vec::new(),
+            ..summary_of(&info, &config, &totals, 2.0)
         };
         let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
         assert!(!text.contains("engine split"), "{text}");
@@ -254,28 +265,9 @@ mod tests {
     #[test]
     fn no_case_judged_points_at_faults_only_when_there_were_some() {
         use crate::oracles::EngineInfo;
-        use stats::Rates;
         let info = EngineInfo::new("interp", "ptxfuzz reference interpreter");
         let config = ptx::gen::GenConfig::default();
-        let advice = |totals: &Totals| {
-            let s = Summary {
-                target: &info,
-                seed: 1,
-                mode: "end-to-end",
-                judge: "spec",
-                elapsed_s: 0.0,
-                rates: Rates::between(&Totals::default(), totals, 0.0),
-                exec_modes: &[],
-                compiled_share: 0.0,
-                jobs: 2,
-                interrupted: false,
-                config: &config,
-                totals,
-                engine_stages: None,
-                findings: Vec::new(),
-            };
-            next_steps(&s, Path::new("out")).join("\n")
-        };
+        let advice = |totals: &Totals| next_steps(&summary_of(&info, &config, totals, 0.0), Path::new("out")).join("\n");
         // `--seconds 0`: nothing ran, nothing failed.
         let text = advice(&Totals::default());
         assert!(text.contains("run longer") && !text.contains("faults"), "{text}");
