@@ -29,6 +29,10 @@ pub enum ClusterError {
     Value(String),
     #[error("the reproducer names failing output {0}, which the program does not have")]
     Output(usize),
+    #[error("the reproducer holds {got} input(s) for a program taking {expected}; repair its `inputs` or re-minimize the finding")]
+    Inputs { expected: usize, got: usize },
+    #[error("the reproducer's `actual` holds {got} value(s) and has none for failing output {output}; repair it or re-minimize the finding")]
+    Actual { output: usize, got: usize },
 }
 
 /// The cluster of a finding. Its string form ([`ClusterKey::key`]) is stable and file-name safe.
@@ -92,10 +96,15 @@ fn failing(r: &Reproducer) -> Result<Option<Failing>, ClusterError> {
         let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
         parse_hex(digits).ok_or_else(|| ClusterError::Value(s.clone()))
     };
+    // Every register the statements read is an input or an earlier result: a short `inputs`
+    // would be read past its end.
+    if r.inputs.len() != program.inputs().len() {
+        return Err(ClusterError::Inputs { expected: program.inputs().len(), got: r.inputs.len() });
+    }
     let mut regs: Vec<u64> = r.inputs.iter().map(hex).collect::<Result<_, _>>()?;
     let out = *r.failing_outputs.first().unwrap_or(&0);
     let reg = *program.outputs().get(out).ok_or(ClusterError::Output(out))?;
-    let got = hex(r.actual.get(out).ok_or(ClusterError::Output(out))?)?;
+    let got = hex(r.actual.get(out).ok_or(ClusterError::Actual { output: out, got: r.actual.len() })?)?;
     let Some(stmt) = program.definition(reg) else { return Ok(None) };
     for s in &program.body()[..stmt] {
         let operands: Vec<u64> = s.srcs().iter().map(|s| regs[s.0 as usize]).collect();
@@ -272,6 +281,22 @@ add.rn.f64 %fd2, %fd0, %fd1;
             let (e, key) = cluster_of(&Reproducer { judge: judge.into(), ..r.clone() }).unwrap();
             assert!(e.is_none() && key.key() == "unexplained~add.rn.f64~nan-payload", "{judge}: {key}");
         }
+    }
+
+    #[test]
+    fn a_reproducer_short_of_inputs_or_actual_values_is_an_error_naming_the_field_not_a_panic() {
+        let sample = crate::repro::files::tests::sample;
+        for keep in [0, 1] {
+            let mut r = sample();
+            r.inputs.truncate(keep);
+            let e = cluster_of(&r).unwrap_err();
+            assert!(matches!(e, ClusterError::Inputs { expected: 2, got } if got == keep), "{e}");
+            assert!(e.to_string().contains("inputs"), "{e}");
+        }
+        let e = cluster_of(&Reproducer { actual: vec![], ..sample() }).unwrap_err();
+        assert!(matches!(e, ClusterError::Actual { output: 0, got: 0 }), "{e}");
+        assert!(e.to_string().contains("`actual`"), "{e}");
+        assert!(cluster_of(&sample()).is_ok(), "the sample itself clusters");
     }
 
     #[test]
