@@ -239,13 +239,19 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
     let mut forms: HashMap<(String, usize), Result<Instr, String>> = HashMap::new();
     let mut last: Option<(String, usize, Result<Instr, String>)> = None;
     let mut ops: Vec<u64> = Vec::with_capacity(3);
-    let mut line = String::new();
+    let mut raw = Vec::new();
     let mut input = input;
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        raw.clear();
+        if input.read_until(b'\n', &mut raw)? == 0 {
             break;
         }
+        // Read as bytes: a line that is not UTF-8 (a binary file piped in by mistake) is one
+        // error line, and the lines after it are still answered one for one.
+        let Ok(line) = std::str::from_utf8(&raw) else {
+            writeln!(out, "error: the line is not UTF-8 text: expected INSTR OPERAND... (e.g. add.rn.f32 0x3f800000 1.5)")?;
+            continue;
+        };
         let mut words = line.split_ascii_whitespace();
         let Some(mnemonic) = words.next() else {
             writeln!(out, "error: empty line: expected INSTR OPERAND...")?;
@@ -376,6 +382,18 @@ mod tests {
         assert_eq!(lines[4], "0x4008000000000000");
         assert_eq!(lines[5], "1");
         assert!(lines[6].starts_with("error: "), "{}", lines[6]);
+    }
+
+    #[test]
+    fn batch_answers_a_line_that_is_not_utf8_with_an_error_and_goes_on() {
+        let mut out = Vec::new();
+        batch(&b"add.rn.f32 1 1\n\xff\xfe 1 2\nadd.rn.f32 1 2\n"[..], &mut out, false, &Profile::Spec).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines[0], "0x40000000");
+        assert!(lines[1].starts_with("error: the line is not UTF-8"), "{}", lines[1]);
+        assert_eq!(lines[2], "0x40400000");
     }
 
     #[test]
