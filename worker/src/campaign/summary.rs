@@ -146,10 +146,18 @@ fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
         return v;
     }
     if t.cases == 0 {
-        v.push(if t.faults.is_empty() {
-            "  no case was judged: the campaign ended before its first batch; run longer (--seconds N, or --cases N)".into()
-        } else {
+        v.push(if !t.faults.is_empty() {
             "  no case was judged: see the engine faults above (`ptxfuzz engines --check` tells whether the target works)".into()
+        } else if t.unsupported > 0 {
+            // Running longer draws more of the same programs (`--target host --types f16`).
+            format!(
+                "  no case was judged: the target supports none of the {} program(s) drawn; choose --types/--families \
+                 it runs{}, or another --target",
+                t.unsupported,
+                if s.target.name == "host" { " (the host FPU: f32/f64 add, sub, mul, fma, div, sqrt)" } else { "" }
+            )
+        } else {
+            "  no case was judged: the campaign ended before its first batch; run longer (--seconds N, or --cases N)".into()
         });
         return v;
     }
@@ -263,7 +271,7 @@ mod tests {
     }
 
     #[test]
-    fn no_case_judged_points_at_faults_only_when_there_were_some() {
+    fn no_case_judged_points_at_faults_or_unsupported_programs_only_when_there_were_some() {
         use crate::oracles::EngineInfo;
         let info = EngineInfo::new("interp", "ptxfuzz reference interpreter");
         let config = ptx::gen::GenConfig::default();
@@ -275,6 +283,9 @@ mod tests {
         faulted.faults.insert("cuda: no device".into(), 3);
         let text = advice(&faulted);
         assert!(text.contains("engine faults above") && text.contains("engines --check"), "{text}");
+        // `--target host --types f16`: every program drawn was one the target does not run.
+        let text = advice(&Totals { unsupported: 349_264, ..Totals::default() });
+        assert!(text.contains("supports none of the 349264 program(s)") && !text.contains("run longer"), "{text}");
     }
 
     #[test]
