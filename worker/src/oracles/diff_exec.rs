@@ -2,32 +2,57 @@
 //! protocol of docs/exec-protocol.md on its stdin/stdout (`exec_protocol`).
 //!
 //! The command starts once (`sh -c COMMAND`, in its own process group) and stays alive across
-//! batches. A batch's requests are written in one go while a reader thread collects replies,
-//! so neither side can block on a full pipe. A batch that takes longer than the timeout is a
-//! [`EngineFault::Timeout`]: the engine is killed (its whole process group) and started again
-//! for the next batch; so is an engine that died or broke the protocol. Its stderr is kept
-//! (the last few KiB) and shown with faults.
+//! batches. A writer thread feeds it the requests and a reader thread collects its replies, so
+//! neither side can block on a full pipe and the batch's caller only ever waits, with the
+//! timeout, for the next event: an engine that never reads its stdin times out like one that
+//! never answers. A batch that takes longer than the timeout is a [`EngineFault::Timeout`]:
+//! the engine is killed (its whole process group) and started again for the next batch; so is
+//! an engine that died or broke the protocol. Reply lines are bounded
+//! ([`exec_protocol::max_reply_line`]) and so is the queue of lines read ahead, so a faulty
+//! engine costs bounded memory. Its stderr is kept (the last few KiB) and shown with faults.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ptx::program::Program;
 
 use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Job, Output};
-use super::exec_protocol::{decode_reply, encode_request, Reply};
+use super::exec_protocol::{self, decode_reply, encode_request, Reply};
 
 /// Bytes of the engine's stderr kept for fault messages.
 const STDERR_TAIL: usize = 4096;
 
+/// Events read ahead of the batch loop: the reader waits (and so does the engine, on its full
+/// stdout) beyond this, so an engine flooding its stdout holds at most this many lines.
+const EVENTS_AHEAD: usize = 16;
+
+/// What the reader and writer threads report to the batch loop, in the order it happened.
+enum Event {
+    /// One reply line, without its `\n`.
+    Line(String),
+    /// A line grew past the limit (bytes) without ending; the reader stopped.
+    TooLong(usize),
+    /// Reading stdout failed (not UTF-8, say); the reader stopped.
+    ReadError(std::io::Error),
+    /// The engine closed its stdout.
+    Eof,
+    /// Writing a request failed (the engine closed its stdin or exited); the writer stopped.
+    WriteError(std::io::Error),
+}
+
 /// A running engine process.
 struct Process {
     child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<std::io::Result<String>>,
+    /// Request lines for the writer thread, which owns the engine's stdin.
+    requests: Sender<Vec<u8>>,
+    events: Receiver<Event>,
+    /// The longest reply line the reader accepts, set for each batch from its requests.
+    line_limit: Arc<AtomicUsize>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Closed when the stderr reader reaches end of file: a fault message waits for it so that
     /// the engine's last words (written just before it died) are not lost to a race.
@@ -48,15 +73,15 @@ impl Process {
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let mut err = child.stderr.take().expect("piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let end = line.is_err();
-                if tx.send(line).is_err() || end {
-                    break;
-                }
-            }
-        });
+        // Both threads end when the engine's pipes close (it is killed, with its group, on
+        // every fault and on drop) or when `Process` is dropped (their sends fail).
+        let (tx, events) = mpsc::sync_channel(EVENTS_AHEAD);
+        let line_limit = Arc::new(AtomicUsize::new(exec_protocol::REPLY_LINE_BASE));
+        let limit = Arc::clone(&line_limit);
+        let reader_tx = tx.clone();
+        std::thread::spawn(move || read_replies(stdout, &limit, &reader_tx));
+        let (requests, to_write) = mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || write_requests(stdin, &to_write, &tx));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr);
         let (done_tx, stderr_done) = mpsc::channel::<()>();
@@ -73,7 +98,7 @@ impl Process {
                 t.drain(..excess);
             }
         });
-        Ok(Process { child, stdin, lines, stderr, stderr_done })
+        Ok(Process { child, requests, events, line_limit, stderr, stderr_done })
     }
 
     fn stderr_tail(&self) -> String {
@@ -115,6 +140,79 @@ impl Process {
     }
 }
 
+/// The reader thread: send each line of `stdout` as an [`Event::Line`], refusing one longer than
+/// `limit` (`BufRead::lines` would buffer an endless line until memory runs out).
+fn read_replies(stdout: ChildStdout, limit: &AtomicUsize, tx: &SyncSender<Event>) {
+    let mut r = BufReader::with_capacity(1 << 16, stdout);
+    let mut line = Vec::new();
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = tx.send(Event::ReadError(e));
+                return;
+            }
+        };
+        if buf.is_empty() {
+            // A last line without its newline still counts, as with `BufRead::lines`.
+            if !line.is_empty() {
+                match String::from_utf8(std::mem::take(&mut line)) {
+                    Ok(l) => {
+                        let _ = tx.send(Event::Line(l));
+                    }
+                    Err(_) => {
+                        let _ = tx.send(Event::ReadError(not_utf8()));
+                        return;
+                    }
+                }
+            }
+            let _ = tx.send(Event::Eof);
+            return;
+        }
+        let (used, ends) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let max = limit.load(Ordering::Relaxed);
+        if line.len() + used - usize::from(ends) > max {
+            let _ = tx.send(Event::TooLong(max));
+            return;
+        }
+        line.extend_from_slice(&buf[..used - usize::from(ends)]);
+        r.consume(used);
+        if ends {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let event = match String::from_utf8(std::mem::take(&mut line)) {
+                Ok(l) => Event::Line(l),
+                Err(_) => Event::ReadError(not_utf8()),
+            };
+            let stop = matches!(event, Event::ReadError(_));
+            if tx.send(event).is_err() || stop {
+                return;
+            }
+        }
+    }
+}
+
+fn not_utf8() -> std::io::Error {
+    std::io::Error::new(ErrorKind::InvalidData, "stream did not contain valid UTF-8")
+}
+
+/// The writer thread: write each request to the engine's stdin. A write blocks while the engine
+/// does not read; the batch loop times out meanwhile and kills the engine, which ends the
+/// write (broken pipe) and this thread.
+fn write_requests(mut stdin: ChildStdin, requests: &Receiver<Vec<u8>>, tx: &SyncSender<Event>) {
+    for request in requests {
+        if let Err(e) = stdin.write_all(&request).and_then(|()| stdin.flush()) {
+            let _ = tx.send(Event::WriteError(e));
+            return;
+        }
+    }
+}
+
 impl Drop for ExecEngine {
     fn drop(&mut self) {
         if let Some(p) = self.process.take() {
@@ -132,7 +230,6 @@ pub struct ExecEngine {
     next_id: u64,
     /// Times the engine was (re)started.
     pub starts: u64,
-    buf: String,
 }
 
 impl ExecEngine {
@@ -145,7 +242,6 @@ impl ExecEngine {
             process: None,
             next_id: 1,
             starts: 0,
-            buf: String::new(),
         };
         e.ensure_started()?;
         Ok(e)
@@ -187,51 +283,69 @@ impl ExecEngine {
         let first_id = self.next_id;
         self.next_id += pending.len() as u64;
         let deadline = Instant::now() + self.timeout;
-        // Write every request, then read every reply (the reader thread keeps the pipe drained).
-        let mut write_err = None;
-        {
-            let proc = self.process.as_mut().expect("started");
-            for (n, &k) in pending.iter().enumerate() {
-                let job = &jobs[k];
-                self.buf.clear();
-                encode_request(&mut self.buf, first_id + n as u64, job.program, job.trace, job.cases);
-                if let Err(e) = proc.stdin.write_all(self.buf.as_bytes()) {
-                    write_err = Some(e);
-                    break;
-                }
-            }
-            if write_err.is_none() {
-                if let Err(e) = proc.stdin.flush() {
-                    write_err = Some(e);
-                }
-            }
-        }
-        let mut fault = write_err.map(|e| EngineFault::Io { message: format!("writing a request: {e} (did the engine exit?)") });
+        let proc = self.process.as_mut().expect("started");
+        // The longest reply any of these requests may take bounds every line read for them.
+        let limit = pending
+            .iter()
+            .map(|&k| exec_protocol::max_reply_line(jobs[k].n_cases(), jobs[k].per_case()))
+            .max()
+            .unwrap_or(exec_protocol::REPLY_LINE_BASE);
+        proc.line_limit.store(limit, Ordering::Relaxed);
+        // Hand every request to the writer thread; replies are read meanwhile, so the deadline
+        // covers writing as well as reading. A failed send means the writer already stopped on
+        // an error, which is waiting among the events.
         for (n, &k) in pending.iter().enumerate() {
-            if fault.is_some() {
+            let job = &jobs[k];
+            let mut request = String::new();
+            encode_request(&mut request, first_id + n as u64, job.program, job.trace, job.cases);
+            if proc.requests.send(request.into_bytes()).is_err() {
                 break;
             }
+        }
+        let mut fault = None;
+        for (n, &k) in pending.iter().enumerate() {
             let job = &jobs[k];
-            let proc = self.process.as_ref().expect("started");
+            let id = first_id + n as u64;
+            let proc = self.process.as_mut().expect("started");
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = match proc.lines.recv_timeout(left) {
-                Ok(Ok(line)) => line,
-                Ok(Err(e)) => {
+            let line = match proc.events.recv_timeout(left) {
+                Ok(Event::Line(line)) => line,
+                Ok(Event::TooLong(limit)) => {
+                    fault = Some(EngineFault::Protocol {
+                        message: format!(
+                            "a reply line ran past {limit} bytes without a newline, more than any reply to \
+                             request {id} can take (docs/exec-protocol.md, \"Reply size\"): write exactly one \
+                             line per request, ended by \\n, and nothing else to stdout (log to stderr)"
+                        ),
+                    });
+                    break;
+                }
+                Ok(Event::ReadError(e)) => {
                     fault = Some(EngineFault::Io { message: format!("reading a reply: {e}") });
+                    break;
+                }
+                Ok(Event::WriteError(e)) => {
+                    let how = match proc.exit_status(Duration::from_millis(500)) {
+                        Some(s) => format!("the engine exited ({s})"),
+                        None => "the engine closed its stdin".to_string(),
+                    };
+                    fault = Some(EngineFault::Io {
+                        message: format!("writing a request: {e}: {how} before reading every request"),
+                    });
                     break;
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     fault = Some(EngineFault::Timeout { seconds: self.timeout.as_secs() });
                     break;
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.process.as_mut().and_then(|p| p.exit_status(Duration::from_millis(500)));
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = proc.exit_status(Duration::from_millis(500));
                     let how = status.map_or_else(|| "closed its stdout".to_string(), |s| format!("exited ({s})"));
-                    fault = Some(EngineFault::Io { message: format!("the engine {how} before answering request {}", first_id + n as u64) });
+                    fault = Some(EngineFault::Io { message: format!("the engine {how} before answering request {id}") });
                     break;
                 }
             };
-            match decode_reply(&line, first_id + n as u64, job.program, job.trace, job.n_cases()) {
+            match decode_reply(&line, id, job.program, job.trace, job.n_cases()) {
                 Ok(Reply::Results(values)) => {
                     results[k] = Some(Ok(Output { values, per_case: job.per_case() }));
                 }
@@ -335,5 +449,65 @@ mod tests {
         let mut e = ExecEngine::new("while read -r l; do echo hello; done", &opts(10)).unwrap();
         let r = e.run(&[Job::new(&prog(), &[0], false)]);
         assert_eq!(r[0].as_ref().unwrap_err().kind(), "protocol");
+    }
+
+    /// A request larger than any pipe buffer (about 1.3 MB), so that writing it blocks until
+    /// the engine reads.
+    fn big_job_cases() -> Vec<u64> {
+        (0..100_000u64).collect()
+    }
+
+    #[test]
+    fn an_engine_that_never_reads_its_requests_times_out() {
+        // The write of the request blocks on the full pipe; the timeout must still end it.
+        let mut e = ExecEngine::new("sleep 30", &opts(1)).unwrap();
+        let cases = big_job_cases();
+        let t = Instant::now();
+        let r = e.run(&[Job::new(&prog(), &cases, false)]);
+        assert_eq!(r[0], Err(EngineFault::Timeout { seconds: 1 }));
+        assert!(r[0].as_ref().unwrap_err().to_string().contains("--timeout"));
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        // Killed, so the next batch starts a fresh engine (and times out the same way).
+        let _ = e.run(&[Job::new(&prog(), &[0], false)]);
+        assert_eq!(e.starts, 2);
+    }
+
+    #[test]
+    fn an_endless_reply_line_is_a_fault_not_unbounded_memory() {
+        // One line that never ends: refused at the documented limit, long before the timeout.
+        let mut e = ExecEngine::new("yes | tr -d '\\n'", &opts(60)).unwrap();
+        let t = Instant::now();
+        let r = e.run(&[Job::new(&prog(), &[0], false)]);
+        let f = r[0].as_ref().unwrap_err();
+        assert_eq!(f.kind(), "protocol", "{f}");
+        let limit = exec_protocol::max_reply_line(1, 1).to_string();
+        assert!(f.to_string().contains(&limit) && f.to_string().contains("one line per request"), "{f}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn an_engine_flooding_its_stdout_without_reading_is_a_prompt_protocol_fault() {
+        // `yes`: short lines forever and no reads. Replies are judged while the request is still
+        // being written, so the first bad line ends the batch (it used to queue up unread).
+        let mut e = ExecEngine::new("yes", &opts(60)).unwrap();
+        let cases = big_job_cases();
+        let t = Instant::now();
+        let r = e.run(&[Job::new(&prog(), &cases, false)]);
+        let f = r[0].as_ref().unwrap_err();
+        assert_eq!(f.kind(), "protocol", "{f}");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn an_engine_that_stops_reading_and_exits_is_an_io_fault() {
+        // Reads a little of the request, then exits: the write fails (broken pipe) or stdout
+        // ends, whichever comes first; either is an I/O fault, not a hang or a panic.
+        let mut e = ExecEngine::new("head -c 100 >/dev/null", &opts(60)).unwrap();
+        let cases = big_job_cases();
+        let t = Instant::now();
+        let r = e.run(&[Job::new(&prog(), &cases, false)]);
+        let f = r[0].as_ref().unwrap_err();
+        assert_eq!(f.kind(), "io", "{f}");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     }
 }

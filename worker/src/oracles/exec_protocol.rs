@@ -76,6 +76,24 @@ pub fn encode_request(out: &mut String, id: u64, p: &Program, trace: bool, cases
     out.push_str("]}\n");
 }
 
+/// Bytes a reply line may take per requested value and per case row, see [`max_reply_line`].
+pub const REPLY_BYTES_PER_VALUE: usize = 64;
+/// Bytes every reply line may take besides its values, see [`max_reply_line`].
+pub const REPLY_LINE_BASE: usize = 1 << 20;
+
+/// The longest reply line ptxfuzz reads for a request of `n_cases` cases and `n_outputs`
+/// requested outputs (docs/exec-protocol.md, "Reply size"); a longer one is a protocol fault,
+/// so that an engine that never ends its line cannot make ptxfuzz buffer without bound.
+///
+/// Why this much: the widest legitimate value is `"0x` + 16 digits + `"` and a comma, 21
+/// bytes, and each case's row adds `[`, `]` and a comma. 64 bytes per value and per row is
+/// three times that, room for spaces after separators or any JSON writer's layout; the 1 MiB
+/// base covers the `{"id":..,"results":[..]}` frame and an `error` reply's message.
+pub fn max_reply_line(n_cases: usize, n_outputs: usize) -> usize {
+    let slots = n_cases.saturating_mul(n_outputs.saturating_add(1));
+    REPLY_LINE_BASE.saturating_add(slots.saturating_mul(REPLY_BYTES_PER_VALUE))
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawReply {
@@ -292,6 +310,20 @@ mod tests {
         ] {
             let e = decode_reply(bad, 1, &p, false, 1).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_reply_line_limit_is_three_times_the_widest_legitimate_reply() {
+        // The widest reply: 64-bit outputs, every value all ones, and a 20-digit id.
+        let p = Program::parse("// inputs: %fd0:f64\nneg.f64 %fd1, %fd0;\nabs.f64 %fd2, %fd0;\n// outputs: %fd1, %fd2, %fd1\n").unwrap();
+        for n_cases in [1, 1000, 65_536] {
+            let mut s = String::new();
+            encode_reply(&mut s, u64::MAX, &p, Ok(&vec![u64::MAX; n_cases * 3]));
+            let limit = max_reply_line(n_cases, 3);
+            assert!(s.len() * 3 <= limit, "{n_cases} cases: {} bytes, limit {limit}", s.len());
+            // Not wildly more either: the limit bounds what a faulty engine costs in memory.
+            assert!(limit <= REPLY_LINE_BASE + s.len() * 4, "{n_cases} cases: {} bytes, limit {limit}", s.len());
         }
     }
 
