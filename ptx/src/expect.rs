@@ -360,6 +360,33 @@ impl Expectation {
         (self.lane_bits() as usize).div_ceil(4)
     }
 
+    /// The allowed values of a float result in decimal, as `ptxfuzz eval --accept` prints them
+    /// after the hex set (alternatives ` | `, lanes ` ; `: `0.1884893..0.18849063`). A range of
+    /// negative values reads in hex from the larger bits down (`0xbf0f0802..0xbf0f0800`); its
+    /// decimals show it is in value order. `None` for an integer, predicate or fp8 result,
+    /// whose hex set ([`fmt::Display`]) already gives its values.
+    pub fn decimal(&self) -> Option<String> {
+        let s = self.scalar.filter(|_| self.integer.is_none() && self.narrow.is_none())?;
+        let dec = |b: u64| crate::value::format_decimal(s, b);
+        let lanes: Vec<String> = self
+            .lanes
+            .iter()
+            .map(|lane| {
+                std::iter::once(lane.primary)
+                    .chain(lane.alternatives.iter().map(|(o, _)| *o))
+                    .map(|o| match o {
+                        Outcome::Bits(b) => dec(b),
+                        Outcome::AnyNan => "nan".to_string(),
+                        Outcome::Range { lo, hi, .. } => format!("{}..{}", dec(lo), dec(hi)),
+                        Outcome::Unbounded { reference, .. } => format!("any (reference {})", dec(reference)),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+            .collect();
+        Some(lanes.join(" ; "))
+    }
+
     fn fmt_outcome(&self, f: &mut fmt::Formatter<'_>, o: Outcome) -> fmt::Result {
         let w = self.lane_digits();
         match o {

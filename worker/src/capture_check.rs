@@ -244,14 +244,17 @@ fn form_decimal(form: &Form, word: u64) -> String {
     use ptx::cvt::AnyCvt;
     use ptx::form::{Dest, Reg};
     use ptx::isa::Type;
+    // A `setp`'s word holds p and q (the instruction reads as one predicate): both, `p|q`.
+    if let Dest::Predicates { q } = form.dest() {
+        return if q { ValType::PredPair } else { ValType::Pred }.format_decimal(word);
+    }
     if let Ok(i) = Instr::parse_default(&form.to_string()) {
         return ValType::of_result(&i).format_decimal(word);
     }
     let int = |signed, bits| ValType::Int(IntType { signed, bits }).format_decimal(word);
     let float = |t: Type| ValType::Float(t).format_decimal(word);
     match (form, form.dest()) {
-        (_, Dest::Predicates { q: true }) => ValType::PredPair.format_decimal(word),
-        (_, Dest::Predicates { q: false } | Dest::Reg(Reg::Pred)) => ValType::Pred.format_decimal(word),
+        (_, Dest::Predicates { .. } | Dest::Reg(Reg::Pred)) => ValType::Pred.format_decimal(word),
         (_, Dest::Reg(Reg::F32)) => float(Type::F32),
         (_, Dest::Reg(Reg::F64)) => float(Type::F64),
         (_, Dest::Reg(Reg::Signed(n))) => int(true, n),
@@ -289,6 +292,7 @@ mod tests {
         assert_eq!(dec("cvt.rn.bf16.s8", 0x4000), "2");
         assert_eq!(dec("cvt.rni.u8.bf16", 0xff), "255");
         assert_eq!(dec("setp.lt.u16", 0b01), "1|0");
+        assert_eq!(dec("setp.lt.f32", 0b10), "0|1");
         assert_eq!(dec("set.lt.f32.u16", 0x3f80_0000), "1");
         assert_eq!(dec("selp.s16", 0xffff), "-1");
         assert_eq!(dec("cvt.rs.satfinite.e2m1x4.f32", 0x0012), "1,0.5,0,0");

@@ -5,10 +5,10 @@ use std::io::{self, BufRead, BufWriter, Write};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use ptx::interp::{self, Expectation, Outcome};
+use ptx::interp::{self, Expectation};
 use ptx::isa::{Instr, Type};
 use ptx::profile::{Profile, Resolved};
-use ptx::value::{format_decimal, format_register_decimal, format_register_hex, parse_hex, parse_operand};
+use ptx::value::{format_register_decimal, format_register_hex, parse_hex, parse_operand};
 
 #[path = "eval_forms.rs"]
 mod forms;
@@ -194,32 +194,12 @@ fn render(instr: &Instr, exp: &Expectation, accept: bool) -> String {
     if !accept {
         return render_bits(instr, exp.primary_bits());
     }
-    accept_line(instr.ty.scalar(), exp)
+    accept_line(exp)
 }
 
 /// The accepted set and, after a tab, its values in decimal.
-fn accept_line(scalar: ptx::Scalar, exp: &Expectation) -> String {
-    let decimals: Vec<String> = exp
-        .lanes
-        .iter()
-        .map(|lane| {
-            std::iter::once(lane.primary)
-                .chain(lane.alternatives.iter().map(|(o, _)| *o))
-                .map(|o| match o {
-                    Outcome::Bits(b) => format_decimal(scalar, b),
-                    Outcome::AnyNan => "nan".to_string(),
-                    Outcome::Range { lo, hi, .. } => {
-                        format!("{}..{}", format_decimal(scalar, lo), format_decimal(scalar, hi))
-                    }
-                    Outcome::Unbounded { reference, .. } => {
-                        format!("any (reference {})", format_decimal(scalar, reference))
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" | ")
-        })
-        .collect();
-    format!("{exp}\t{}", decimals.join(" ; "))
+fn accept_line(exp: &Expectation) -> String {
+    format!("{exp}\t{}", exp.decimal().unwrap_or_default())
 }
 
 /// `HEX\tDECIMAL` of one register value (`0|1\ttrue|false` for testp).

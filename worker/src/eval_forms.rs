@@ -39,7 +39,7 @@ fn mixed_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile
     let exp = ptx::mixed::eval(&m, &ops)?;
     let bits = exp.primary_bits();
     let mut line = match accept {
-        true if full => accept_line(ptx::Scalar::F32, &exp),
+        true if full => accept_line(&exp),
         true => exp.to_string(),
         false => format!("{}\t{}", format_register_hex(Type::F32, bits), format_register_decimal(Type::F32, bits)),
     };
@@ -59,7 +59,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
         AnyCvt::StochasticQuad(c) => return quad_line(&c, operands, accept, profile, notes),
         AnyCvt::Tf32(c) => {
             let ops = operands.iter().map(|t| float(Type::F32, t, notes)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
-            let line = cvt_result(&c.eval(&ops)?, ptx::Scalar::F32, Type::F32, accept, profile, full, Some((&Instr::from_tf32(&c), &ops)));
+            let line = cvt_result(&c.eval(&ops)?, Type::F32, accept, profile, full, Some((&Instr::from_tf32(&c), &ops)));
             return Ok(match accept {
                 true => format!("{line}\t(tf32 in the f32 layout, 13 low bits zero: a reading, PTX ISA 5.2.3 calls the layout implementation defined)"),
                 false => line,
@@ -71,7 +71,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
     };
     let (src, dst) = (Type::of(c.src, false), Type::of(c.dst, c.packed));
     let ops = operands.iter().map(|t| float(src, t, notes)).collect::<Result<Vec<_>, _>>().with_context(|| format!("bad operand for {c}"))?;
-    Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, c.dst, dst, accept, profile, full, Some((&Instr::from_cvt(&c), &ops))))
+    Ok(cvt_result(&ptx::cvt::eval(&c, &ops)?, dst, accept, profile, full, Some((&Instr::from_cvt(&c), &ops))))
 }
 
 /// A `cvt.rs` (`ptx::cvt::stochastic`): `a`, `b` in f32, `rbits` as integer or hex bits; the
@@ -79,7 +79,7 @@ fn cvt_line(mnemonic: &str, operands: &[&str], accept: bool, profile: &Profile, 
 fn stochastic_line(c: &ptx::cvt::stochastic::StochasticCvt, operands: &[&str], accept: bool, profile: &Profile, full: bool, notes: &mut Vec<RangeNote>) -> Result<String> {
     let ops = rs_operands(&c.to_string(), "a, b", operands, notes)?;
     let dst = if c.dst == ptx::Scalar::F16 { Type::F16x2 } else { Type::Bf16x2 };
-    Ok(cvt_result(&c.eval(&ops)?, c.dst, dst, accept, profile, full, None))
+    Ok(cvt_result(&c.eval(&ops)?, dst, accept, profile, full, None))
 }
 
 /// The operands of a `cvt.rs`: the f32 values named `floats` (`"a, b"`), then `rbits` as an
@@ -117,9 +117,9 @@ fn quad_line(c: &ptx::cvt::stochastic_quad::QuadCvt, operands: &[&str], accept: 
 /// A `cvt` result in the destination register type `dst` (lanes of `scalar`): the primary as
 /// `HEX\tDECIMAL`, or the allowed set when asked for; under a hardware profile the profile's one
 /// result of `instr` on its operands (`None`: a form no profile row covers, the spec's set, said so).
-fn cvt_result(exp: &ptx::expect::Expectation, scalar: ptx::Scalar, dst: Type, accept: bool, profile: &Profile, full: bool, instr: Option<(&Instr, &[u64])>) -> String {
+fn cvt_result(exp: &ptx::expect::Expectation, dst: Type, accept: bool, profile: &Profile, full: bool, instr: Option<(&Instr, &[u64])>) -> String {
     let one = |bits: u64| format!("{}\t{}", format_register_hex(dst, bits), format_register_decimal(dst, bits));
-    let set = || if full { accept_line(scalar, exp) } else { exp.to_string() };
+    let set = || if full { accept_line(exp) } else { exp.to_string() };
     match (profile, instr) {
         (Profile::Hardware(_), Some((i, ops))) => match profile.resolve(i, ops, exp) {
             Resolved::One(bits) => one(bits),

@@ -38,7 +38,7 @@ fn a_case_the_target_computes_differently_is_reported_in_hex_and_decimal_and_exi
     assert!(out.contains("add.rn.f32: 1 of 2 cases differ"), "{out}");
     assert!(out.contains("capture-check: 1 equal, 1 differ (1 form(s))"), "{out}");
     let d = std::fs::read_to_string(&differ).unwrap();
-    assert_eq!(d, "add.rn.f32 0x3f800000 0x40000000 -> 0x40400001 (1077936129), target 0x40400000 (1077936128)\n");
+    assert_eq!(d, "add.rn.f32 0x3f800000 0x40000000 -> 0x40400001 (3.0000002), target 0x40400000 (3)\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -106,7 +106,9 @@ fn a_recorded_conversion_outside_the_allowed_set_differs_and_one_inside_it_is_co
     assert!(out.contains("1 case(s) recorded a result the spec allows besides the interpreter's primary"), "{out}");
     assert!(out.contains("capture-check: 1 equal, 2 differ (2 form(s))"), "{out}");
     let d = std::fs::read_to_string(&differ).unwrap();
-    assert!(d.contains("cvt.rn.bf16.f32 0x3fc00000 -> 0x3fc1 (16321), target 0x3fc0 (16320)"), "{d}");
+    assert!(d.contains("cvt.rn.bf16.f32 0x3fc00000 -> 0x3fc1 (1.51), target 0x3fc0 (1.5)"), "{d}");
+    // A setp's word is p and q: the capture's p = 1 against the interpreter's q = 1.
+    assert!(d.contains("setp.lt.f32 0x40000000 0x3f800000 -> 0x1 (1|0), target 0x2 (0|1)"), "{d}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -272,6 +272,10 @@ fn check_reproducer(out: &Path, r: &Value, deviation: &str) {
     let text = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{deviation}: repro on the recorded target:\n{text}");
     assert!(text.contains("verdict: REPRODUCED"), "{text}");
+    // The failing output in hex and decimal, got and recorded alike.
+    let line = text.lines().find(|l| l.starts_with("output ") && l.ends_with("NOT ALLOWED")).expect("a failing output line");
+    let after = |word: &str| line.split(word).nth(1).and_then(|t| t.split_whitespace().nth(1)).unwrap_or_default().to_string();
+    assert!(after("got ").starts_with('(') && after("recorded ").starts_with('('), "{deviation}: {line}");
     // An exec engine executes instruction by instruction: the finding is an `isa` one.
     assert_eq!(r["exec"], "isa", "{deviation}");
     assert!(text.contains("execution mode: isa"), "{text}");

@@ -94,11 +94,15 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
         let got = out.case(0)[k];
         let ok = e.accepts(got);
         bad += !ok as usize;
-        let digits = (e.width() as usize).div_ceil(4);
-        let was = recorded.get(k).map_or(String::new(), |v| format!(" (recorded 0x{v:0digits$x})"));
+        // Hex and decimal, as the inputs above: the output register's type reads the bits.
+        let ty = p.reg_type(p.outputs()[k]);
+        let shown = |v: u64| format!("{} ({})", ty.format_hex(v), ty.format_decimal(v));
+        let was = recorded.get(k).map_or(String::new(), |&v| format!(", recorded {}", shown(v)));
+        let allowed_decimal = e.decimal().map_or(String::new(), |d| format!(" ({d})"));
         println!(
-            "output {k} ({}): got 0x{got:0digits$x}{was}, allowed {e}: {}",
+            "output {k} ({}): got {}{was}; allowed {e}{allowed_decimal}: {}",
             p.name(p.outputs()[k]),
+            shown(got),
             if ok { "ok" } else { "NOT ALLOWED" }
         );
     }
