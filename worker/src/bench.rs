@@ -8,6 +8,7 @@ use clap::Args;
 use ptx::interp;
 use ptx::isa::{Instr, Opcode, Type};
 use ptx::{Format, Scalar, BF16, F16, F32, F64};
+use worker::cli_values::count_in;
 
 /// The forms measured by default: every IEEE-rounded arithmetic form of f32 and f64 in every
 /// rounding mode (the targets of the issue are per mode), the half and packed forms, and one
@@ -69,8 +70,9 @@ pub struct BenchArgs {
     /// instead of the default list.
     #[arg(long, value_name = "FORM")]
     form: Vec<String>,
-    /// Operand cases per array (cycled until the time is up).
-    #[arg(long, default_value_t = 1 << 16)]
+    /// Operand cases per array (cycled until the time is up), 1 to 2^24; with --compare, per
+    /// program (28, or 256 with --generated), at most 2^24 in all.
+    #[arg(long, default_value_t = 1 << 16, value_parser = count_in::<usize>(1, MAX_CASES, MAX_CASES_WHY))]
     cases: usize,
     /// Seconds per form (and as many again for its native op). 0: one pass.
     #[arg(long, default_value_t = 0.3, value_parser = worker::cli_values::seconds)]
@@ -108,15 +110,59 @@ pub struct BenchArgs {
     /// With --judge: whose results stand for the GPU's (`exec-reference --profile`).
     #[arg(long, default_value = "sm_90", requires = "judge")]
     profile: String,
-    /// With --judge: programs (1,024 cases each) judged, pass after pass.
-    #[arg(long, default_value_t = 400, requires = "judge")]
+    /// With --judge: programs (1,024 cases each) judged, pass after pass, 1 to 4096. They are
+    /// all generated before the timing starts (about 2 ms each), outside `--seconds`.
+    #[arg(long, default_value_t = 400, requires = "judge", value_parser = judge_programs)]
     programs: usize,
     /// Skip the native measurement (e.g. when counting instructions under callgrind).
     #[arg(long)]
     no_native: bool,
 }
 
+/// The most operand cases `bench` holds at once: 2^24. The table's array is 24 bytes a case
+/// (three operand words), 384 MiB at the bound, far past any cache (the default, 2^16, is
+/// 1.5 MiB: the point is the interpreter's speed, not memory's); `--compare` holds --cases for
+/// each of its programs, with inputs and both engines' outputs, and is held to 2^24 in all.
+/// `--cases 99999999999` asked for 2.4 TB and aborted with a backtrace.
+pub(crate) const MAX_CASES: u64 = 1 << 24;
+const MAX_CASES_WHY: &str = "the operand array is held in memory (24 bytes a case), so 2^24 keeps it under 400 MiB, and measuring the interpreter needs no more than the default 65536";
+
+/// The most `--judge --programs`: 4096. Every program (1,024 cases and the profile's results)
+/// is generated before the timing starts, about 2 ms each (20,000 took 38 s), so 4096 is about
+/// 8 s of setup and 4 M cases (well under 1 GiB); `--programs 99999999999` never started timing.
+const MAX_JUDGE_PROGRAMS: u64 = 4096;
+const MAX_JUDGE_PROGRAMS_WHY: &str = "every program is generated before the timing starts (about 2 ms each, outside --seconds), so 4096 is already 8 s of setup";
+
+/// `--programs`: 1 to [`MAX_JUDGE_PROGRAMS`]; 0 passes, to meet `run`'s own "--programs must
+/// be at least 1" (exit 1, the answer it always had).
+fn judge_programs(s: &str) -> Result<usize, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => count_in::<usize>(1, MAX_JUDGE_PROGRAMS, MAX_JUDGE_PROGRAMS_WHY)(s),
+    }
+}
+
+/// The options that pick instruction forms, refused beside a mode that measures its own list
+/// (`--cvt` its conversions, `--compare` and `--judge` their programs): they were silently
+/// ignored, so the table measured something other than what was asked.
+fn check_form_options(args: &BenchArgs) -> Result<()> {
+    let mode = match (args.cvt, args.compare, args.judge) {
+        (true, _, _) => "--cvt measures its own list of conversions (cvt.rn.f16.f32, cvt.f32.bf16, ...; --filter picks among them)",
+        (_, true, _) => "--compare runs its own f32 programs (--generated: generated ones)",
+        (_, _, true) => "--judge judges generated campaign programs (--programs says how many)",
+        _ => return Ok(()),
+    };
+    if !args.form.is_empty() {
+        bail!("--form {} cannot be measured here: {mode}; leave --form out, or leave the mode out to measure the form", args.form.join(" --form "));
+    }
+    if args.all {
+        bail!("--all cannot be measured here: {mode}; --all measures every non-approximate instruction form without it");
+    }
+    Ok(())
+}
+
 pub fn run(args: BenchArgs) -> Result<()> {
+    check_form_options(&args)?;
     if args.compare {
         return crate::bench_compare::run(&args.target, args.generated, args.trace, args.cases, args.seconds, args.json);
     }

@@ -9,6 +9,16 @@ use worker::compare::throughput::{self, Throughput};
 use worker::oracles::{open, EngineOptions};
 
 pub fn run(target: &str, generated: bool, trace: bool, cases: usize, seconds: f64, json: bool) -> Result<()> {
+    // Every program's cases are made and held at once (with both engines' outputs): the same
+    // 2^24 cases in all as the table's array (`bench::MAX_CASES`).
+    let programs: u64 = if generated { 256 } else { 28 };
+    if cases as u64 * programs > crate::bench::MAX_CASES {
+        bail!(
+            "--cases {cases} is too many for --compare{}: its {programs} programs get --cases each, held in memory at once, so give at most {} (2^24 cases in all)",
+            if generated { " --generated" } else { "" },
+            crate::bench::MAX_CASES / programs
+        );
+    }
     let opts = EngineOptions::default();
     let mut t = open(target, &opts).map_err(|f| anyhow!("{target}: {f}"))?;
     let mut reference = open("interp", &opts).map_err(|f| anyhow!("interp: {f}"))?;

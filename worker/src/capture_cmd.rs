@@ -15,7 +15,9 @@ use ptx::gen::form_case::{exhaustive, form_case_into, nth_case};
 use ptx::gen::{GenConfig, Generator};
 use ptx::isa::Instr;
 use ptx::program::{Program, ValType};
+use worker::cli_values::count_in;
 use worker::campaign::source::{random_cases, Bits, Rng};
+use worker::campaign::{MAX_TIMEOUT_S, MAX_TIMEOUT_WHY};
 use worker::oracles::diff_replay::program_of;
 use worker::oracles::{default_target, open_spec, Engine, EngineOptions, EngineSpec, Job};
 
@@ -47,7 +49,8 @@ pub struct CaptureArgs {
     pub out: PathBuf,
     /// Cases per form: the generator's biased cases (special values, boundaries, their
     /// neighbours, relations between operands), as a campaign draws them.
-    #[arg(long, default_value_t = 4096, value_parser = worker::cli_values::at_least_one::<usize>)]
+    /// 1 to 2^24 (16,777,216: every input of an 8-bit three-operand form).
+    #[arg(long, default_value_t = 4096, value_parser = count_in::<usize>(1, MAX_CASES_PER_FORM, MAX_CASES_WHY))]
     pub cases_per_form: usize,
     /// Seed of the cases: the same seed records the same operands.
     #[arg(long, default_value_t = 1)]
@@ -61,9 +64,19 @@ pub struct CaptureArgs {
     #[arg(long, value_delimiter = ',')]
     pub forms: Vec<String>,
     /// Seconds an engine may take for one form before it is a timeout fault.
-    #[arg(long, default_value_t = 60, value_parser = worker::cli_values::at_least_one::<u64>)]
+    /// 1 to 1e9.
+    #[arg(long, default_value_t = 60, value_parser = count_in::<u64>(1, MAX_TIMEOUT_S, MAX_TIMEOUT_WHY))]
     pub timeout: u64,
 }
+
+/// The most `--cases-per-form`: 2^24. A form's cases are held whole (one engine job): its
+/// operands as u64 words (up to 3 per case) and a result word, at most 32 bytes a case, so
+/// 2^24 keeps a form under 512 MiB, and it still records every input of a form whose operands
+/// span up to 2^24 values (one 16-bit operand, or two or three 8-bit ones).
+/// `--cases-per-form 99999999999` asked for 400 GB and aborted with a backtrace, leaving an
+/// empty FILE.partial.
+pub const MAX_CASES_PER_FORM: u64 = 1 << 24;
+const MAX_CASES_WHY: &str = "a form's cases are held in memory at once (up to 32 bytes each), so 2^24 keeps one form under 512 MiB";
 
 pub fn run(args: CaptureArgs) -> Result<()> {
     let spec: EngineSpec = match &args.target {

@@ -1,5 +1,6 @@
 //! Parsers for command-line values whose Rust type alone would take nonsense: seconds (finite
-//! and not negative), counts that must be at least 1 and shares from 0 to 1; and the names of
+//! and not negative), counts that must be at least 1 or within a bound the command can hold in
+//! memory or finish ([`count_in`]), and shares from 0 to 1; and the names of
 //! instruction families and register types, one message for every command that takes them.
 //!
 //! Without them `--seconds -1` or `--seconds nan` panicked (`Duration::from_secs_f64`), and a
@@ -48,6 +49,21 @@ pub fn at_least_one<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
         return Err("give at least 1".into());
     }
     T::try_from(v).map_err(|_| format!("{v} is too large here"))
+}
+
+/// A parser for clap's `value_parser =`: a whole number (decimal or `0x` hex, `_` between
+/// digits, as `cli_values::number`) from `min` to `max`; `why` says what the bound protects.
+pub fn count_in<T>(min: u64, max: u64, why: &'static str) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |s: &str| {
+        let v = number(s.trim()).map_err(|e| format!("not a count ({e}): give a whole number from {min} to {max}"))?;
+        if !(min..=max).contains(&v) {
+            return Err(format!("give {min} to {max}: {why}"));
+        }
+        T::try_from(v).map_err(|_| format!("{v} does not fit this machine's word: give {min} to {max}"))
+    }
 }
 
 /// A share from 0 to 1 (`0.1`): checked here so that `--compiled-share 2` is a usage error
@@ -114,5 +130,21 @@ mod tests {
         for bad in ["-0.1", "1.01", "nan", "inf", "", "half"] {
             assert!(share(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_count_outside_its_range_is_refused_with_the_range_and_the_reason() {
+        let p = count_in::<usize>(1, 1 << 20, "the reason");
+        assert_eq!(p("1"), Ok(1));
+        assert_eq!(p("0x10_0000"), Ok(1 << 20));
+        assert_eq!(p("1_048_577"), Err("give 1 to 1048576: the reason".to_string()));
+        assert_eq!(p("0"), Err("give 1 to 1048576: the reason".to_string()));
+        assert_eq!(p("99999999999"), Err("give 1 to 1048576: the reason".to_string()));
+        for bad in ["-1", "1.5", "", "many", "99999999999999999999999"] {
+            let e = p(bad).unwrap_err();
+            assert!(e.starts_with("not a count") && e.ends_with("from 1 to 1048576"), "{bad}: {e}");
+        }
+        // A lower bound of 0 lets 0 through (a count of printed examples may be none).
+        assert_eq!(count_in::<u64>(0, 10, "r")("0"), Ok(0));
     }
 }

@@ -13,6 +13,11 @@ use ptx::kernel::{self, Mode};
 use crate::genargs::GenArgs;
 use crate::toolkit;
 
+/// The most `--count`: 10^6 programs, two files each (NAME.ptx, NAME.json: a few KiB), so
+/// 2 M files and some GiB; a larger count was written until the disk filled.
+const MAX_COUNT: u64 = 1_000_000;
+const MAX_COUNT_WHY: &str = "each program is two files of a few KiB, so 10^6 is 2 M files; to run more programs, use `ptxfuzz campaign`";
+
 /// Write generated programs: NAME.ptx (a module with one entry, `p0`) and NAME.json (the
 /// program's canonical JSON) per program.
 #[derive(Args, Debug)]
@@ -20,8 +25,8 @@ pub struct GenCmd {
     /// Seed: the same seed and options give the same programs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Number of programs (1 or more).
-    #[arg(long, default_value_t = 10, value_parser = worker::cli_values::at_least_one::<usize>)]
+    /// Number of programs (1 to 10^6).
+    #[arg(long, default_value_t = 10, value_parser = worker::cli_values::count_in::<usize>(1, MAX_COUNT, MAX_COUNT_WHY))]
     count: usize,
     /// Output folder (created if missing).
     #[arg(long, default_value = "programs")]

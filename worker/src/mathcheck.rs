@@ -22,6 +22,7 @@ use clap::Args;
 use mathlib::op::Ty;
 use mathlib::{Build, Cc, Flags};
 
+use crate::cli_values::count_in;
 use crate::campaign::source::Rng;
 use crate::progress::Progress;
 pub use kernel::{arg_types, filtered_kernel_source, kernel_source};
@@ -44,7 +45,8 @@ pub struct MathCheckArgs {
     pub func: String,
     /// Random inputs (about one in eight a special value: zeros, infinities, NaN, subnormal and
     /// normal bounds, 1, 2, 0.5).
-    #[arg(long, default_value_t = 1_000_000)]
+    /// 1 to 2^40.
+    #[arg(long, default_value_t = 1_000_000, value_parser = count_in::<u64>(1, MAX_SAMPLES, MAX_SAMPLES_WHY))]
     pub samples: u64,
     /// Every input (one-argument single-precision functions only: 2^32 inputs).
     #[arg(long)]
@@ -63,8 +65,8 @@ pub struct MathCheckArgs {
     /// Compile with -prec-sqrt=false.
     #[arg(long)]
     pub no_prec_sqrt: bool,
-    /// Elements passed to norm/normf/rnorm/rnormf(dim, arr).
-    #[arg(long, default_value_t = 3)]
+    /// Elements passed to norm/normf/rnorm/rnormf(dim, arr), 1 to 1024.
+    #[arg(long, default_value_t = 3, value_parser = count_in::<usize>(1, MAX_DIM, MAX_DIM_WHY))]
     pub dim: usize,
     /// Print the kernel source and exit (no GPU needed).
     #[arg(long)]
@@ -73,8 +75,8 @@ pub struct MathCheckArgs {
     /// each allowed set holds its correctly rounded result.
     #[arg(long)]
     pub reference_only: bool,
-    /// Mismatching inputs printed.
-    #[arg(long, default_value_t = 10)]
+    /// Mismatching inputs printed, 0 to 10000.
+    #[arg(long, default_value_t = 10, value_parser = count_in::<usize>(0, MAX_EXAMPLES, MAX_EXAMPLES_WHY))]
     pub examples: usize,
     /// Print the report as JSON.
     #[arg(long)]
@@ -85,6 +87,30 @@ pub struct MathCheckArgs {
     pub no_prefilter: bool,
     #[command(flatten)]
     pub post: crate::sweep::post::PostArgs,
+}
+
+/// The most `--samples`: 2^40 (about 10^12), 256 times an exhaustive single-precision check.
+/// Inputs are made and judged a chunk at a time ([`chunk_of`]), so memory does not grow with
+/// it; time does (the CPU judges every result, some 10^7 a second), and 2^40 is already days.
+/// 0 ran nothing and exited 0 with no report.
+const MAX_SAMPLES: u64 = 1 << 40;
+const MAX_SAMPLES_WHY: &str = "every sample is judged on the CPU (about 10^7 a second), so 2^40 is already days; 0 would check nothing";
+
+/// The most `--dim`: 1024. The kernel declares one variable per element and an `arr[dim]` per
+/// thread (a longer array only spills to local memory and slows NVRTC), and each sample is
+/// `dim` words. `--dim 4294967296` asked for 32 GiB; `--dim 0` checked nothing and exited 0.
+const MAX_DIM: u64 = 1024;
+const MAX_DIM_WHY: &str = "the kernel holds the dim elements per thread (one variable each) and every sample is dim words; 0 elements is no call of norm";
+
+/// The most `--examples`: 10,000. Each is a line printed, kept in memory until the end.
+const MAX_EXAMPLES: u64 = 10_000;
+const MAX_EXAMPLES_WHY: &str = "each example is a printed line kept until the report; more is not read";
+
+/// Inputs (rows of `k` words) made, run and judged at once: 2^22 words, 32 MiB of inputs
+/// (at least one row). The whole of an exhaustive check (2^32 inputs, 32 GiB) or a `--dim 1024`
+/// sampling was once allocated up front, and aborted out of memory.
+fn chunk_of(k: usize) -> u64 {
+    ((1u64 << 22) / k.max(1) as u64).max(1)
 }
 
 /// Special values of a float format (each with both signs).
@@ -204,13 +230,28 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     let t0 = std::time::Instant::now();
     if args.reference_only {
         let build = Build { flags, cc: Cc::new(9, 0) };
-        let inputs = gen_inputs(0, n, &mut rng);
-        let mut results = Vec::with_capacity(n as usize * m);
-        for i in 0..n as usize {
-            let out = mathlib::fast::eval(&row.op, &inputs[i * k..(i + 1) * k])?;
-            results.extend(out.iter().map(|v| v.bits()));
+        // A chunk at a time, as on the GPU: the samples are drawn in the same order whatever
+        // the chunk, so the report is the one of a single pass.
+        let (chunk, mut done, mut report) = (chunk_of(k), 0u64, None::<Report>);
+        let mut progress = Progress::new(format!("math-check {} (reference)", args.func), n as u128);
+        while done < n {
+            progress.update(done as u128);
+            let count = chunk.min(n - done);
+            let inputs = gen_inputs(done, count, &mut rng);
+            // On every core, as the judge: an exhaustive check is 2^32 evaluations.
+            use rayon::prelude::*;
+            let outs: Vec<_> = inputs.par_chunks_exact(k).map(|x| mathlib::fast::eval(&row.op, x)).collect::<Result<_, _>>()?;
+            let results: Vec<u64> = outs.iter().flat_map(|out| out.iter().map(|v| v.bits())).collect();
+            let r = judge(&args.func, row, &build, &inputs, &results, (k, m), args.examples);
+            report = Some(match report {
+                None => r,
+                Some(acc) => merge(acc, r, args.examples),
+            });
+            done += count;
         }
-        let mut r = judge(&args.func, row, &build, &inputs, &results, (k, m), args.examples);
+        progress.finish();
+        let mut r = report.context("no inputs")?;
+        r.exhaustive = args.exhaustive;
         r.device = "no GPU: the correctly rounded reference judged against itself".into();
         r.flags = flags_text(&flags);
         r.seconds = t0.elapsed().as_secs_f64();
@@ -247,7 +288,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
         return run_filtered(&args, &mut gpu, &build, f, client, t0);
     }
     let mut report: Option<Report> = None;
-    let chunk: u64 = 1 << 22;
+    let chunk = chunk_of(k);
     let mut done = 0;
     // Long work shows progress (an exhaustive check is 1024 chunks), on stderr.
     let mut progress = Progress::new(format!("math-check {}", args.func), n as u128);

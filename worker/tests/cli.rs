@@ -240,6 +240,16 @@ fn a_campaign_whose_target_faults_on_every_program_exits_1_after_its_summary() {
 }
 
 #[test]
+fn a_campaign_whose_target_supports_none_of_its_programs_exits_1_naming_what_to_change() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-host-f16-{}", std::process::id()));
+    let (code, out, err) = ptxfuzz(&["campaign", "--target", "host", "--types", "f16", "--seconds", "1", "--quiet", "--out", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("supports none of the") && out.contains("choose --types/--families") && !out.contains("run longer"), "{out}");
+    assert!(err.contains("the target judged no case: it supports none of the"), "{err}");
+}
+
+#[test]
 fn gen_campaign_from_writes_the_programs_a_campaign_of_that_seed_draws_under_their_numbers() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-gen-campaign-{}", std::process::id()));
     let (code, _, err) = ptxfuzz(&["gen", "--seed", "5", "--campaign-from", "1000", "--count", "2", "--out", dir.to_str().unwrap()]);

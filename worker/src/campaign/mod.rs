@@ -58,7 +58,8 @@ it is counted, not rewritten.\n\n\
 Ctrl-C (SIGINT) or SIGTERM finish the batch in flight and write the summary; a second Ctrl-C \
 exits at once.\n\n\
 Exit status: 0 when the campaign ran (findings are in --out, not in the status); 1 on an error, \
-or when every program ended in an engine fault, so nothing was judged.\n\n\
+or when nothing was judged because every program ended in an engine fault or the target \
+supports none of the programs drawn.\n\n\
 Examples:\n  ptxfuzz campaign --target host --seconds 30\n  \
 ptxfuzz campaign --target cuda --sm 90 --families add,fma,rcp --seconds 600\n  \
 ptxfuzz campaign --target 'exec:my-emulator --serve' --cases 1000000 --trace\n  \
@@ -82,8 +83,8 @@ pub struct CampaignArgs {
     /// Stop after this many seconds (default: run until interrupted).
     #[arg(long, conflicts_with = "cases", value_parser = crate::cli_values::seconds)]
     pub seconds: Option<f64>,
-    /// Stop after this many cases.
-    #[arg(long)]
+    /// Stop after this many cases (1 or more: 0 ran nothing and said nothing).
+    #[arg(long, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub cases: Option<u64>,
     /// Seed of the program and case generator: the same seed gives the same programs.
     #[arg(long, default_value_t = 1)]
@@ -140,11 +141,12 @@ pub struct CampaignArgs {
     /// CPU engines have one mode (`isa`) and ignore it.
     #[arg(long, default_value_t = 0.1, value_parser = crate::cli_values::share)]
     pub compiled_share: f64,
-    /// Random cases per program.
-    #[arg(long, default_value_t = 1024, value_parser = crate::cli_values::at_least_one::<usize>)]
+    /// Random cases per program (1 to 2^21).
+    #[arg(long, default_value_t = 1024, value_parser = crate::cli_values::count_in::<usize>(1, MAX_BATCH_CASES, MAX_BATCH_WHY))]
     pub cases_per_program: usize,
-    /// Cases per batch handed to the target (default: the engine's preferred batch size).
-    #[arg(long, value_parser = crate::cli_values::at_least_one::<usize>)]
+    /// Cases per batch handed to the target (1 to 2^21; default: the engine's preferred batch
+    /// size).
+    #[arg(long, value_parser = crate::cli_values::count_in::<usize>(1, MAX_BATCH_CASES, MAX_BATCH_WHY))]
     pub batch_cases: Option<usize>,
     /// Judge results against this profile: spec (the set the PTX ISA allows, true of every
     /// GPU) or sm_90 (the H100's bits for every IEEE-rounded and non-rounding form and the
@@ -153,14 +155,14 @@ pub struct CampaignArgs {
     /// emulator bit for bit against the H100 with no GPU present.
     #[arg(long, default_value = "spec")]
     pub judge: String,
-    /// Seconds an engine may take for one batch before it is a timeout fault.
-    #[arg(long, default_value_t = 60, value_parser = crate::cli_values::at_least_one::<u64>)]
+    /// Seconds an engine may take for one batch before it is a timeout fault (1 to 1e9).
+    #[arg(long, default_value_t = 60, value_parser = crate::cli_values::count_in::<u64>(1, MAX_TIMEOUT_S, MAX_TIMEOUT_WHY))]
     pub timeout: u64,
     /// Seconds between lines of --out/stats.jsonl.
     #[arg(long, default_value_t = 60.0, value_parser = crate::cli_values::seconds)]
     pub stats_every: f64,
-    /// Candidates a minimization may probe.
-    #[arg(long, default_value_t = 20_000)]
+    /// Candidates a minimization may probe (0 to 10^7; 0: findings are kept unminimized).
+    #[arg(long, default_value_t = 20_000, value_parser = crate::cli_values::count_in::<usize>(0, MAX_PROBES, MAX_PROBES_WHY))]
     pub max_probes: usize,
     /// No progress line (the summary is still printed).
     #[arg(long)]
@@ -174,6 +176,26 @@ pub struct CampaignArgs {
     #[command(flatten)]
     pub server: crate::server::ServerArgs,
 }
+
+/// The most cases of a batch, and of one program (a batch holds whole programs): 2^21, twice
+/// the largest engine's preferred batch (cuda, 2^20). A case is its inputs and outputs, about
+/// 8 words (64 bytes) for the default programs and at most about 32 for 8-instruction ones, and
+/// up to four batches are alive (two queued, one on the engine, one being generated): at most
+/// about 0.5 GiB typical and 2 GiB worst. `--batch-cases 99999999999` had held 9.4 GB after
+/// 12 s and never reached its first batch, so `--seconds` was never checked.
+pub const MAX_BATCH_CASES: u64 = 1 << 21;
+const MAX_BATCH_WHY: &str = "a batch is generated whole before it runs (so --seconds cannot stop it) and up to four are in memory at once; 2^21 cases keep them under about 2 GiB";
+
+/// The longest `--timeout` in seconds: `cli_values::MAX_SECONDS` (about 31 years), as every
+/// other seconds option; more is a typo, and a deadline far past it overflows `Instant`.
+pub const MAX_TIMEOUT_S: u64 = crate::cli_values::MAX_SECONDS as u64;
+pub const MAX_TIMEOUT_WHY: &str = "seconds up to 1e9 (about 31 years), as every seconds option of ptxfuzz";
+
+/// The most probes of one minimization: 10^7, 500 times the default. A probe runs the program
+/// once, so 10^7 is hours per finding on a GPU round trip; more only stalls the campaign on
+/// one finding.
+const MAX_PROBES: u64 = 10_000_000;
+const MAX_PROBES_WHY: &str = "each probe runs a candidate program on the target, so 10^7 probes are already hours per finding";
 
 /// What `summary.json` holds.
 #[derive(Serialize)]
@@ -416,6 +438,14 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
             "the target judged no case: all {} program(s) it was given ended in an engine fault (the summary above \
              has the last one); check the engine with `ptxfuzz engines --check {spec}`",
             totals.fault_count()
+        );
+    }
+    // Nor has one that supports none of the programs drawn (`--target host --types f16`).
+    if totals.cases == 0 && totals.unsupported > 0 {
+        bail!(
+            "the target judged no case: it supports none of the {} program(s) drawn (the summary above says what \
+             to change)",
+            totals.unsupported
         );
     }
     Ok(())
