@@ -53,15 +53,77 @@ pub struct Config {
     /// Require a token for reads too (by default reads are public; writes always need one).
     #[arg(long, env = "PTXFUZZ_PRIVATE")]
     pub private: bool,
-    /// Largest request body, in bytes: an ingest batch of 1,000 findings is about 2 MB.
-    #[arg(long, env = "PTXFUZZ_MAX_BODY", default_value_t = 32 << 20)]
+    /// Largest request body, in bytes: an ingest batch of 1,000 findings is about 2 MB. At
+    /// least 65536 (64 KiB).
+    #[arg(long, env = "PTXFUZZ_MAX_BODY", default_value_t = 32 << 20, value_parser = parse_max_body)]
     pub max_body: usize,
     /// Database connections in the pool. 16 serves 8 workers ingesting at once with room for
     /// reads; PostgreSQL's default limit is 100.
-    #[arg(long, env = "PTXFUZZ_DB_CONNECTIONS", default_value_t = 16)]
+    #[arg(long, env = "PTXFUZZ_DB_CONNECTIONS", default_value_t = 16, value_parser = parse_db_connections)]
     pub db_connections: u32,
     /// Mark the dashboard's session cookie `Secure` (sent over https only). Off by default
     /// for a server on loopback; turn it on behind a TLS proxy.
     #[arg(long, env = "PTXFUZZ_SECURE_COOKIES")]
     pub secure_cookies: bool,
+}
+
+/// Smallest `--max-body`: below it even one report or a minimized program is refused with 413,
+/// so a smaller value is a mistake to report at startup rather than a server that refuses
+/// every write.
+pub const MIN_MAX_BODY: usize = 64 << 10;
+
+/// `--max-body`: bytes, at least [`MIN_MAX_BODY`].
+fn parse_max_body(s: &str) -> Result<usize, String> {
+    let n: usize = s.trim().parse().map_err(|_| format!("'{s}' is not a number of bytes (such as 33554432 for 32 MiB)"))?;
+    if n < MIN_MAX_BODY {
+        return Err(format!(
+            "{n} bytes is too small for a request (one ingest report or a minimized program needs more); give at least {MIN_MAX_BODY} (64 KiB), default 33554432 (32 MiB)"
+        ));
+    }
+    Ok(n)
+}
+
+/// `--db-connections`: at least 1 (the pool cannot be built empty: sqlx panics on 0).
+fn parse_db_connections(s: &str) -> Result<u32, String> {
+    let n: u32 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of connections (such as 16)"))?;
+    if n == 0 {
+        return Err("the pool needs at least 1 connection; give 1 or more (default 16)".to_string());
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Serve {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    fn parse(args: &[&str]) -> Result<Config, String> {
+        let argv = std::iter::once("serve").chain(args.iter().copied());
+        Serve::try_parse_from(argv).map(|s| s.config).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn zero_db_connections_is_refused_at_parsing() {
+        let e = parse(&["--db-connections", "0"]).unwrap_err();
+        assert!(e.contains("at least 1 connection"), "{e}");
+        assert_eq!(parse(&["--db-connections", "1"]).unwrap().db_connections, 1);
+    }
+
+    #[test]
+    fn a_max_body_too_small_for_any_request_is_refused_at_parsing() {
+        for small in ["0", "1", "65535"] {
+            let e = parse(&["--max-body", small]).unwrap_err();
+            assert!(e.contains("at least 65536"), "{small}: {e}");
+        }
+        assert!(parse(&["--max-body", "64k"]).unwrap_err().contains("not a number of bytes"));
+        assert_eq!(parse(&["--max-body", "65536"]).unwrap().max_body, 65536);
+        assert_eq!(parse(&[]).unwrap().max_body, 32 << 20);
+    }
 }

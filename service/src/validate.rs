@@ -196,6 +196,83 @@ pub fn check_reproducer(reproducer: &serde_json::Value) -> Result<Checked, Inval
     Ok(Checked { exec: r.exec, ..check_raw(&r.program.to_string(), &r.inputs, None)? })
 }
 
+/// The judge profiles a reproducer may name: `spec` and what `ptx::profile::Profile::named`
+/// accepts. Profiles are parsed once per name (`sm_90` parses a JSON file), not per report.
+fn known_judge(name: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    if name == "spec" {
+        return true;
+    }
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(&ok) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
+        return ok;
+    }
+    let ok = ptx::profile::Profile::named(name).is_ok();
+    // Only names that exist are remembered, so a flood of bogus names cannot grow the map.
+    if ok {
+        seen.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), true);
+    }
+    ok
+}
+
+/// The sms ptxfuzz writes PTX for, for messages: `75, 80, ..., 121`.
+fn known_sm_list() -> String {
+    kernel::known_sms().map(|sm| sm.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Check the values of a reported reproducer against its (parsed) program, so that what the
+/// dashboard shows, a regression filed from it and its downloads all work: inputs and actual
+/// values fit their registers, expected values are hex where they are hex, the sm is a target
+/// ptxfuzz writes PTX for that has the program's instructions, and the judge is a known
+/// profile. Errors name the field and index relative to the reproducer (`inputs[1]: ...`).
+pub fn check_reported(r: &api::Reproducer, program: &Program) -> Result<(), String> {
+    // Workers write these as 0x-prefixed hex (`ValType::format_hex`); the prefix is required.
+    let hex = |ty: ValType, text: &str| match text.strip_prefix("0x") {
+        Some(_) => parse_input(ty, text).map(|_| ()),
+        None => Err(format!("'{}' is not 0x-prefixed hex bits of a {}-bit .{} register", clip(text), ty.bits(), ty.name())),
+    };
+    for (k, (&ty, text)) in program.inputs().iter().zip(&r.inputs).enumerate() {
+        hex(ty, text).map_err(|e| format!("inputs[{k}]: {e}"))?;
+    }
+    for (k, (&reg, text)) in program.outputs().iter().zip(&r.actual).enumerate() {
+        hex(program.reg_type(reg), text).map_err(|e| format!("actual[{k}] ({}): {e}", program.name(reg)))?;
+    }
+    for (k, (&reg, text)) in program.outputs().iter().zip(&r.expected).enumerate() {
+        check_expected(text, program.reg_type(reg)).map_err(|e| format!("expected[{k}] ({}): {e}", program.name(reg)))?;
+    }
+    if !kernel::known_sms().any(|sm| sm == r.sm) {
+        return Err(format!("sm: {} is not a target ptxfuzz writes PTX for; one of {}", r.sm, known_sm_list()));
+    }
+    // As the worker picks the target (`ptx_arch`): the PTX module must be writable for it,
+    // else the repro.ptx/.cu downloads and a regression filed from it fail later.
+    let ptx = kernel::module_version(&[program], r.arch())
+        .map_err(|e| format!("sm: the program cannot be written for {}: {e}", r.arch()))?;
+    if let Err(e) = program.check_target(Target::of(r.arch(), ptx)) {
+        return Err(format!("sm: {} does not have the program's instructions: {e}", r.arch()));
+    }
+    if !known_judge(&r.judge) {
+        return Err(format!("judge: unknown profile '{}'; one of spec, sm_90 (`ptxfuzz campaign --judge`)", clip(&r.judge)));
+    }
+    Ok(())
+}
+
+/// An expected value is the `--accept` text (`0x00800000 | 0x00000000 (ftz-before-rounding)`,
+/// `lane0: any NaN`): free words, but every `0x` word must be hex bits of the register.
+fn check_expected(text: &str, ty: ValType) -> Result<(), String> {
+    if text.trim().is_empty() {
+        return Err("empty; give the allowed results as `ptxfuzz eval --accept` prints them (such as 0x3f800000)".into());
+    }
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
+        let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) else { continue };
+        if parse_bits(hex, ty.bits().max(1)).is_none() {
+            return Err(format!("'{}' is not hex bits of a {}-bit .{} register", clip(word), ty.bits(), ty.name()));
+        }
+    }
+    Ok(())
+}
+
 /// The server's judgement of a worker's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {

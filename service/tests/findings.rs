@@ -282,6 +282,65 @@ async fn triage_records_history_and_rejects_bad_duplicate_of() {
     expect_problem(r, 400).await;
 }
 
+#[tokio::test]
+async fn an_original_with_duplicates_cannot_become_a_duplicate_so_no_chains_form() {
+    let s = TestServer::start().await;
+    let res = ingest(&s, &batch(None, vec![report(A, 1, 1), report(B, 2, 1), report(C, 3, 1)])).await;
+    let (two, three, four) = (res.finding_ids[0], res.finding_ids[1], res.finding_ids[2]);
+    let triage = |id: i64, body: serde_json::Value| {
+        s.post(&format!("/api/v1/findings/{id}/triage"), &s.triager).json(&body).send()
+    };
+    let dup = |of: i64| json!({"status": "duplicate", "duplicate_of": of});
+    assert_eq!(triage(two, dup(three)).await.unwrap().status(), 200);
+    // three is two's original: making it a duplicate of four would chain two -> three -> four.
+    let detail = expect_problem(triage(three, dup(four)).await.unwrap(), 422).await;
+    assert!(detail.contains(&format!("original of duplicate finding(s) {two}")), "{detail}");
+    let chained: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM findings f JOIN findings o ON o.id = f.duplicate_of WHERE o.duplicate_of IS NOT NULL",
+    )
+    .fetch_one(&s.pool)
+    .await
+    .unwrap();
+    assert_eq!(chained, 0);
+    // The reverse: two already points at three, so the hint must not say "mark this one a
+    // duplicate of three" (this one is three); it says how to swap the original.
+    let detail = expect_problem(triage(three, dup(two)).await.unwrap(), 422).await;
+    assert!(detail.contains(&format!("finding {two} is already a duplicate of finding {three} (this one)")), "{detail}");
+    assert!(!detail.contains(&format!("a duplicate of {three}; mark")), "{detail}");
+    // Following the hint works: two leaves 'duplicate', then three may point at it.
+    assert_eq!(triage(two, json!({"status": "new"})).await.unwrap().status(), 200);
+    assert_eq!(triage(three, dup(two)).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn reported_values_that_cannot_be_right_are_422_naming_field_index_and_what_is_allowed() {
+    let s = TestServer::start().await;
+    let with = |f: &dyn Fn(&mut api::Reproducer)| {
+        let mut r = report(A, 1, 1);
+        f(&mut r.reproducer);
+        serde_json::to_string(&batch(None, vec![report(B, 2, 1), r])).unwrap()
+    };
+    // Each was stored before, and broke the dashboard, regressions or downloads afterwards.
+    let cases: Vec<(String, &[&str])> = vec![
+        (with(&|r| r.inputs[1] = "0x1234567890".into()), &["findings[1].reproducer.inputs[1]", "32 bits"]),
+        (with(&|r| r.expected[0] = "0xzz".into()), &["findings[1].reproducer.expected[0]", "'0xzz'", "32-bit"]),
+        (with(&|r| r.actual[0] = "0x1234567890".into()), &["findings[1].reproducer.actual[0]", "32 bits"]),
+        (with(&|r| r.sm = 0), &["findings[1].reproducer.sm: 0", "75, 80"]),
+        (with(&|r| r.sm = 999), &["findings[1].reproducer.sm: 999", "75, 80"]),
+        (with(&|r| r.judge = "sm_80".into()), &["findings[1].reproducer.judge", "'sm_80'", "spec, sm_90"]),
+    ];
+    for (body, words) in cases {
+        let detail = expect_problem(post_raw(&s, body).await, 422).await;
+        for w in words {
+            assert!(detail.contains(w), "{w}: {detail}");
+        }
+    }
+    assert_eq!(count(&s, "findings").await, 0);
+    // The same report with right values, and the sm_90 judge, is stored.
+    let ok = with(&|r| r.judge = "sm_90".into());
+    assert_eq!(post_raw(&s, ok).await.status(), 200);
+}
+
 async fn post_raw(s: &TestServer, body: String) -> reqwest::Response {
     s.post("/api/v1/findings/batch", &s.worker).header("content-type", "application/json").body(body).send().await.unwrap()
 }

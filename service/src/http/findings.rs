@@ -96,9 +96,11 @@ struct ListQuery {
     /// A driver version some report of the finding came from.
     driver: Option<String>,
     /// Last seen at or after this time (RFC 3339).
-    since: Option<DateTime<Utc>>,
+    #[param(value_type = Option<DateTime<Utc>>)]
+    since: Option<String>,
     /// Last seen before this time (RFC 3339).
-    until: Option<DateTime<Utc>>,
+    #[param(value_type = Option<DateTime<Utc>>)]
+    until: Option<String>,
     /// In this cluster (`GET /api/v1/clusters`).
     cluster: Option<i64>,
     /// Items per page (default 50, at most 500).
@@ -135,6 +137,8 @@ impl ListQuery {
             None => None,
             Some(sm) => Some(i32::try_from(sm).map_err(|_| Problem::bad_request(format!("sm={sm} is out of range")))?),
         };
+        let since = self.since.as_deref().map(|t| rfc3339("since", t)).transpose()?;
+        let until = self.until.as_deref().map(|t| rfc3339("until", t)).transpose()?;
         let after = match self.after.as_deref() {
             None => None,
             Some(s) => Some(Cursor::decode(s).ok_or_else(|| {
@@ -150,12 +154,24 @@ impl ListQuery {
             status,
             sm,
             driver: self.driver,
-            since: self.since,
-            until: self.until,
+            since,
+            until,
             cluster: self.cluster,
         };
         Ok((filter, page_limit(self.limit)?, after))
     }
+}
+
+/// A time parameter: RFC 3339. Parsed here, not by serde, so that a bad one is named with
+/// the expected format (serde's message was only "input contains invalid characters").
+fn rfc3339(name: &str, text: &str) -> Result<DateTime<Utc>, Problem> {
+    DateTime::parse_from_rfc3339(text).map(|t| t.with_timezone(&Utc)).map_err(|e| {
+        Problem::new(
+            StatusCode::BAD_REQUEST,
+            "bad-query",
+            format!("{name}='{text}' is not an RFC 3339 time ({e}); give one such as 2025-01-31T00:00:00Z"),
+        )
+    })
 }
 
 /// Findings, most recently seen first, with filters; page on with `after=<next>`.

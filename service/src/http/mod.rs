@@ -7,10 +7,12 @@ pub mod campaigns;
 pub mod clusters;
 pub mod findings;
 pub mod known;
+mod nul;
 pub mod ops;
 pub mod regressions;
 pub mod sweeps;
 
+use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
 use axum::response::{IntoResponse, Response};
@@ -30,11 +32,23 @@ pub struct Json<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = Problem;
 
+    /// Reads the body once (within the body limit), lets axum check the content type and
+    /// deserialize it, then refuses any string holding a NUL character with a 422 naming where
+    /// it is: PostgreSQL text cannot store NUL, and checking here means no endpoint can forget
+    /// it (a NUL reaching an INSERT was a 500).
     async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(Json(v)),
-            Err(e) => Err(Problem::from(e as JsonRejection)),
+        let (parts, body) = req.into_parts();
+        let bytes = Bytes::from_request(Request::from_parts(parts.clone(), body), state)
+            .await
+            .map_err(|e| Problem::from(JsonRejection::from(e)))?;
+        let again = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
+        let axum::Json(v) = axum::Json::<T>::from_request(again, state).await.map_err(Problem::from)?;
+        if let Some(at) = nul::find(&bytes) {
+            return Err(Problem::unprocessable(format!(
+                "{at}: contains a NUL character (\\u0000), which cannot be stored; remove it"
+            )));
         }
+        Ok(Json(v))
     }
 }
 

@@ -5,8 +5,8 @@
 //! (`POST /clusters/{id}/triage`, a triager session and its CSRF token, as a finding's form).
 
 use api::findings::Status;
-use axum::extract::rejection::FormRejection;
-use axum::extract::{Path, State};
+use axum::extract::rejection::{FormRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -55,9 +55,28 @@ fn model_name(c: &Cluster) -> &str {
     c.explanation.model.as_deref().unwrap_or("unexplained")
 }
 
-async fn clusters_page(State(state): State<AppState>, session: MaybeSession) -> Response {
+/// `GET /clusters?status=...`: only clusters of that status.
+#[derive(Debug, Default, Deserialize)]
+struct ListQuery {
+    status: Option<String>,
+}
+
+async fn clusters_page(
+    State(state): State<AppState>,
+    session: MaybeSession,
+    q: Result<Query<ListQuery>, QueryRejection>,
+) -> Response {
     let session = session.get();
-    let (mut items, more) = match db::list(&state.pool, None, None, MAX_LISTED, None).await {
+    // A bad status is reported, as on the findings page, rather than silently listing all.
+    let status = match q.map(|Query(q)| q.status.filter(|s| !s.is_empty())) {
+        Ok(None) => None,
+        Ok(Some(s)) => match s.parse::<Status>() {
+            Ok(st) => Some(st),
+            Err(e) => return error_page(StatusCode::BAD_REQUEST, "Clusters", &format!("status: {e}"), session),
+        },
+        Err(e) => return error_page(StatusCode::BAD_REQUEST, "Clusters", &e.body_text(), session),
+    };
+    let (mut items, more) = match db::list(&state.pool, None, status, MAX_LISTED, None).await {
         Ok(page) => page,
         Err(e) => return unavailable(e, session),
     };

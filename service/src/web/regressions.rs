@@ -7,13 +7,14 @@ use std::collections::{BTreeSet, HashMap};
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::layout::{page, Nav};
-use super::session::MaybeSession;
+use super::session::{error_page, MaybeSession, Session};
 use crate::db::matrix::{self as db, Cell, Verdict};
 use crate::problem::Problem;
 use crate::state::AppState;
@@ -50,9 +51,22 @@ pub fn history(cell: &Cell) -> String {
         .join("\n")
 }
 
+/// The page; a bad query or a database fault is an HTML error page like the other dashboard
+/// pages' (a browser showed the raw problem+json before).
 async fn matrix(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
+    q: Result<Query<Params>, QueryRejection>,
+) -> Response {
+    match matrix_page(&state, &session, q).await {
+        Ok(markup) => markup.into_response(),
+        Err(p) => error_page(p.status, "Regressions", &p.detail, session.as_ref()),
+    }
+}
+
+async fn matrix_page(
+    state: &AppState,
+    session: &Option<Session>,
     q: Result<Query<Params>, QueryRejection>,
 ) -> Result<Markup, Problem> {
     let Query(q) = q?;

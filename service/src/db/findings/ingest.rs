@@ -128,8 +128,6 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
     if sig.sm.is_some_and(|s| i32::try_from(s).is_err()) {
         return Err("reproducer.signature: the sm is out of range".into());
     }
-    check_hex("reproducer.inputs", &r.inputs)?;
-    check_hex("reproducer.actual", &r.actual)?;
     if let Some(o) = &r.original {
         check_hex("reproducer.original.inputs", &o.inputs)?;
     }
@@ -147,6 +145,8 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
             return Err(format!("reproducer.{field}: {n} value(s) for a program with {outputs} output(s)"));
         }
     }
+    // Widths, sm and judge: a value that cannot be right breaks the pages and downloads later.
+    crate::validate::check_reported(r, &program).map_err(|e| format!("reproducer.{e}"))?;
     if let Some(&k) = r.failing_outputs.iter().find(|&&k| k >= outputs) {
         return Err(format!("reproducer.failing_outputs: output {k} does not exist (the program has {outputs})"));
     }

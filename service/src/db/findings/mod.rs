@@ -161,9 +161,38 @@ pub async fn triage(pool: &PgPool, id: i64, t: &Triage, actor: &str) -> Result<T
         let Some(original) = locked.iter().find(|r| r.id == d) else {
             return Ok(Triaged::Invalid(format!("duplicate_of: finding {d} does not exist")));
         };
-        if let Some(root) = original.duplicate_of {
+        match original.duplicate_of {
+            // d already points here: naming "this one" as the way out would send the user in
+            // a circle, so say how to swap which of the two is the original.
+            Some(root) if root == id => {
+                return Ok(Triaged::Invalid(format!(
+                    "duplicate_of: finding {d} is already a duplicate of finding {id} (this one); to make {d} the original instead, first give finding {d} another status (such as new), then mark {id} a duplicate of {d}"
+                )))
+            }
+            Some(root) => {
+                return Ok(Triaged::Invalid(format!(
+                    "duplicate_of: finding {d} is itself a duplicate of {root}; mark finding {id} a duplicate of {root}"
+                )))
+            }
+            None => {}
+        }
+        // The rule (docs/service.md, Triage): a duplicate points at an original that is not
+        // itself a duplicate, so there are no chains. A finding others point at may not
+        // become a duplicate. Its row is locked, so a concurrent triage pointing at it waits
+        // and this read sees it. (A runtime query: no .sqlx entry to regenerate.)
+        let pointing: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM findings WHERE duplicate_of = $1 ORDER BY id LIMIT 6")
+                .bind(id)
+                .fetch_all(&mut *tx)
+                .await?;
+        if !pointing.is_empty() {
+            let mut list: Vec<String> = pointing.iter().take(5).map(|p| p.to_string()).collect();
+            if pointing.len() > 5 {
+                list.push("...".into());
+            }
             return Ok(Triaged::Invalid(format!(
-                "duplicate_of: finding {d} is itself a duplicate of {root}; mark this one a duplicate of {root}"
+                "finding {id} is the original of duplicate finding(s) {}; it cannot become a duplicate itself (no chains): mark those duplicates of {d} first, or pick {id} as the original",
+                list.join(", ")
             )));
         }
     }
