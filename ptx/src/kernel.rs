@@ -54,6 +54,17 @@ pub fn min_ptx_for_sm(sm: u32) -> Option<PtxVersion> {
     SM_TABLE.iter().find(|r| r.0 == sm).map(|&(_, major, minor)| PtxVersion::new(major, minor))
 }
 
+/// Whether `arch`'s suffix exists for its sm: `a` for sm_90 and sm_100 on, `f` for sm_100 on
+/// (PTX ISA 9.0, "Target ISA Notes"; ptxas 13.5 assembles an empty module for exactly these
+/// of the known sms, and refuses `sm_75a` or `sm_90f` with "Value ... is not defined").
+fn has_variant(arch: Arch) -> bool {
+    match arch.variant {
+        Variant::Plain => true,
+        Variant::A => arch.sm == 90 || arch.sm >= 100,
+        Variant::F => arch.sm >= 100,
+    }
+}
+
 /// The lowest target that runs every instruction of `p`: a plain `sm_XX` where one does,
 /// else an `sm_XXa`/`sm_XXf` (the architecture-specific `cvt`s of 9.7.9.21); `None` when no
 /// known target has them all.
@@ -92,6 +103,8 @@ pub enum KernelError {
         "sm_{0} is not a target this emitter knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
     )]
     UnknownSm(u32),
+    #[error("{0} is not a target: the `a` suffix exists for sm_90 and sm_100 on, `f` for sm_100 on; write sm_{sm}", sm = .0.sm)]
+    UnknownVariant(Arch),
     #[error("program {index} cannot run on {arch}: {cause}")]
     Target { index: usize, arch: Arch, cause: ProgramError },
     #[error("no programs to emit")]
@@ -109,6 +122,9 @@ pub fn module_version<P: Borrow<Program>>(programs: &[P], arch: impl Into<Arch>)
 /// `sm_100f` with 8.7).
 pub fn min_ptx_for_arch(arch: Arch) -> Result<PtxVersion, KernelError> {
     let plain = min_ptx_for_sm(arch.sm).ok_or(KernelError::UnknownSm(arch.sm))?;
+    if !has_variant(arch) {
+        return Err(KernelError::UnknownVariant(arch));
+    }
     Ok(match arch.variant {
         Variant::Plain => plain,
         Variant::A => plain.max(PtxVersion::new(8, 0)),
@@ -251,6 +267,28 @@ mod tests {
 
     fn prog(text: &str) -> Program {
         Program::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_suffix_is_a_target_only_where_ptxas_defines_it() {
+        // `ptxas -arch=sm_XX{a,f}` of an empty module, ptxas 13.5, every known sm: these pass.
+        let defined = ["90a", "100a", "100f", "103a", "103f", "110a", "110f", "120a", "120f", "121a", "121f"];
+        for sm in known_sms() {
+            for v in [Variant::A, Variant::F] {
+                let arch = Arch { sm, variant: v };
+                let name = format!("{sm}{v}");
+                match min_ptx_for_arch(arch) {
+                    Ok(_) => assert!(defined.contains(&name.as_str()), "{arch} accepted"),
+                    Err(e) => {
+                        assert!(!defined.contains(&name.as_str()), "{arch} refused: {e}");
+                        assert_eq!(e, KernelError::UnknownVariant(arch));
+                        assert!(e.to_string().contains(&format!("write sm_{sm}")), "{e}");
+                    }
+                }
+            }
+        }
+        let p = prog("// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\n// outputs: %f2\n");
+        assert!(matches!(module(&[&p], Arch::parse("75a").unwrap(), Mode::Outputs), Err(KernelError::UnknownVariant(_))));
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let sm = args.sm.or(target.info().sm).unwrap_or(90);
     let mut cfg = GenConfig { approximate: true, sm, ..GenConfig::default() };
-    cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| format!("sm_{sm} is not a target ptxfuzz knows"))?);
+    cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| ptx::kernel::KernelError::UnknownSm(sm).to_string())?);
     if !args.families.is_empty() {
         cfg.opcodes = args
             .families

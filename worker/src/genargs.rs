@@ -76,6 +76,7 @@ impl GenArgs {
             // A module must be at least the PTX version that knows the target.
             match ptx::kernel::min_ptx_for_arch(arch) {
                 Ok(v) => cfg.ptx = cfg.ptx.max(v),
+                Err(e @ ptx::kernel::KernelError::UnknownVariant(_)) => bail!("{e}"),
                 Err(_) => bail!("{arch} is not a target ptxas 13.5 knows; use one of 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121 (with a or f: 100a)"),
             }
         }

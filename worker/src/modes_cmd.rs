@@ -78,7 +78,7 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
     if let (None, Some(sm)) = (args.gen.sm, target.info().sm) {
         // The GPU's own sm, plain.
         cfg.sm = sm;
-        cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| format!("sm_{sm} is not a target ptxfuzz knows"))?);
+        cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| ptx::kernel::KernelError::UnknownSm(sm).to_string())?);
     }
     let gen = Generator::new(cfg)?;
     eprintln!("modes-check: {} programs x {} cases on {}", args.programs, args.cases, target.info());

@@ -250,6 +250,15 @@ fn a_campaign_whose_target_supports_none_of_its_programs_exits_1_naming_what_to_
 }
 
 #[test]
+fn a_target_suffix_that_does_not_exist_for_its_sm_is_refused_naming_the_plain_target() {
+    for args in [&["gen", "--sm", "75a", "--count", "1", "--out", "/nonexistent/never"][..], &["vm-ptx", "--sm", "90f"], &["campaign", "--target", "interp", "--sm", "89a", "--seconds", "1", "--out", "/nonexistent/never"]] {
+        let (code, _, err) = ptxfuzz(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains("is not a target: the `a` suffix exists for sm_90 and sm_100 on") && err.contains("write sm_"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn gen_campaign_from_writes_the_programs_a_campaign_of_that_seed_draws_under_their_numbers() {
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-gen-campaign-{}", std::process::id()));
     let (code, _, err) = ptxfuzz(&["gen", "--seed", "5", "--campaign-from", "1000", "--count", "2", "--out", dir.to_str().unwrap()]);

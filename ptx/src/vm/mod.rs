@@ -37,6 +37,8 @@ pub enum VmError {
         "sm_{0} is not a target the VM knows: use one of sm_75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121"
     )]
     UnknownSm(u32),
+    #[error("{0} is not a target: the `a` suffix exists for sm_90 and sm_100 on, `f` for sm_100 on; write sm_{sm}", sm = .0.sm)]
+    UnknownVariant(Arch),
     #[error("instruction {index} (`{form}`, {inputs} inputs) has no arm in the {arch} VM: the form is not legal on {arch} (encode for a newer sm, or for the sm_XXa/f target the form needs, e.g. --sm 100a)")]
     NotCovered { index: usize, form: String, inputs: u8, arch: Arch },
     #[error("the program has {regs} registers, the VM's register file {max}: run it with the whole-program kernel (ptx::kernel) or shorten it")]
@@ -70,7 +72,7 @@ pub enum VmError {
 /// (PTX ISA "Target ISA Notes"), the `sm_100f` one on its family.
 pub fn arms(arch: impl Into<Arch>) -> Result<Vec<Instr>, VmError> {
     let arch = arch.into();
-    let floor = min_ptx_for_arch(arch).map_err(|_| VmError::UnknownSm(arch.sm))?;
+    let floor = floor_of(arch)?;
     Ok(legal_forms()
         .iter()
         .copied()
@@ -81,10 +83,19 @@ pub fn arms(arch: impl Into<Arch>) -> Result<Vec<Instr>, VmError> {
         .collect())
 }
 
+/// The lowest PTX ISA version that knows `arch` (`kernel::min_ptx_for_arch`), its error as the
+/// VM's.
+fn floor_of(arch: Arch) -> Result<PtxVersion, VmError> {
+    min_ptx_for_arch(arch).map_err(|e| match e {
+        crate::kernel::KernelError::UnknownVariant(a) => VmError::UnknownVariant(a),
+        _ => VmError::UnknownSm(arch.sm),
+    })
+}
+
 /// The `.version` of the `arch` VM module: the target's floor or the newest that an arm needs.
 pub fn module_version(arch: impl Into<Arch>) -> Result<PtxVersion, VmError> {
     let arch = arch.into();
-    let floor = min_ptx_for_arch(arch).map_err(|_| VmError::UnknownSm(arch.sm))?;
+    let floor = floor_of(arch)?;
     Ok(arms(arch)?.iter().fold(floor, |v, f| v.max(f.requirement().ptx)))
 }
 

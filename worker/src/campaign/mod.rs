@@ -489,7 +489,7 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
     }
     if args.sm.is_some() || info.sm.is_some() {
         let arch = cfg.arch();
-        let need = ptx::kernel::min_ptx_for_arch(arch).map_err(|_| anyhow::anyhow!("{arch} is not a target ptxfuzz knows"))?;
+        let need = ptx::kernel::min_ptx_for_arch(arch).map_err(|e| anyhow::anyhow!("{e}"))?;
         cfg.ptx = cfg.ptx.max(need);
     }
     if args.sm.is_none() && cfg.variant != ptx::isa::Variant::Plain && matches!(spec, EngineSpec::Cuda { .. }) {
