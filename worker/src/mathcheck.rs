@@ -227,22 +227,18 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
             (0..count * k as u64).map(|j| sample(rng, types[j as usize % k])).collect()
         }
     };
-    let t0 = std::time::Instant::now();
-    if args.reference_only {
-        let build = Build { flags, cc: Cc::new(9, 0) };
-        // A chunk at a time, as on the GPU: the samples are drawn in the same order whatever
-        // the chunk, so the report is the one of a single pass.
+    // Every input a chunk at a time (drawn in the same order whatever the chunk, so the report
+    // is the one of a single pass), computed by `exec` (the GPU, or the reference on the CPU)
+    // and judged; progress on stderr, as an exhaustive check is 1024 chunks.
+    let mut checked = |label: String, build: &Build, exec: &mut dyn FnMut(&[u64]) -> Result<Vec<u64>>| -> Result<Report> {
         let (chunk, mut done, mut report) = (chunk_of(k), 0u64, None::<Report>);
-        let mut progress = Progress::new(format!("math-check {} (reference)", args.func), n as u128);
+        let mut progress = Progress::new(label, n as u128);
         while done < n {
             progress.update(done as u128);
             let count = chunk.min(n - done);
             let inputs = gen_inputs(done, count, &mut rng);
-            // On every core, as the judge: an exhaustive check is 2^32 evaluations.
-            use rayon::prelude::*;
-            let outs: Vec<_> = inputs.par_chunks_exact(k).map(|x| mathlib::fast::eval(&row.op, x)).collect::<Result<_, _>>()?;
-            let results: Vec<u64> = outs.iter().flat_map(|out| out.iter().map(|v| v.bits())).collect();
-            let r = judge(&args.func, row, &build, &inputs, &results, (k, m), args.examples);
+            let results = exec(&inputs)?;
+            let r = judge(&args.func, row, build, &inputs, &results, (k, m), args.examples);
             report = Some(match report {
                 None => r,
                 Some(acc) => merge(acc, r, args.examples),
@@ -250,7 +246,17 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
             done += count;
         }
         progress.finish();
-        let mut r = report.context("no inputs")?;
+        report.context("no inputs")
+    };
+    let t0 = std::time::Instant::now();
+    if args.reference_only {
+        let build = Build { flags, cc: Cc::new(9, 0) };
+        let mut r = checked(format!("math-check {} (reference)", args.func), &build, &mut |inputs| {
+            // On every core, as the judge: an exhaustive check is 2^32 evaluations.
+            use rayon::prelude::*;
+            let outs: Vec<_> = inputs.par_chunks_exact(k).map(|x| mathlib::fast::eval(&row.op, x)).collect::<Result<_, _>>()?;
+            Ok(outs.iter().flat_map(|out| out.iter().map(|v| v.bits())).collect())
+        })?;
         r.exhaustive = args.exhaustive;
         r.device = "no GPU: the correctly rounded reference judged against itself".into();
         r.flags = flags_text(&flags);
@@ -287,25 +293,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     if let Some(f) = &filter {
         return run_filtered(&args, &mut gpu, &build, f, client, t0);
     }
-    let mut report: Option<Report> = None;
-    let chunk = chunk_of(k);
-    let mut done = 0;
-    // Long work shows progress (an exhaustive check is 1024 chunks), on stderr.
-    let mut progress = Progress::new(format!("math-check {}", args.func), n as u128);
-    while done < n {
-        progress.update(done as u128);
-        let count = chunk.min(n - done);
-        let inputs = gen_inputs(done, count, &mut rng);
-        let results = gpu.run(&inputs, k, m)?;
-        let r = judge(&args.func, row, &build, &inputs, &results, (k, m), args.examples);
-        report = Some(match report {
-            None => r,
-            Some(acc) => merge(acc, r, args.examples),
-        });
-        done += count;
-    }
-    progress.finish();
-    let mut r = report.context("no inputs")?;
+    let mut r = checked(format!("math-check {}", args.func), &build, &mut |inputs| gpu.run(inputs, k, m))?;
     r.device = gpu.name.clone();
     r.flags = flags_text(&flags);
     r.exhaustive = args.exhaustive;
