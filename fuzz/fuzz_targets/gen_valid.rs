@@ -32,9 +32,14 @@ fn share(u: &mut Unstructured) -> Result<f64> {
 
 fn config(u: &mut Unstructured) -> Result<GenConfig> {
     let sm = *u.choose(&SMS)?;
-    // Plain mostly; sm_XXa/f (the architecture-specific cvts where the sm has them).
-    let variant = *u.choose(&[Variant::Plain, Variant::Plain, Variant::A, Variant::F])?;
-    let floor = min_ptx_for_arch(Arch { sm, variant }).expect("known sm");
+    // Plain mostly; sm_XXa/f (the architecture-specific cvts) where the sm has that suffix
+    // (`a`: sm_90 and sm_100 on, `f`: sm_100 on; `kernel::min_ptx_for_arch` refuses the
+    // others, as ptxas does), else the plain target.
+    let wanted = *u.choose(&[Variant::Plain, Variant::Plain, Variant::A, Variant::F])?;
+    let (variant, floor) = match min_ptx_for_arch(Arch { sm, variant: wanted }) {
+        Ok(floor) => (wanted, floor),
+        Err(_) => (Variant::Plain, min_ptx_for_arch(Arch::from(sm)).expect("known sm")),
+    };
     // The target's own PTX ISA floor or something newer (up to 9.1, which the sm_100f forms need).
     let ptx = if u.arbitrary()? { floor } else { ptx::isa::PtxVersion::new(9, 1).max(floor) };
     let max_len = u.int_in_range(1usize..=24)?;
