@@ -128,7 +128,7 @@ pub fn finding_case(r: &Reproducer) -> Result<Option<(Instr, Vec<Case>)>, Cluste
 /// a process (`Profile::named` reads its JSON, and the server clusters every finding it takes
 /// in); `None` for `spec` and for a name this version does not know, whose findings are
 /// explained against the spec as before the field existed.
-fn hardware_judge(name: &str) -> Option<&'static Profile> {
+pub fn hardware_judge(name: &str) -> Option<&'static Profile> {
     static KNOWN: Mutex<BTreeMap<String, &'static Profile>> = Mutex::new(BTreeMap::new());
     let mut known = KNOWN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(p) = known.get(name) {

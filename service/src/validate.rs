@@ -196,25 +196,10 @@ pub fn check_reproducer(reproducer: &serde_json::Value) -> Result<Checked, Inval
     Ok(Checked { exec: r.exec, ..check_raw(&r.program.to_string(), &r.inputs, None)? })
 }
 
-/// The judge profiles a reproducer may name: `spec` and what `ptx::profile::Profile::named`
-/// accepts. Profiles are parsed once per name (`sm_90` parses a JSON file), not per report.
+/// The judge profiles a reproducer may name: `spec` and the hardware profiles, each parsed once
+/// a process by `api::cluster::hardware_judge` (`sm_90` parses a JSON file), not per report.
 fn known_judge(name: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
-    if name == "spec" {
-        return true;
-    }
-    let seen = SEEN.get_or_init(Default::default);
-    if let Some(&ok) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
-        return ok;
-    }
-    let ok = ptx::profile::Profile::named(name).is_ok();
-    // Only names that exist are remembered, so a flood of bogus names cannot grow the map.
-    if ok {
-        seen.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), true);
-    }
-    ok
+    name == "spec" || api::cluster::hardware_judge(name).is_some()
 }
 
 /// The sms ptxfuzz writes PTX for, for messages: `75, 80, ..., 121`.

@@ -8,10 +8,13 @@ use anyhow::{anyhow, bail, Result};
 use worker::compare::throughput::{self, Throughput};
 use worker::oracles::{open, EngineOptions};
 
+/// Programs of `--compare --generated`.
+const GENERATED_PROGRAMS: usize = 256;
+
 pub fn run(target: &str, generated: bool, trace: bool, cases: usize, seconds: f64, json: bool) -> Result<()> {
     // Every program's cases are made and held at once (with both engines' outputs): the same
     // 2^24 cases in all as the table's array (`bench::MAX_CASES`).
-    let programs: u64 = if generated { 256 } else { 28 };
+    let programs = if generated { GENERATED_PROGRAMS } else { throughput::F32_SINGLES } as u64;
     if cases as u64 * programs > crate::bench::MAX_CASES {
         bail!(
             "--cases {cases} is too many for --compare{}: its {programs} programs get --cases each, held in memory at once, so give at most {} (2^24 cases in all)",
@@ -23,7 +26,7 @@ pub fn run(target: &str, generated: bool, trace: bool, cases: usize, seconds: f6
     let mut t = open(target, &opts).map_err(|f| anyhow!("{target}: {f}"))?;
     let mut reference = open("interp", &opts).map_err(|f| anyhow!("interp: {f}"))?;
     let data = if generated {
-        throughput::host_generated(256, cases.max(1), 1, t.as_ref())
+        throughput::host_generated(GENERATED_PROGRAMS, cases.max(1), 1, t.as_ref())
     } else {
         throughput::host_f32_singles(cases.max(1), 1)
     };

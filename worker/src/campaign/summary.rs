@@ -134,6 +134,9 @@ pub fn lines(s: &Summary, out: &Path, corpus: &SourceReport) -> Vec<String> {
 }
 
 /// What to do next, from what the campaign found and what it ran on.
+/// What the host target runs (`oracles::host_fpu`), for the advice below.
+const HOST_COVERS: &str = "f32/f64 add, sub, mul, fma, div, sqrt";
+
 fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
     let t: &Totals = s.totals;
     let dir = out.display();
@@ -154,7 +157,7 @@ fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
                 "  no case was judged: the target supports none of the {} program(s) drawn; choose --types/--families \
                  it runs{}, or another --target",
                 t.unsupported,
-                if s.target.name == "host" { " (the host FPU: f32/f64 add, sub, mul, fma, div, sqrt)" } else { "" }
+                if s.target.name == "host" { format!(" (the host FPU: {HOST_COVERS})") } else { String::new() }
             )
         } else {
             "  no case was judged: the campaign ended before its first batch; run longer (--seconds N, or --cases N)".into()
@@ -164,7 +167,7 @@ fn next_steps(s: &Summary, out: &Path) -> Vec<String> {
     if s.target.name == "host" {
         v.push(format!(
             "  no disagreement: this machine's FPU computed all {} cases exactly as the reference (the host \
-             target covers f32/f64 add, sub, mul, fma, div, sqrt only).",
+             target covers {HOST_COVERS} only).",
             t.cases
         ));
         v.push("  to test a GPU, run this on a machine with one (--target cuda); to test your own emulator,".into());

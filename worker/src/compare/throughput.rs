@@ -144,12 +144,18 @@ pub fn process_cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// The opcodes and rounding modes of [`host_f32_singles`]: one program each.
+const SINGLE_OPS: [&str; 7] = ["add", "sub", "mul", "fma", "div", "rcp", "sqrt"];
+const SINGLE_MODES: [&str; 4] = ["rn", "rz", "rm", "rp"];
+/// How many programs [`host_f32_singles`] makes.
+pub const F32_SINGLES: usize = SINGLE_OPS.len() * SINGLE_MODES.len();
+
 /// Single-instruction f32 programs of the host's subset: add, sub, mul, fma, div, rcp, sqrt in
 /// every rounding mode, each with `cases` generated cases (half special values).
 pub fn host_f32_singles(cases: usize, seed: u64) -> Vec<(Program, Vec<u64>)> {
     let mut out = Vec::new();
-    for op in ["add", "sub", "mul", "fma", "div", "rcp", "sqrt"] {
-        for mode in ["rn", "rz", "rm", "rp"] {
+    for op in SINGLE_OPS {
+        for mode in SINGLE_MODES {
             let (ins, srcs) = match op {
                 "fma" => ("%f0:f32, %f1:f32, %f2:f32", "%f0, %f1, %f2"),
                 "rcp" | "sqrt" => ("%f0:f32", "%f0"),

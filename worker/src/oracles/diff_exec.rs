@@ -472,42 +472,40 @@ mod tests {
         assert_eq!(e.starts, 2);
     }
 
+    /// The fault one job of `cases` ends in on engine `command` (timeout 60 s), and how long
+    /// the batch took.
+    fn fault_of(command: &str, cases: &[u64]) -> (EngineFault, Duration) {
+        let mut e = ExecEngine::new(command, &opts(60)).unwrap();
+        let t = Instant::now();
+        let f = e.run(&[Job::new(&prog(), cases, false)]).remove(0).expect_err("the engine faults");
+        (f, t.elapsed())
+    }
+
     #[test]
     fn an_endless_reply_line_is_a_fault_not_unbounded_memory() {
         // One line that never ends: refused at the documented limit, long before the timeout.
-        let mut e = ExecEngine::new("yes | tr -d '\\n'", &opts(60)).unwrap();
-        let t = Instant::now();
-        let r = e.run(&[Job::new(&prog(), &[0], false)]);
-        let f = r[0].as_ref().unwrap_err();
+        let (f, took) = fault_of("yes | tr -d '\\n'", &[0]);
         assert_eq!(f.kind(), "protocol", "{f}");
         let limit = exec_protocol::max_reply_line(1, 1).to_string();
         assert!(f.to_string().contains(&limit) && f.to_string().contains("one line per request"), "{f}");
-        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert!(took < Duration::from_secs(10), "{took:?}");
     }
 
     #[test]
     fn an_engine_flooding_its_stdout_without_reading_is_a_prompt_protocol_fault() {
         // `yes`: short lines forever and no reads. Replies are judged while the request is still
         // being written, so the first bad line ends the batch (it used to queue up unread).
-        let mut e = ExecEngine::new("yes", &opts(60)).unwrap();
-        let cases = big_job_cases();
-        let t = Instant::now();
-        let r = e.run(&[Job::new(&prog(), &cases, false)]);
-        let f = r[0].as_ref().unwrap_err();
+        let (f, took) = fault_of("yes", &big_job_cases());
         assert_eq!(f.kind(), "protocol", "{f}");
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert!(took < Duration::from_secs(5), "{took:?}");
     }
 
     #[test]
     fn an_engine_that_stops_reading_and_exits_is_an_io_fault() {
         // Reads a little of the request, then exits: the write fails (broken pipe) or stdout
         // ends, whichever comes first; either is an I/O fault, not a hang or a panic.
-        let mut e = ExecEngine::new("head -c 100 >/dev/null", &opts(60)).unwrap();
-        let cases = big_job_cases();
-        let t = Instant::now();
-        let r = e.run(&[Job::new(&prog(), &cases, false)]);
-        let f = r[0].as_ref().unwrap_err();
+        let (f, took) = fault_of("head -c 100 >/dev/null", &big_job_cases());
         assert_eq!(f.kind(), "io", "{f}");
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert!(took < Duration::from_secs(5), "{took:?}");
     }
 }
