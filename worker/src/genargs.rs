@@ -17,7 +17,9 @@ pub struct GenArgs {
     /// (family) only).
     #[arg(long)]
     pub sm: Option<Arch>,
-    /// PTX ISA version of the module, e.g. 8.7 (default: the config's).
+    /// The newest PTX ISA version a generated form may need, e.g. 8.7 (default: the config's);
+    /// at least the version that knows --sm (7.8 for sm_90). Each module's `.version` is the
+    /// lowest its programs and target need.
     #[arg(long)]
     pub ptx: Option<String>,
     /// Opcodes to draw from, comma-separated (e.g. add,fma,min; cvt: the conversions (float-float, float-integer, tf32, fp8); setp, set, selp: float comparisons and selection (selp also between integers a cvt or set wrote), a setp defining the predicate selp and .and/.or/.xor read); default all.
@@ -73,15 +75,21 @@ impl GenArgs {
         };
         if let Some(arch) = self.sm {
             (cfg.sm, cfg.variant) = (arch.sm, arch.variant);
-            // A module must be at least the PTX version that knows the target.
-            match ptx::kernel::min_ptx_for_arch(arch) {
-                Ok(v) => cfg.ptx = cfg.ptx.max(v),
-                Err(e @ ptx::kernel::KernelError::UnknownVariant(_)) => bail!("{e}"),
-                Err(_) => bail!("{arch} is not a target ptxas 13.5 knows; use one of 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121 (with a or f: 100a)"),
-            }
+            // A module must be at least the PTX version that knows the target (a config's
+            // default is raised to it; an explicit --ptx is checked below). The emitter's
+            // message, as `campaign --sm` gives it.
+            let need = ptx::kernel::min_ptx_for_arch(arch).map_err(|e| anyhow::anyhow!("{e}"))?;
+            cfg.ptx = cfg.ptx.max(need);
         }
         if let Some(v) = &self.ptx {
             cfg.ptx = parse_ptx(v)?;
+            // Below the target's own version the modules would say the target's anyway, and
+            // --ptx would change nothing the user can see: refused rather than raised.
+            if let Ok(need) = ptx::kernel::min_ptx_for_arch(cfg.arch()) {
+                if cfg.ptx < need {
+                    bail!("--ptx {v} is below PTX ISA {need}, the lowest that knows {}: give --ptx {need} or later, or leave --ptx out", cfg.arch());
+                }
+            }
         }
         if !self.families.is_empty() {
             cfg.opcodes = self
@@ -111,6 +119,36 @@ impl GenArgs {
 }
 
 fn parse_ptx(v: &str) -> Result<PtxVersion> {
-    let (a, b) = v.split_once('.').with_context(|| format!("PTX version '{v}' must look like 8.7"))?;
-    Ok(PtxVersion::new(a.parse().context("PTX major version")?, b.parse().context("PTX minor version")?))
+    let bad = || anyhow::anyhow!("--ptx {v}: give a PTX ISA version such as 8.7");
+    let (a, b) = v.trim().split_once('.').ok_or_else(bad)?;
+    Ok(PtxVersion::new(a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(sm: Option<&str>, ptx: &str) -> Result<GenConfig> {
+        GenArgs { sm: sm.map(|s| s.parse().unwrap()), ptx: Some(ptx.into()), ..GenArgs::default() }.to_config()
+    }
+
+    #[test]
+    fn a_ptx_version_below_the_target_s_is_refused_naming_the_minimum_not_raised() {
+        let e = config(Some("90"), "1.0").unwrap_err().to_string();
+        assert!(e.contains("--ptx 1.0 is below PTX ISA 7.8, the lowest that knows sm_90: give --ptx 7.8 or later"), "{e}");
+        let e = config(Some("100f"), "8.7").unwrap_err().to_string();
+        assert!(e.contains("below PTX ISA 8.8, the lowest that knows sm_100f"), "{e}");
+        assert_eq!(config(Some("90"), "7.8").unwrap().ptx, PtxVersion::new(7, 8));
+        // Without --sm, the config's own target (sm_90).
+        assert!(config(None, "7.0").is_err());
+        assert_eq!(config(None, "9.0").unwrap().ptx, PtxVersion::new(9, 0));
+    }
+
+    #[test]
+    fn an_unparseable_ptx_version_is_refused_with_what_to_give() {
+        for v in ["8", "eight.7", "8.7.1", "-1.0"] {
+            let e = config(None, v).unwrap_err().to_string();
+            assert!(e.contains(&format!("--ptx {v}: give a PTX ISA version such as 8.7")), "{v}: {e}");
+        }
+    }
 }

@@ -51,8 +51,45 @@ pub fn run(args: MathCmd) -> Result<()> {
                 cc: Cc::new(major, minor),
             };
             let ops: Vec<&str> = operands.iter().map(String::as_str).collect();
-            println!("{}", mathlib::evaluate(&name, &ops, &build)?);
+            let evaluation = mathlib::evaluate(&name, &ops, &build)?;
+            // On stderr, before the result: stdout keeps the evaluation alone.
+            for note in range_notes(&ops, &evaluation.arg_types) {
+                eprintln!("note: {note}");
+            }
+            println!("{evaluation}");
         }
     }
     Ok(())
+}
+
+/// The decimal operands that rounding to the function's argument type took to an infinity or
+/// a zero (`sinf 1e-50` is `sinf(0)`: the result line alone would look like the function's
+/// answer for 1e-50), as `ptxfuzz eval` notes them (`ptx::value::range_notes`): the operand,
+/// and the value it reads as in hex and decimal.
+fn range_notes(operands: &[&str], types: &[mathlib::Ty]) -> Vec<ptx::value::RangeNote> {
+    operands
+        .iter()
+        .zip(types)
+        .flat_map(|(text, ty)| match ty {
+            mathlib::Ty::F32 => ptx::value::range_notes(ptx::isa::Type::F32, text),
+            mathlib::Ty::F64 => ptx::value::range_notes(ptx::isa::Type::F64, text),
+            mathlib::Ty::Int | mathlib::Ty::Long => Vec::new(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mathlib::Ty;
+
+    #[test]
+    fn a_decimal_argument_that_rounds_to_zero_or_infinity_in_its_type_is_noted_with_what_it_reads_as() {
+        let notes: Vec<String> = range_notes(&["1e-50", "1e39", "1e-50"], &[Ty::F32, Ty::F32, Ty::F64]).iter().map(|n| n.to_string()).collect();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("operand '1e-50' is nearer zero than half the smallest subnormal .f32 value: it reads as 0x00000000 (0)"), "{notes:?}");
+        assert!(notes[1].contains("operand '1e39' is beyond the largest finite .f32 value: it reads as 0x7f800000 (inf)"), "{notes:?}");
+        // Hex bits, names, in-range decimals and integers get none.
+        assert!(range_notes(&["0x0", "inf", "1.5", "0", "7"], &[Ty::F32, Ty::F32, Ty::F32, Ty::F64, Ty::Int]).is_empty());
+    }
 }

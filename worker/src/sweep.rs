@@ -9,7 +9,7 @@
 //! every input once per lap and a large odd stride samples the space evenly.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -20,7 +20,7 @@ use ptx::program::Program;
 use ptx::Scalar;
 use rayon::prelude::*;
 
-use crate::oracles::{open_spec, Engine, EngineOptions, EngineSpec, Job};
+use crate::oracles::{open_spec, Engine, EngineSpec, Job};
 use crate::progress::Progress;
 
 /// Run one instruction on every input (or a regular sample of them) and measure its error.
@@ -61,16 +61,17 @@ pub struct SweepArgs {
     /// Mismatching inputs printed (all are counted).
     #[arg(long, default_value_t = 10)]
     pub examples: usize,
-    /// cuda: compile for sm_XX instead of the device's own.
+    /// cuda: compile for sm_XX instead of the device's own (90 or sm_90; plain: a cvt form's
+    /// kernel gets the suffix its table needs on that sm by itself).
     #[arg(long)]
-    pub sm: Option<u32>,
+    pub sm: Option<ptx::isa::Arch>,
     /// Seconds an engine may take for one batch.
     #[arg(long, default_value_t = 120, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Also write the JSON report to this file.
+    /// Also write the JSON report to this file; a folder gets INSTR.sweep.json in it.
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
     /// Compare the output fingerprint of an exhaustive sweep with the one recorded for this form
@@ -94,7 +95,8 @@ pub struct SweepArgs {
     /// judging them, into PATH in the dense format of the H100 recordings (xz, a JSON header,
     /// deltas: ../shared/hw/h100-sm90/README.md); a directory gets the recordings' file name,
     /// INSTR.START.COUNT.dxz. For the binades a bit-exact model still needs (docs/approx.md).
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["truth", "save", "json", "no_gpu_kernel"])]
+    /// It records and judges nothing, so --judge and --examples do not go with it.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["truth", "save", "json", "no_gpu_kernel", "judge", "examples"])]
     pub dump: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub post: post::PostArgs,
@@ -106,6 +108,7 @@ pub mod forms;
 pub mod gpu;
 pub mod post;
 mod report;
+pub mod sweep_checks;
 
 pub use gpu::GpuKernel;
 pub use report::{bound_ulps, bucket, bucket_label, documented_bounds, server_report, Example, Report, BUCKETS};
@@ -392,24 +395,7 @@ pub fn sweep_with(
         false => run_jobs(engine, instr, &p, &kernel, plan, batch, keep, stop, profile)?,
     };
     let Ran { tally, done, faults, last_fault, gpu } = ran;
-    let s = instr.ty.scalar();
-    let hex = |v: u64| format!("0x{v:0w$x}", w = (instr.ty.bits() / 4) as usize);
-    let example = |i: u64, engine_bits: Option<u64>| -> Example {
-        let ops = operands(instr, i);
-        let ops = &ops[..instr.inputs as usize];
-        let e = interp::eval(instr, ops).ok().map(|e| crate::compare::narrow(profile, instr, ops, e));
-        let reference = e.as_ref().map_or(0, |e| e.primary_bits());
-        let got = engine_bits.unwrap_or(reference);
-        Example {
-            operands: ops.iter().map(|&o| hex(o)).collect(),
-            got: hex(got),
-            reference: hex(reference),
-            allowed: e.map_or_else(String::new, |e| e.to_string()),
-            ulps: (0..instr.ty.lanes())
-                .map(|l| ulps(s, (got >> (l * s.bits())) & s.mask(), (reference >> (l * s.bits())) & s.mask()))
-                .try_fold(0u64, |m, u| u.map(|u| m.max(u))),
-        }
-    };
+    let example = |i: u64, engine_bits: Option<u64>| report::example(instr, profile, i, engine_bits);
     // Re-run the few inputs worth showing to report the target's bits for them.
     let show: Vec<u64> = tally.examples.iter().copied().chain(tally.max.map(|(_, i)| i)).collect();
     let shown_bits = rerun(engine, &p, instr, &show);
@@ -469,54 +455,55 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     let instr = Instr::parse_default(&args.instr)?;
     let bits = space_bits(&instr)?;
+    // What can be known before the sweep is checked before it: a 2^32 sweep on the CPU takes
+    // minutes, and its report should not be lost to a typo in a path.
+    sweep_checks::check_start(args.start, bits, &instr.to_string())?;
+    let opts = sweep_checks::engine_options(args.timeout, args.sm)?;
     let client = args.post.client()?;
+    if args.dump.is_some() && client.is_some() {
+        bail!("--dump writes a file and posts nothing: drop --server");
+    }
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => crate::oracles::default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
-    let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let (plan, note) = Plan::new(args.start, args.stride, args.limit, bits);
-    if let (Some(note), None) = (note, &args.dump) {
-        eprintln!("{note}");
-    }
-    let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
-    // What can be known before the sweep is checked before it: a 2^32 sweep on the CPU takes
-    // minutes, and its report should not be lost to a typo in a path.
     let truth = match &args.truth {
         Some(path) => Some(truth_before(path, &instr, plan, bits)?),
         None => None,
     };
-    for path in args.save.iter().chain(&args.dump) {
-        writable_parent(path)?;
+    let save = args.save.as_deref().map(|p| sweep_checks::out_path("--save", p, &format!("{instr}.sweep.json"))).transpose()?;
+    // A dump holds every input of the plan or is not written (`dump::record`), so its name
+    // is known now.
+    let dump_name = dump::file_name(&instr.to_string(), plan.start, u64::try_from(plan.count).unwrap_or(u64::MAX));
+    let dump = args.dump.as_deref().map(|p| sweep_checks::out_path("--dump", p, &dump_name)).transpose()?;
+    let profile = Profile::named(&args.judge)?;
+    let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    if let (Some(note), None) = (note, &dump) {
+        eprintln!("{note}");
     }
+    let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
     let stop = crate::interrupt::stop_flag()?;
-    if let Some(path) = &args.dump {
-        if client.is_some() {
-            bail!("--dump writes a file and posts nothing: drop --server");
-        }
+    if let Some(path) = &dump {
         eprintln!("recording {instr}: {} input(s) from {:#x} on {}", plan.count, plan.start, engine.info());
         let outputs = dump::record(&mut *engine, &instr, plan, batch, &stop)?;
-        let name = dump::file_name(&instr.to_string(), plan.start, outputs.len() as u64);
-        let path = if path.is_dir() { path.join(name) } else { path.clone() };
         let bytes = dump::encode(&instr.to_string(), plan.start, instr.ty.bits(), &outputs)?;
-        crate::repro::replace_synced(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        sweep_checks::write(path, &bytes)?;
         println!("wrote {} outputs of {instr} (inputs {:#x} to {:#x}) to {}", outputs.len(), plan.start, plan.start + outputs.len() as u64 - 1, path.display());
         return Ok(());
     }
     if !args.json {
         eprintln!("sweeping {instr}: {} input(s) on {}", crate::progress::count(plan.count), engine.info());
     }
-    let profile = Profile::named(&args.judge)?;
     let report = sweep_with(&mut *engine, &instr, plan, batch, args.examples, &stop, &profile, !args.no_gpu_kernel)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", report.text());
     }
-    if let Some(path) = &args.save {
+    if let Some(path) = &save {
         let json = serde_json::to_string_pretty(&report)? + "\n";
-        crate::repro::replace_synced(path, json.as_bytes())?;
+        sweep_checks::write(path, json.as_bytes())?;
     }
     if let Some(c) = client {
         post::post(&c, &server_report(&report, &instr, engine.info()))?;
@@ -554,19 +541,6 @@ fn truth_before(path: &std::path::Path, instr: &Instr, plan: Plan, bits: u32) ->
         bail!("--truth needs a whole sweep (no --limit, an odd --stride): only every input once gives a fingerprint");
     }
     Ok(recorded)
-}
-
-/// `--save`/`--dump PATH`: a folder to write into, or a file whose folder exists.
-pub(crate) fn writable_parent(path: &std::path::Path) -> Result<()> {
-    if path.is_dir() {
-        return Ok(());
-    }
-    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => {
-            bail!("{}: the folder {} does not exist; create it first (the sweep writes there when it ends)", path.display(), dir.display())
-        }
-        _ => Ok(()),
-    }
 }
 
 /// `--truth`: the sweep's fingerprint against the one recorded for the form.

@@ -48,11 +48,8 @@ pub struct VmPtxArgs {
 pub fn run(args: VmPtxArgs) -> Result<()> {
     // Build first, so that a bad --sm is reported before anything is printed.
     let text = if let Some(form) = &args.sweep {
-        let instr = ptx::isa::Instr::parse_default(form)?;
-        let pf = ptx::approx::prefilter::Prefilter::of(&instr);
-        let judging = pf.as_ref().map_or(ptx::vm::sweep::Judging::Dense, ptx::vm::sweep::Judging::Filtered);
         anyhow::ensure!(args.sm.variant == ptx::isa::Variant::Plain, "--sweep builds a plain module (its forms are plain): give --sm {}", args.sm.sm);
-        ptx::vm::sweep::module(&instr, args.sm.sm, judging)?
+        sweep_module(form, args.sm.sm)?
     } else if args.list {
         ptx::vm::arms(args.sm)?.iter().map(|f| format!("{f}\t{}\n", f.inputs)).collect::<String>()
     } else {
@@ -60,4 +57,67 @@ pub fn run(args: VmPtxArgs) -> Result<()> {
     };
     // `vm-ptx --list | head` closes the pipe early: `output` ends ptxfuzz quietly then.
     crate::output::stdout().write_all(text.as_bytes()).context("writing to stdout")
+}
+
+/// The GPU sweep module of the form `text` on sm_`sm`; an unknown form, or one without a
+/// module, is answered with the nearest forms that have one and how to list them all.
+fn sweep_module(text: &str, sm: u32) -> Result<String> {
+    // The sm first: forms of an sm that does not exist would be no advice.
+    let arms = ptx::vm::arms(sm)?;
+    let built = ptx::isa::Instr::parse_default(text).map_err(anyhow::Error::from).and_then(|instr| {
+        let pf = ptx::approx::prefilter::Prefilter::of(&instr);
+        let judging = pf.as_ref().map_or(ptx::vm::sweep::Judging::Dense, ptx::vm::sweep::Judging::Filtered);
+        Ok(ptx::vm::sweep::module(&instr, sm, judging)?)
+    });
+    built.map_err(|e| {
+        let mut swept: Vec<String> = arms.iter().filter(|f| ptx::vm::sweep::unsupported(f).is_none()).map(|f| f.to_string()).collect();
+        // The same opcode first (`rcp.aprox.f32` means an rcp), then the fewest edits.
+        let opcode = |f: &str| f.split('.').next().unwrap_or("").to_string();
+        swept.sort_by_key(|f| (opcode(f) != opcode(text), distance(text, f), f.clone()));
+        swept.dedup();
+        swept.truncate(3);
+        anyhow::anyhow!(
+            "{e}\nthe nearest forms with a GPU sweep module on sm_{sm}: {}; `ptxfuzz vm-ptx --sm {sm} --list` lists every form of the VM (those of at most 32 bits of input and of result, read and written in one float type, have one)",
+            swept.join(", ")
+        )
+    })
+}
+
+/// Edit distance between two form names (insertions, deletions, substitutions of bytes).
+fn distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.as_bytes().iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let next = (diag + usize::from(x != y)).min(row[j] + 1).min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_form_without_a_module_names_the_nearest_forms_and_the_list_command() {
+        // A typo, an unknown form, and a legal form without a sweep module.
+        for (form, near) in [("rcp.aprox.f32", "rcp.approx.f32"), ("ex2.approx.f8", "ex2.approx.f16"), ("fma.rn.f32", "")] {
+            let e = format!("{:#}", sweep_module(form, 90).unwrap_err());
+            assert!(e.contains("the nearest forms with a GPU sweep module on sm_90: ") && e.contains(near), "{form}: {e}");
+            assert!(e.contains("`ptxfuzz vm-ptx --sm 90 --list`"), "{form}: {e}");
+        }
+        assert!(sweep_module("rcp.approx.f32", 90).unwrap().contains(".target sm_90"));
+        // An unknown sm is said as such, not answered with forms.
+        assert!(!format!("{:#}", sweep_module("rcp.approx.f32", 91).unwrap_err()).contains("nearest"));
+    }
+
+    #[test]
+    fn the_edit_distance_counts_single_byte_edits() {
+        assert_eq!((distance("rcp", "rcp"), distance("rcp", "rsp"), distance("rcp.f32", "rcp"), distance("", "ab")), (0, 1, 4, 2));
+    }
 }

@@ -33,9 +33,10 @@ pub struct ReproArgs {
     /// Seconds an engine may take to answer before it is a timeout fault.
     #[arg(long, default_value_t = 60, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
-    /// cuda: compile for sm_XX instead of the device's own.
+    /// cuda: compile for sm_XX instead of the device's own: 90, sm_90, or with its suffix
+    /// (100a, 100f) for a finding whose program needs one (repro.json's `variant`).
     #[arg(long)]
-    pub sm: Option<u32>,
+    pub sm: Option<ptx::isa::Arch>,
     /// Write repro.ptx and repro.cu again from repro.json (after editing it by hand).
     #[arg(long)]
     pub regenerate: bool,
@@ -50,7 +51,22 @@ pub struct ReproArgs {
     pub exec: Option<Exec>,
 }
 
+/// The engine options of `--timeout` and `--sm` (its suffix too). An sm the kernel emitter
+/// does not know is refused with the emitter's message, as `campaign` and `gen` refuse it,
+/// before the reproducer is read or an engine opened.
+fn engine_options(args: &ReproArgs) -> Result<EngineOptions> {
+    if let Some(arch) = args.sm {
+        ptx::kernel::min_ptx_for_arch(arch).map_err(|e| anyhow::anyhow!("--sm {}: {e}", arch.to_string().trim_start_matches("sm_")))?;
+    }
+    Ok(EngineOptions {
+        timeout: Duration::from_secs(args.timeout),
+        sm: args.sm.map(|a| a.sm),
+        variant: args.sm.map_or(ptx::isa::Variant::Plain, |a| a.variant),
+    })
+}
+
 pub fn run(args: ReproArgs) -> Result<ExitCode> {
+    let opts = engine_options(&args)?;
     let r = Reproducer::load(&args.file)?;
     let case = r.case()?;
     let p = &case.program;
@@ -61,7 +77,6 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
         println!("wrote {} and {}", dir.join("repro.ptx").display(), dir.join("repro.cu").display());
     }
     let spec = args.target.clone().unwrap_or_else(|| r.target.clone());
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let judge = args.judge.as_deref().unwrap_or(&r.judge);
     let profile = ptx::profile::Profile::named(judge)?;
@@ -112,5 +127,39 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
     } else {
         println!("verdict: not reproduced (every output is allowed)");
         Ok(ExitCode::from(NOT_REPRODUCED))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        repro: ReproArgs,
+    }
+
+    fn options(sm: &str) -> Result<EngineOptions> {
+        engine_options(&Cli::try_parse_from(["repro", "f", "--sm", sm]).map_err(|e| anyhow::anyhow!("{e}"))?.repro)
+    }
+
+    #[test]
+    fn sm_takes_every_spelling_gen_takes_and_passes_its_suffix_to_the_engine() {
+        for (sm, want) in [("90", (Some(90), ptx::isa::Variant::Plain)), ("sm_90", (Some(90), ptx::isa::Variant::Plain)), ("100a", (Some(100), ptx::isa::Variant::A)), ("sm_100f", (Some(100), ptx::isa::Variant::F))] {
+            let o = options(sm).unwrap();
+            assert_eq!((o.sm, o.variant), want, "{sm}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_sm_or_suffix_is_refused_before_anything_runs() {
+        let e = options("95").unwrap_err().to_string();
+        assert!(e.contains("sm_95 is not a target") && e.contains("use one of"), "{e}");
+        let e = options("89a").unwrap_err().to_string();
+        assert!(e.contains("is not a target") && e.contains("write sm_89"), "{e}");
+        let e = options("ninety").unwrap_err().to_string();
+        assert!(e.contains("write 90, sm_90, 100a or 100f"), "{e}");
     }
 }

@@ -13,7 +13,7 @@
 //! input and result widths total at most 64 bits.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use ptx::form::{Form, Operand};
@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::fingerprint::term;
 use super::{Plan, SweepArgs};
-use crate::oracles::{open_spec, Engine, EngineFault, EngineOptions, EngineSpec};
+use crate::oracles::{open_spec, Engine, EngineFault, EngineSpec};
 use crate::progress::Progress;
 
 /// What a sweep of a form found.
@@ -180,14 +180,13 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
         bail!("{form}: a sweep of a cvt/setp/set/selp form takes --target, --start, --stride, --limit, --batch, --examples, --sm, --json and --save; --dump, --truth, --judge and --server are for instructions");
     }
     let bits = space_bits(&form)?;
-    if let Some(path) = &args.save {
-        super::writable_parent(path)?;
-    }
+    super::sweep_checks::check_start(args.start, bits, &form.to_string())?;
+    let opts = super::sweep_checks::engine_options(args.timeout, args.sm)?;
+    let save = args.save.as_deref().map(|p| super::sweep_checks::out_path("--save", p, &format!("{form}.sweep.json"))).transpose()?;
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => crate::oracles::default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let (plan, note) = Plan::new(args.start, args.stride, args.limit, bits);
     // On stderr under --json too, as the instruction sweep does: stdout holds the report alone,
@@ -202,8 +201,8 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     }
     let report = sweep_form(&mut *engine, &form, plan, batch, args.examples, &stop)?;
     let json = serde_json::to_string(&report)?;
-    if let Some(path) = &args.save {
-        crate::repro::replace_synced(path, format!("{json}\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some(path) = &save {
+        super::sweep_checks::write(path, format!("{json}\n").as_bytes())?;
     }
     if args.json {
         println!("{json}");

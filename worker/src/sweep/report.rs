@@ -30,7 +30,8 @@ pub fn bucket_label(b: usize) -> String {
     }
 }
 
-/// One input worth showing.
+/// One input worth showing: values in hex, and beside them (`*_decimal`, added after the hex
+/// fields so that readers of those keep working) as the form's registers read them.
 #[derive(Clone, Debug, Serialize)]
 pub struct Example {
     pub operands: Vec<String>,
@@ -38,6 +39,52 @@ pub struct Example {
     pub reference: String,
     pub allowed: String,
     pub ulps: Option<u64>,
+    /// Each operand's value (`1`, `-0.5`; packed lanes `a,b`).
+    pub operands_decimal: Vec<String>,
+    pub got_decimal: String,
+    pub reference_decimal: String,
+    /// The allowed set in decimal (`Expectation::decimal`), where it has one (a float result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_decimal: Option<String>,
+}
+
+/// `hex (decimal)`, as the text report shows a value.
+fn both(hex: &str, decimal: &str) -> String {
+    format!("{hex} ({decimal})")
+}
+
+impl Example {
+    /// The operands as `0x3f800000 (1), 0x40000000 (2)`.
+    pub fn operands_text(&self) -> String {
+        self.operands.iter().zip(&self.operands_decimal).map(|(h, d)| both(h, d)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Input `i` of `instr` worth showing: its operands, the target's bits for it (`engine_bits`;
+/// the reference's where the rerun gave none), the reference judged by `profile`.
+pub fn example(instr: &Instr, profile: &ptx::profile::Profile, i: u64, engine_bits: Option<u64>) -> Example {
+    use ptx::program::ValType;
+    let s = instr.ty.scalar();
+    let hex = |v: u64| format!("0x{v:0w$x}", w = (instr.ty.bits() / 4) as usize);
+    let ops = super::operands(instr, i);
+    let ops = &ops[..instr.inputs as usize];
+    let e = ptx::interp::eval(instr, ops).ok().map(|e| crate::compare::narrow(profile, instr, ops, e));
+    let reference = e.as_ref().map_or(0, |e| e.primary_bits());
+    let got = engine_bits.unwrap_or(reference);
+    let result = ValType::of_result(instr);
+    Example {
+        operands: ops.iter().map(|&o| hex(o)).collect(),
+        got: hex(got),
+        reference: hex(reference),
+        allowed: e.as_ref().map_or_else(String::new, |e| e.to_string()),
+        ulps: (0..instr.ty.lanes())
+            .map(|l| super::ulps(s, (got >> (l * s.bits())) & s.mask(), (reference >> (l * s.bits())) & s.mask()))
+            .try_fold(0u64, |m, u| u.map(|u| m.max(u))),
+        operands_decimal: ops.iter().enumerate().map(|(k, &o)| ValType::of_operand(instr, k).format_decimal(o)).collect(),
+        got_decimal: result.format_decimal(got),
+        reference_decimal: result.format_decimal(reference),
+        allowed_decimal: e.and_then(|e| e.decimal()),
+    }
 }
 
 /// What a sweep found.
@@ -134,13 +181,14 @@ impl Report {
                 s,
                 "  max error: {} ulp at {} (got {}, correctly rounded {})",
                 self.max_ulps,
-                m.operands.join(", "),
-                m.got,
-                m.reference
+                m.operands_text(),
+                both(&m.got, &m.got_decimal),
+                both(&m.reference, &m.reference_decimal)
             );
         }
         for e in &self.examples {
-            let _ = writeln!(s, "  mismatch: {} -> got {}, allowed {}", e.operands.join(", "), e.got, e.allowed);
+            let allowed = e.allowed_decimal.as_ref().map_or_else(|| e.allowed.clone(), |d| both(&e.allowed, d));
+            let _ = writeln!(s, "  mismatch: {} -> got {}, allowed {allowed}", e.operands_text(), both(&e.got, &e.got_decimal));
         }
         s
     }

@@ -174,3 +174,16 @@ fn one_lap_of_an_even_stride_visits_distinct_inputs() {
     assert_eq!(inputs.len() as u128, plan.count);
     assert_eq!(plan.count, 1 << 14);
 }
+
+#[test]
+fn an_example_gives_operands_and_results_in_decimal_beside_the_hex() {
+    // add.rn.f32 of input (2 << 32) | 1.0 is 1 + 2; the target said the next float up.
+    let e = report::example(&instr("add.rn.f32"), &Profile::Spec, 0x4000_0000_3f80_0000, Some(0x4040_0001));
+    assert_eq!((e.operands.clone(), e.operands_decimal.clone()), (vec!["0x3f800000".to_string(), "0x40000000".into()], vec!["1".to_string(), "2".into()]));
+    assert_eq!((e.got.as_str(), e.got_decimal.as_str(), e.reference.as_str(), e.reference_decimal.as_str()), ("0x40400001", "3.0000002", "0x40400000", "3"));
+    assert_eq!((e.allowed_decimal.as_deref(), e.ulps), (Some("3"), Some(1)));
+    assert_eq!(e.operands_text(), "0x3f800000 (1), 0x40000000 (2)");
+    // Packed lanes read as `a,b`.
+    let e = report::example(&instr("neg.f16x2"), &Profile::Spec, 0x3c00, None);
+    assert_eq!((e.operands_decimal[0].as_str(), e.got_decimal.as_str()), ("1,1", "-1,-1"));
+}
