@@ -40,9 +40,10 @@ pub struct CaptureCheckArgs {
     /// instruction alone, as the capture recorded it) or compiled (one JIT-compiled kernel).
     #[arg(long, default_value = "isa")]
     pub exec: Exec,
-    /// sm_XX to compile for (default: the GPU's own).
+    /// sm_XX to compile for: 90, sm_90, or 100a / 100f for the architecture-specific targets,
+    /// as campaign takes it (default: the capture's, from its info file, else the GPU's own).
     #[arg(long)]
-    pub sm: Option<u32>,
+    pub sm: Option<ptx::isa::Arch>,
     /// Opcodes to check (comma-separated PTX names), or prefixes of cvt/setp/set/selp/mixed
     /// forms at a `.` (`cvt`, `cvt.rn.bf16`). Default: every recorded form.
     #[arg(long, value_delimiter = ',')]
@@ -60,12 +61,20 @@ const FORMS_PER_BATCH: usize = 32;
 
 pub fn run(args: CaptureCheckArgs) -> Result<()> {
     let t0 = Instant::now();
+    // The sm and its suffix, checked against the known targets before the capture is read.
+    if let Some(arch) = args.sm {
+        ptx::kernel::min_ptx_for_arch(arch)?;
+    }
     let capture = Capture::load(&args.file)?;
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.or(capture.sm), ..EngineOptions::default() };
+    let opts = EngineOptions {
+        timeout: Duration::from_secs(args.timeout),
+        sm: args.sm.map(|a| a.sm).or(capture.sm),
+        variant: args.sm.map_or(ptx::isa::Variant::Plain, |a| a.variant),
+    };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     let exec = if target.exec_modes().contains(&args.exec) { args.exec } else { target.exec_modes()[0] };
     let every_form = Form::all();

@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -13,11 +14,12 @@ use clap::Args;
 use ptx::form::Form;
 use ptx::gen::form_case::{exhaustive, form_case_into, nth_case};
 use ptx::gen::{GenConfig, Generator};
-use ptx::isa::Instr;
+use ptx::isa::{Arch, Instr, Variant};
 use ptx::program::{Program, ValType};
 use worker::cli_values::count_in;
 use worker::campaign::source::{random_cases, Bits, Rng};
 use worker::campaign::{MAX_TIMEOUT_S, MAX_TIMEOUT_WHY};
+use worker::oracles::diff_replay::info::{self, CaptureInfo};
 use worker::oracles::diff_replay::program_of;
 use worker::oracles::{default_target, open_spec, Engine, EngineOptions, EngineSpec, Job};
 
@@ -28,9 +30,11 @@ lanes in one word, lane 0 low; testp results 0/1; setp results p + 2q, 0 to 3), 
 form. --forms adds the cvt, setp, set, selp and mixed-precision forms (issue 16); a form whose \
 operands span at most --cases-per-form values (an 8- or 16-bit source) is recorded for every \
 input. A FILE ending in .gz is \
-written gzip-compressed. capture-info.json beside FILE says what recorded it. The file is \
-written under FILE.partial and renamed at the end, so an interrupted capture leaves no \
-half file, and one that records nothing (exit 1) leaves no file at all.\n\n\
+written gzip-compressed. FILE.info.json beside FILE says what recorded it (GPU, sm, target), \
+one per capture, so several captures share a folder. The file is \
+written under FILE.partial and renamed at the end, so an interrupted capture (Ctrl-C, an \
+error) leaves no half file and no .partial, and one that records nothing (exit 1) leaves no \
+file at all. FILE must not be a folder.\n\n\
 Examples:\n  ptxfuzz capture --out sm_80.cases.txt.gz                       # the first GPU\n  \
 ptxfuzz capture --target interp --families add,testp --out /tmp/c.txt\n  \
 ptxfuzz capture --forms cvt,setp,set,selp --out sm_90.cvt.txt.gz        # conversions and comparisons\n  \
@@ -40,10 +44,11 @@ pub struct CaptureArgs {
     /// there is one, else the host FPU.
     #[arg(long)]
     pub target: Option<String>,
-    /// sm_XX whose legal forms are recorded (and, on cuda, compiled for). Default: the GPU's
+    /// sm_XX whose legal forms are recorded (and, on cuda, compiled for): 90, sm_90, or 100a /
+    /// 100f for the architecture-specific targets, as campaign takes it. Default: the GPU's
     /// own, else 90.
     #[arg(long)]
-    pub sm: Option<u32>,
+    pub sm: Option<Arch>,
     /// The capture file (`.gz`: gzip).
     #[arg(long)]
     pub out: PathBuf,
@@ -83,11 +88,20 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => default_target(),
     };
-    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm, ..EngineOptions::default() };
+    // Before any work: the rename at the end cannot put a file where a folder is, and the
+    // whole capture would be lost there.
+    refuse_folder(&args.out)?;
+    let variant = args.sm.map_or(Variant::Plain, |a| a.variant);
+    // The sm and its suffix, checked against the known targets before a GPU is opened.
+    if let Some(arch) = args.sm {
+        ptx::kernel::min_ptx_for_arch(arch)?;
+    }
+    let opts = EngineOptions { timeout: Duration::from_secs(args.timeout), sm: args.sm.map(|a| a.sm), variant };
     let mut target = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
-    let sm = args.sm.or(target.info().sm).unwrap_or(90);
-    let mut cfg = GenConfig { approximate: true, sm, ..GenConfig::default() };
-    cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| ptx::kernel::KernelError::UnknownSm(sm).to_string())?);
+    let sm = args.sm.map(|a| a.sm).or(target.info().sm).unwrap_or(90);
+    let arch = Arch { sm, variant };
+    let mut cfg = GenConfig { approximate: true, sm, variant, ..GenConfig::default() };
+    cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_arch(arch)?);
     if !args.families.is_empty() {
         cfg.opcodes = args
             .families
@@ -111,7 +125,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         );
     }
     eprintln!(
-        "capture: target {}; sm_{sm}; {} form(s) x {} cases -> {}",
+        "capture: target {}; {arch}; {} form(s) x {} cases -> {}",
         target.info(),
         forms.len() + others.len(),
         args.cases_per_form,
@@ -120,8 +134,9 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let partial = PathBuf::from(format!("{}.partial", args.out.display()));
-    let file = File::create(&partial).with_context(|| format!("cannot create {}", partial.display()))?;
+    let partial = Partial(PathBuf::from(format!("{}.partial", args.out.display())));
+    let file = File::create(&partial.0).with_context(|| format!("cannot create {}", partial.0.display()))?;
+    let stop = worker::interrupt::stop_flag()?;
     let gz = args.out.extension().is_some_and(|e| e == "gz");
     let mut out: Box<dyn Write> = if gz {
         Box::new(BufWriter::new(flate2::write::GzEncoder::new(file, flate2::Compression::default())))
@@ -149,16 +164,18 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         if (k + 1) % 50 == 0 {
             eprintln!("capture: {}/{} forms, {recorded} cases", k + 1, forms.len());
         }
+        if stop.load(Ordering::Relaxed) {
+            bail!("interrupted: {} was not written (run the command again to record it)", args.out.display());
+        }
     }
-    let (n, s) = record_others(&mut *target, &others, &args, &mut rng, &mut out, &mut faults)?;
+    let (n, s) = record_others(&mut *target, &others, &args, &mut rng, &mut out, &mut faults, &stop)?;
     recorded += n;
     skipped += s;
     // Flush through the gzip encoder and the file before the rename makes it visible.
     drop(out);
     if recorded == 0 {
         // Nothing to keep: no empty capture at --out for a later `replay:` to read as a
-        // record of nothing (and no partial one either).
-        let _ = std::fs::remove_file(&partial);
+        // record of nothing (and no partial one either: `Partial` removes it).
         for f in &faults {
             println!("  fault: {f}");
         }
@@ -167,9 +184,17 @@ pub fn run(args: CaptureArgs) -> Result<()> {
         }
         bail!("the target faulted on every form, so {} was not written (the faults are above)", args.out.display());
     }
-    File::open(&partial)?.sync_all()?;
-    std::fs::rename(&partial, &args.out).with_context(|| format!("cannot rename {} to {}", partial.display(), args.out.display()))?;
-    write_info(&args.out, target.info(), sm)?;
+    File::open(&partial.0)?.sync_all()?;
+    // The info first (under its own .partial), so that a capture never stands beside the info
+    // of an earlier capture of the same name.
+    let info = info_of(&args.out, target.info(), arch);
+    let (info_partial, info_path) = info::write_partial(&args.out, &info).with_context(|| format!("cannot write {}", info::info_path(&args.out).display()))?;
+    let info_partial = Partial(info_partial);
+    // An earlier capture's info of this name goes first: were the info's rename to fail, the
+    // capture would stand without info rather than beside another recording's.
+    let _ = std::fs::remove_file(&info_path);
+    partial.rename_to(&args.out)?;
+    info_partial.rename_to(&info_path)?;
     let total = forms.len() + others.len();
     println!("capture: {recorded} cases of {} forms in {}", total - skipped - faults.len(), args.out.display());
     if skipped > 0 {
@@ -230,6 +255,7 @@ fn record_others(
     rng: &mut Rng,
     out: &mut dyn Write,
     faults: &mut Vec<String>,
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(u64, usize)> {
     let (mut recorded, mut skipped) = (0u64, 0usize);
     for (k, form) in others.iter().enumerate() {
@@ -247,6 +273,9 @@ fn record_others(
         }
         if (k + 1) % 200 == 0 {
             eprintln!("capture: {}/{} cvt/comparison/mixed forms, {recorded} cases", k + 1, others.len());
+        }
+        if stop.load(Ordering::Relaxed) {
+            bail!("interrupted: {} was not written (run the command again to record it)", args.out.display());
         }
     }
     Ok((recorded, skipped))
@@ -290,15 +319,86 @@ fn write_form(out: &mut dyn Write, instr: &Instr, p: &Program, cases: &[u64], re
     Ok(())
 }
 
-/// `capture-info.json` beside the capture: what recorded it (read back by `replay:`).
-fn write_info(capture: &Path, info: &worker::oracles::EngineInfo, sm: u32) -> Result<()> {
-    let path = capture.parent().unwrap_or(Path::new(".")).join("capture-info.json");
-    let json = serde_json::json!({
-        "gpu": info.device,
-        "sm": sm,
-        "target": info.name,
-        "driver": info.driver,
-        "ptxfuzz": env!("CARGO_PKG_VERSION"),
-    });
-    std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n").with_context(|| format!("cannot write {}", path.display()))
+/// What recorded the capture `out` (read back by `replay:` and `capture-check`), for
+/// `FILE.info.json` (`worker::oracles::diff_replay::info`: one per capture file, where the
+/// folder-wide `capture-info.json` of earlier versions was overwritten by the next capture).
+fn info_of(out: &Path, info: &worker::oracles::EngineInfo, arch: Arch) -> CaptureInfo {
+    CaptureInfo {
+        gpu: Some(info.device.clone()),
+        sm: Some(arch.sm),
+        arch: (arch.variant != Variant::Plain).then(|| arch.to_string()),
+        capture: out.file_name().map(|n| n.to_string_lossy().into_owned()),
+        target: Some(info.name.clone()),
+        driver: info.driver.clone(),
+        ptxfuzz: Some(env!("CARGO_PKG_VERSION").into()),
+        variants: None,
+    }
+}
+
+/// `--out` naming a folder: refused before anything runs, with the file to give instead.
+fn refuse_folder(out: &Path) -> Result<()> {
+    if out.is_dir() {
+        bail!(
+            "--out {} is a folder; give the capture file's path, e.g. --out {}",
+            out.display(),
+            out.join("cases.txt.gz").display()
+        );
+    }
+    Ok(())
+}
+
+/// A file written under a temporary name: removed when dropped unless renamed into place, so
+/// that no error or interruption (a `?` anywhere in `run`) leaves a `.partial` behind.
+struct Partial(PathBuf);
+
+impl Partial {
+    fn rename_to(self, to: &Path) -> Result<()> {
+        std::fs::rename(&self.0, to).with_context(|| format!("cannot rename {} to {}", self.0.display(), to.display()))?;
+        // In place: nothing left to remove.
+        std::mem::forget(self);
+        Ok(())
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_file_is_removed_unless_renamed_into_place() {
+        let dir = std::env::temp_dir().join(format!("ptxfuzz-partial-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.partial"), dir.join("b.partial"));
+        std::fs::write(&a, "x").unwrap();
+        drop(Partial(a.clone()));
+        assert!(!a.exists(), "a failed capture leaves no .partial");
+        std::fs::write(&b, "x").unwrap();
+        Partial(b.clone()).rename_to(&dir.join("b")).unwrap();
+        assert!(dir.join("b").exists() && !b.exists());
+        // A rename onto a folder fails, and the partial is still removed.
+        std::fs::write(&a, "x").unwrap();
+        assert!(Partial(a.clone()).rename_to(&dir).is_err());
+        assert!(!a.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sm_takes_the_spellings_campaign_takes() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            c: CaptureArgs,
+        }
+        for (given, sm, variant) in [("90", 90, Variant::Plain), ("sm_90", 90, Variant::Plain), ("100a", 100, Variant::A), ("sm_100f", 100, Variant::F)] {
+            let cli = Cli::try_parse_from(["capture", "--sm", given, "--out", "x.txt"]).unwrap();
+            assert_eq!(cli.c.sm, Some(Arch { sm, variant }), "{given}");
+        }
+    }
 }

@@ -217,6 +217,21 @@ pub fn classify(engine: &mut dyn Engine, program: &Program, inputs: &[u64], comp
 
 /// One case's trace in mode `exec` (outputs, then every statement's result); `None` if it
 /// faults or comes back short.
+/// Why one recorded case of `program` (a `--differ` line being reclassified) cannot be run:
+/// another number of inputs than the program reads or of compiled outputs than it writes, or
+/// an input wider than its register. Checked before [`classify`], whose engine would refuse
+/// such a job and leave only "the isa run faulted" to say, with no word on the file's line.
+pub fn case_shape(program: &Program, inputs: &[u64], compiled: &[u64]) -> Result<(), String> {
+    let (n_in, n_out) = (program.inputs().len(), program.outputs().len());
+    if inputs.len() != n_in {
+        return Err(format!("\"inputs\" has {} value(s), the program reads {n_in}", inputs.len()));
+    }
+    if compiled.len() != n_out {
+        return Err(format!("\"compiled\" has {} value(s), the program writes {n_out} output(s)", compiled.len()));
+    }
+    Job::new(program, inputs, false).check().map_err(|f| format!("\"inputs\": {f}"))
+}
+
 fn trace(engine: &mut dyn Engine, program: &Program, inputs: &[u64], exec: Exec) -> Option<Vec<u64>> {
     match engine.run(&[Job::new(program, inputs, true).with_exec(exec)]).pop() {
         Some(Ok(o)) if o.values.len() == program.outputs().len() + program.body().len() => Some(o.values),
@@ -264,6 +279,15 @@ mod tests {
     use crate::smoke::tests::RzAsRn;
 
     const BOTH: &[Exec] = &[Exec::Compiled, Exec::Isa];
+
+    #[test]
+    fn a_reclassified_case_with_too_few_inputs_or_outputs_is_refused_with_the_counts() {
+        let p = Program::parse("// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\n// outputs: %f2\n").unwrap();
+        assert_eq!(case_shape(&p, &[1], &[2]).unwrap_err(), "\"inputs\" has 1 value(s), the program reads 2");
+        assert_eq!(case_shape(&p, &[1, 1], &[]).unwrap_err(), "\"compiled\" has 0 value(s), the program writes 1 output(s)");
+        assert!(case_shape(&p, &[1, 1 << 32], &[2]).unwrap_err().starts_with("\"inputs\": "));
+        assert!(case_shape(&p, &[1, 1], &[2]).is_ok());
+    }
 
     fn items() -> Vec<Item> {
         let add = |op: &str| Program::parse(&format!("// inputs: %f0:f32, %f1:f32\n{op}.f32 %f2, %f0, %f1;\n// outputs: %f2\n")).unwrap();

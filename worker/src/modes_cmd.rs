@@ -131,7 +131,10 @@ fn reclassify(target: &mut dyn worker::oracles::Engine, path: &std::path::Path, 
         let mut d: Disagreement = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
         let program = ptx::program::Program::parse(&d.program).map_err(|e| bad(e.to_string()))?;
         let hex = |v: &[String]| v.iter().map(|x| x.strip_prefix("0x").and_then(ptx::value::parse_hex).ok_or_else(|| bad(format!("{x} is not 0x-hex")))).collect::<Result<Vec<u64>>>();
-        d.causes = classify(target, &program, &hex(&d.inputs)?, &hex(&d.compiled)?);
+        let (inputs, compiled) = (hex(&d.inputs)?, hex(&d.compiled)?);
+        // A line cut short (an edited file) is the file's error, not an unexplained disagreement.
+        worker::modes::case_shape(&program, &inputs, &compiled).map_err(|why| bad(format!("{why} (the line does not fit its program)")))?;
+        d.causes = classify(target, &program, &inputs, &compiled);
         for c in d.causes.iter_mut().filter(|c| c.instr == NO_STATEMENT_DIFFERS) {
             // This engine's isa run gives the compiled outputs: the recorded VM outputs are the
             // ones it does not reproduce (a VM bug, such as the H200's miscompiled float `set`,

@@ -186,8 +186,9 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
     // The forms outside programs (cvt, setp, selp) where the engine runs them.
     for (name, verdict) in forms::check(engine) {
         match verdict {
-            Ok(()) => report.passed.push(name),
-            Err(why) => report.failed.push(format!("{name}: {why}")),
+            forms::Verdict::Passed => report.passed.push(name),
+            forms::Verdict::Skipped(why) => report.skipped.push((name, why)),
+            forms::Verdict::Failed(why) => report.failed.push(format!("{name}: {why}")),
         }
     }
     // An engine with a sweep kernel (a GPU): the kernel against its own job path.

@@ -184,7 +184,7 @@ fn a_capture_of_the_interpreter_replays_without_a_finding_and_a_planted_deviatio
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(dir.join("capture-info.json").exists());
+    assert!(dir.join("interp.cases.txt.gz.info.json").exists(), "the capture's own info file");
     assert!(!dir.join("interp.cases.txt.gz.partial").exists());
     // The interpreter's own results, replayed and judged against the spec: nothing.
     let out = dir.join("clean");

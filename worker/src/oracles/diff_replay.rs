@@ -63,27 +63,51 @@ pub struct Capture {
     pub unparsed: Vec<(String, u64, String)>,
     /// The same operands recorded twice with different results (the first one is kept).
     pub conflicts: u64,
-    /// The GPU and sm named by a `capture-info.json` beside the file (as ../shared has it).
+    /// The GPU and sm named by the capture's info ([`info`]: `FILE.info.json`, or a folder-wide
+    /// `capture-info.json` that can only be this file's, as ../shared has it).
     pub gpu: Option<String>,
     pub sm: Option<u32>,
+    /// The info file those came from.
+    pub info_path: Option<PathBuf>,
+    /// The first line no form parses (number, text, why): what an `Empty` capture names.
+    first_bad: Option<(u64, String, String)>,
 }
 
-/// `capture-info.json`, where present: what the capture was recorded on.
-#[derive(serde::Deserialize)]
-struct CaptureInfo {
-    gpu: Option<String>,
-    sm: Option<u32>,
-}
+/// Where the capture's info lives and how a folder-wide one is trusted (a module of its own so
+/// that `capture` writes what `replay:` reads).
+#[path = "diff_replay_info.rs"]
+pub mod info;
 
 /// Why a capture cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    #[error("cannot read capture {path}: {cause}; give replay:PATH the path of a file like ../shared/hw/h100-sm90/cases.txt.gz")]
+    #[error("cannot read capture {path}: {cause}; give the path of a capture file such as ../shared/hw/h100-sm90/cases.txt.gz")]
     Io { path: PathBuf, cause: std::io::Error },
+    /// The file opened but its bytes are no capture text: a truncated or corrupt gzip stream,
+    /// or a binary file (the users' file, said as such, not as an engine's spelling).
+    #[error("{path} is not a valid {kind} capture (at line {line}: {cause}); copy or record it again (`ptxfuzz capture --out FILE.txt.gz`), or give an uncompressed `INSTR 0xOPERAND... -> 0xRESULT` text file")]
+    Corrupt { path: PathBuf, kind: &'static str, line: u64, cause: std::io::Error },
     #[error("{path}:{line}: {why}; each line must read `INSTR 0xOPERAND... -> 0xRESULT`")]
     Line { path: PathBuf, line: u64, why: String },
-    #[error("{path} holds no case of an instruction or form this ptxfuzz knows")]
-    Empty { path: PathBuf },
+    #[error("{path} holds no case of an instruction or form this ptxfuzz knows{}", describe_bad(.first_bad, *.bad_lines))]
+    Empty { path: PathBuf, first_bad: Option<(u64, String, String)>, bad_lines: u64 },
+}
+
+/// The tail of an `Empty` error: the first line no form parses and what to do, or that the
+/// file has no case line at all.
+fn describe_bad(first: &Option<(u64, String, String)>, bad_lines: u64) -> String {
+    match first {
+        None => ": it has no `INSTR 0xOPERAND... -> 0xRESULT` line (it is empty or only comments); give a file written by `ptxfuzz capture`".into(),
+        Some((n, text, why)) => {
+            // A line of a binary file or a long one would flood the message.
+            let shown: String = text.chars().take(80).collect();
+            let more = if text.chars().count() > 80 { "..." } else { "" };
+            let others = if bad_lines > 1 { format!(" ({bad_lines} such lines)") } else { String::new() };
+            format!(
+                ": line {n} `{shown}{more}` is not one: {why}{others}; spell the instruction as PTX does (`add.rn.f32`, `cvt.rn.bf16.f32`), or record the capture with `ptxfuzz capture`"
+            )
+        }
+    }
 }
 
 /// The one-instruction program of `instr`: one input per source, the result the only output.
@@ -102,25 +126,42 @@ impl Capture {
         let gz = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead> =
             if gz { Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file))) } else { Box::new(file) };
-        let mut c = Capture::parse(path, reader)?;
-        let info = path.parent().map(|d| d.join("capture-info.json"));
-        if let Some(Ok(text)) = info.map(std::fs::read_to_string) {
-            // A malformed info file only loses the GPU's name: the cases are what count.
-            if let Ok(i) = serde_json::from_str::<CaptureInfo>(&text) {
-                c.gpu = i.gpu;
-                c.sm = i.sm;
-            }
+        let mut c = Capture::parse_as(path, reader, if gz { "gzip" } else { "text" })?;
+        // A malformed info file only loses the GPU's name: the cases are what count.
+        let distinct = c.forms.len() + c.others.len() + c.unparsed.len();
+        if let Some(found) = info::find(path, distinct) {
+            c.gpu = found.info.gpu;
+            c.sm = found.info.sm;
+            c.info_path = Some(found.path);
         }
         Ok(c)
     }
 
+    #[cfg(test)]
     fn parse(path: &Path, reader: impl Read) -> Result<Capture, CaptureError> {
-        let mut c = Capture { path: path.to_path_buf(), forms: Vec::new(), others: Vec::new(), by_name: HashMap::new(), unparsed: Vec::new(), conflicts: 0, gpu: None, sm: None };
+        Capture::parse_as(path, reader, "text")
+    }
+
+    /// Parse the lines of a capture; `kind` ("gzip", "text") names the file's format in the
+    /// error a read failure gives.
+    fn parse_as(path: &Path, reader: impl Read, kind: &'static str) -> Result<Capture, CaptureError> {
+        let mut c = Capture {
+            path: path.to_path_buf(),
+            forms: Vec::new(),
+            others: Vec::new(),
+            by_name: HashMap::new(),
+            unparsed: Vec::new(),
+            conflicts: 0,
+            gpu: None,
+            sm: None,
+            info_path: None,
+            first_bad: None,
+        };
         let mut bad: HashMap<String, (u64, String)> = HashMap::new();
         let mut current: Option<(String, Option<Slot>)> = None;
         for (n, line) in BufReader::new(reader).lines().enumerate() {
             let n = n as u64 + 1;
-            let line = line.map_err(|cause| CaptureError::Io { path: path.to_path_buf(), cause })?;
+            let line = line.map_err(|cause| CaptureError::Corrupt { path: path.to_path_buf(), kind, line: n, cause })?;
             let err = |why: String| CaptureError::Line { path: path.to_path_buf(), line: n, why };
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
@@ -148,23 +189,32 @@ impl Capture {
                     f
                 }
             };
-            let (cases, results, want) = match slot {
+            let (cases, results, widths) = match slot {
                 Some(Slot::Instr(f)) => {
                     let r = &mut c.forms[f];
-                    (&mut r.cases, &mut r.results, r.instr.inputs as usize)
+                    let widths: Vec<u32> = r.program.inputs().iter().map(|t| t.bits()).collect();
+                    (&mut r.cases, &mut r.results, widths)
                 }
                 Some(Slot::Other(f)) => {
                     let r = &mut c.others[f];
-                    (&mut r.cases, &mut r.results, r.form.operands().len())
+                    (&mut r.cases, &mut r.results, r.form.operands().iter().map(|o| o.bits()).collect())
                 }
                 None => {
-                    bad.get_mut(mnemonic).expect("recorded above").0 += 1;
+                    let entry = bad.get_mut(mnemonic).expect("recorded above");
+                    entry.0 += 1;
+                    c.first_bad.get_or_insert_with(|| (n, line.clone(), entry.1.clone()));
                     continue;
                 }
             };
             // The flat case layout holds only if every line of a form has its operand count.
-            if k != want {
-                return Err(err(format!("{mnemonic} takes {want} operand(s), the line has {k}")));
+            if k != widths.len() {
+                return Err(err(format!("{mnemonic} takes {} operand(s), the line has {k}", widths.len())));
+            }
+            // An operand wider than its register (`0x1ffffffff` for an f32) would reach an
+            // engine as a word no register holds, and fault there at replay time; it is the
+            // file's error, said here with its line.
+            if let Some((i, bits)) = ops[..k].iter().zip(&widths).enumerate().find(|(_, (&v, &b))| b < 64 && v >> b != 0).map(|(i, (_, &b))| (i, b)) {
+                return Err(err(format!("operand {} ({}) is wider than the {bits}-bit register {mnemonic} reads there", i + 1, words_of(&line, i + 1))));
             }
             match results.entry(ops) {
                 std::collections::hash_map::Entry::Occupied(e) => c.conflicts += u64::from(*e.get() != got),
@@ -178,7 +228,8 @@ impl Capture {
         unparsed.sort();
         c.unparsed = unparsed;
         if c.forms.is_empty() && c.others.is_empty() {
-            return Err(CaptureError::Empty { path: path.to_path_buf() });
+            let bad_lines = c.unparsed.iter().map(|u| u.1).sum();
+            return Err(CaptureError::Empty { path: path.to_path_buf(), first_bad: c.first_bad.take(), bad_lines });
         }
         Ok(c)
     }
@@ -245,6 +296,11 @@ impl Capture {
     }
 }
 
+/// The `k`th word of a capture line (0: the instruction), as written.
+fn words_of(line: &str, k: usize) -> &str {
+    line.split_whitespace().nth(k).unwrap_or_default()
+}
+
 fn hex(w: &str) -> Option<u64> {
     w.strip_prefix("0x").and_then(ptx::value::parse_hex)
 }
@@ -261,7 +317,7 @@ impl ReplayEngine {
         Ok(ReplayEngine::new(std::sync::Arc::new(c), sm))
     }
 
-    /// `sm`: the GPU the capture was recorded on (`--sm`, else its capture-info.json), recorded
+    /// `sm`: the GPU the capture was recorded on (`--sm`, else its info file: [`info`]), recorded
     /// in signatures.
     pub fn new(capture: std::sync::Arc<Capture>, sm: Option<u32>) -> ReplayEngine {
         let mut info = EngineInfo::new(
@@ -436,6 +492,38 @@ mod tests {
         let e = ReplayEngine::open(&std::env::temp_dir(), None).err().expect("a folder is no capture");
         assert_eq!(e.kind(), "capture");
         assert!(e.to_string().starts_with("cannot read capture") && !e.to_string().contains("invalid job"), "{e}");
+    }
+
+    #[test]
+    fn a_capture_whose_only_line_is_unknown_names_the_line_and_why() {
+        let e = Capture::parse(Path::new("x.txt"), "\nfrobnicate.f32 0x1 -> 0x1\n".as_bytes()).unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains("holds no case") && m.contains("line 2 `frobnicate.f32 0x1 -> 0x1` is not one: unknown opcode"), "{m}");
+        let e = Capture::parse(Path::new("x.txt"), "# nothing\n".as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("empty or only comments"), "{e}");
+    }
+
+    #[test]
+    fn an_operand_wider_than_its_register_is_a_parse_error_with_its_line() {
+        for (text, want) in [
+            ("add.f32 0x1 0x2 -> 0x3\nadd.f32 0x1ffffffff 0x0 -> 0x0\n", "x.txt:2: operand 1 (0x1ffffffff) is wider than the 32-bit register"),
+            ("cvt.rn.bf16.f32 0x100000000 -> 0x0\n", "x.txt:1: operand 1 (0x100000000) is wider than the 32-bit register"),
+            ("selp.f32 0x1 0x2 0x2 -> 0x1\n", "x.txt:1: operand 3 (0x2) is wider than the 1-bit register"),
+        ] {
+            let e = Capture::parse(Path::new("x.txt"), text.as_bytes()).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
+        // 64-bit operands take every word.
+        assert!(Capture::parse(Path::new("x.txt"), "add.f64 0xffffffffffffffff 0x0 -> 0x0\n".as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn a_corrupt_gzip_capture_is_said_to_be_one_with_what_to_do() {
+        let path = std::env::temp_dir().join(format!("ptxfuzz-corrupt-{}.txt.gz", std::process::id()));
+        std::fs::write(&path, [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03, 0xff, 0x00]).unwrap();
+        let e = Capture::load(&path).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(e.contains("is not a valid gzip capture") && e.contains("record it again") && !e.contains("replay:"), "{e}");
     }
 
     #[test]
