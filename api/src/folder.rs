@@ -27,6 +27,15 @@ pub enum FolderError {
     },
 }
 
+impl FolderError {
+    /// The file (or folder) it is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            FolderError::Io { path, .. } | FolderError::Json { path, .. } => path,
+        }
+    }
+}
+
 fn read(path: &Path) -> Result<String, FolderError> {
     std::fs::read_to_string(path).map_err(|cause| FolderError::Io {
         path: path.into(),
@@ -83,9 +92,37 @@ pub fn read_folder(dir: &Path, hits: u64) -> Result<FindingReport, FolderError> 
 }
 
 /// Every finding folder of a campaign's `--out` dir (each subfolder holding a `repro.json`;
-/// hidden ones such as `.spool` skipped), sorted by folder name.
+/// hidden ones such as `.spool` skipped), sorted by folder name; the first folder (or a
+/// summary.json) that does not read is the error. [`read_campaign_each`] goes on past them.
 pub fn read_campaign(out: &Path) -> Result<Vec<FindingReport>, FolderError> {
-    let hits = summary_hits(out)?;
+    let all = read_campaign_each(out)?;
+    if let Some(e) = all.summary.into_iter().chain(all.bad).next() {
+        return Err(e);
+    }
+    Ok(all.reports.into_iter().map(|(_, r)| r).collect())
+}
+
+/// What to do about a finding folder that does not read, for the commands that name it and
+/// go on (`ptxfuzz explain`, `deliver --findings`, `ptxfuzz-server serve --import`).
+pub const REPAIR_ADVICE: &str = "A damaged finding folder is rewritten by the next campaign on its --out that finds \
+     the same signature (`ptxfuzz campaign --out DIR` names it at its start); or restore it from a copy, or remove it.";
+
+/// A campaign's `--out` read folder by folder ([`read_campaign_each`]).
+#[derive(Debug, Default)]
+pub struct CampaignFolders {
+    /// The folders that read, each with its path, sorted by folder name.
+    pub reports: Vec<(PathBuf, FindingReport)>,
+    /// The folders that did not (a truncated repro.json, an unreadable repro.ptx): each error
+    /// names its file.
+    pub bad: Vec<FolderError>,
+    /// Why `summary.json` did not read, if it did not: every hit count is then 1.
+    pub summary: Option<FolderError>,
+}
+
+/// Every finding folder of `out` as [`read_campaign`] finds them, but one damaged folder (or
+/// summary.json) does not hide the others: callers with hundreds of findings go on with the
+/// good ones and name the bad. Only `out` itself not being readable is an error.
+pub fn read_campaign_each(out: &Path) -> Result<CampaignFolders, FolderError> {
     let io = |cause| FolderError::Io {
         path: out.into(),
         cause,
@@ -100,9 +137,18 @@ pub fn read_campaign(out: &Path) -> Result<Vec<FindingReport>, FolderError> {
         dirs.push((name, e.path()));
     }
     dirs.sort();
-    dirs.iter()
-        .map(|(name, p)| read_folder(p, hits.get(name).copied().unwrap_or(1)))
-        .collect()
+    let mut all = CampaignFolders::default();
+    let hits = summary_hits(out).unwrap_or_else(|e| {
+        all.summary = Some(e);
+        HashMap::new()
+    });
+    for (name, p) in dirs {
+        match read_folder(&p, hits.get(&name).copied().unwrap_or(1)) {
+            Ok(r) => all.reports.push((p, r)),
+            Err(e) => all.bad.push(e),
+        }
+    }
+    Ok(all)
 }
 
 #[cfg(test)]
@@ -152,6 +198,21 @@ pub(crate) mod tests {
         assert!(abs.hits >= 1);
         assert_eq!(hits.get("abs.f64~nan-payload~nan~sm90"), Some(&716));
         assert!(reports.iter().any(|r| r.hits == 716));
+    }
+
+    #[test]
+    fn one_damaged_folder_does_not_hide_the_others_read_one_by_one() {
+        let d = std::env::temp_dir().join(format!("ptxfuzz-folder-each-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("bad~sig")).unwrap();
+        std::fs::write(d.join("bad~sig/repro.json"), "{ \"ptxfuzz_repro\": 1,").unwrap();
+        std::fs::write(d.join("summary.json"), "").unwrap();
+        let all = read_campaign_each(&d).unwrap();
+        let _ = std::fs::remove_dir_all(&d);
+        assert!(all.reports.is_empty());
+        assert_eq!(all.bad.len(), 1);
+        assert!(all.bad[0].path().ends_with("bad~sig/repro.json"), "{}", all.bad[0]);
+        assert!(all.summary.as_ref().unwrap().path().ends_with("summary.json"));
     }
 
     #[test]

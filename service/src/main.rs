@@ -235,7 +235,11 @@ async fn serve(cfg: Config) -> Result<()> {
     for dir in &cfg.import {
         let n = import::import(&pool, dir).await?;
         // A server whose stdout nobody reads still serves: these lines are for a person.
-        let _ = say(&format!("imported {}: {} finding folder(s), {} new, {} already present", dir.display(), n.folders, n.new, n.present));
+        let _ = say(&n.line(dir));
+        // Damaged folders are skipped, not the end of serving (service/src/import.rs).
+        for w in n.warnings() {
+            note(&w);
+        }
     }
     let default_bind = if private { "127.0.0.1:0" } else { "127.0.0.1:8080" };
     let bind = cfg.bind.unwrap_or_else(|| default_bind.parse().expect("a socket address"));

@@ -14,6 +14,7 @@ mod auth;
 mod campaigns;
 mod clusters;
 mod findings;
+mod folders_import;
 mod known;
 mod leases;
 mod nul;

@@ -16,6 +16,10 @@ Each DIR is a finding folder (holding repro.json) or a campaign's --out folder (
 folder in it). The catalogue of explanations, the whole-program rewrites of ptxas that can explain
 a compiled program's finding, and the cluster rule are in docs/triage.md.
 
+A finding folder that does not read (a repro.json cut short) is named on stderr and skipped, the
+others explained, and the exit status is 1; an unreadable summary.json is only a warning
+(explanations need the finding folders alone).
+
 Examples:
   ptxfuzz explain out/                    (a whole campaign)
   ptxfuzz explain 'out/fma.rz.bf16~rounding~normal.subnormal.normal~sm90'
@@ -36,32 +40,77 @@ pub struct ExplainArgs {
     json: bool,
 }
 
+/// A finding folder `explain` could not read or explain, named with what is wrong.
+struct Skipped {
+    folder: String,
+    why: String,
+}
+
 /// The finding folders under `dir`: itself when it holds a repro.json, else its subfolders.
-fn folders(dir: &Path) -> Result<Vec<(String, FindingReport)>> {
-    if dir.join("repro.json").is_file() {
-        let report = api::folder::read_folder(dir, 1)?;
-        return Ok(vec![(dir.display().to_string(), report)]);
-    }
+/// One that does not read is skipped and named (`skipped`), not the end of the run: with 300
+/// findings, 299 explanations and the one damaged folder named are worth more than a stop at
+/// the first; `run` still exits non-zero so that a script notices.
+fn folders(dir: &Path, skipped: &mut Vec<Skipped>) -> Result<Vec<(String, FindingReport)>> {
     let what = "give a finding folder (it holds a repro.json) or a campaign's --out folder";
-    anyhow::ensure!(dir.is_dir(), "{} is not a folder: {what}", dir.display());
-    let reports = api::folder::read_campaign(dir).with_context(|| format!("cannot explain {}", dir.display()))?;
+    if dir.join("repro.json").is_file() {
+        return Ok(match api::folder::read_folder(dir, 1) {
+            Ok(report) => vec![(dir.display().to_string(), report)],
+            Err(e) => {
+                skipped.push(Skipped { folder: dir.display().to_string(), why: e.to_string() });
+                vec![]
+            }
+        });
+    }
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!("{} does not exist: {what}", dir.display()),
+        Err(e) => anyhow::bail!("cannot read {}: {e}", dir.display()),
+        // `explain out/SIG/repro.json`: the folder around it is what was meant.
+        Ok(m) if !m.is_dir() && dir.file_name().is_some_and(|n| n == "repro.json") => {
+            let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            anyhow::bail!("{} is a file, and explain takes folders: give its finding folder, {}", dir.display(), parent.display())
+        }
+        Ok(m) if !m.is_dir() => anyhow::bail!("{} is a file, not a folder: {what}", dir.display()),
+        Ok(_) => {}
+    }
+    let read = api::folder::read_campaign_each(dir).with_context(|| format!("cannot explain {}", dir.display()))?;
+    // Explanations need the finding folders only (summary.json has hit counts): say so, go on.
+    if let Some(e) = &read.summary {
+        eprintln!(
+            "warning: {e}; explaining the finding folders without it (a campaign with --out {} writes it anew at its end)",
+            dir.display()
+        );
+    }
+    let bad = read.bad.len();
+    for e in read.bad {
+        let folder = e.path().parent().map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+        skipped.push(Skipped { folder, why: e.to_string() });
+    }
     // A campaign that found nothing still wrote its summary.json; a folder with neither is
     // most likely the wrong folder, and "0 findings" would hide that.
     anyhow::ensure!(
-        !reports.is_empty() || dir.join("summary.json").is_file(),
+        !read.reports.is_empty() || bad > 0 || dir.join("summary.json").is_file(),
         "{} holds no finding (no repro.json in it or its subfolders) and no summary.json: {what}",
         dir.display()
     );
-    Ok(reports.into_iter().map(|r| (dir.join(&r.reproducer.signature).display().to_string(), r)).collect())
+    Ok(read.reports.into_iter().map(|(folder, r)| (folder.display().to_string(), r)).collect())
 }
 
 pub fn run(args: ExplainArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut clusters: BTreeMap<ClusterKey, usize> = BTreeMap::new();
+    let mut skipped = Vec::new();
     for dir in &args.dirs {
-        for (folder, report) in folders(dir)? {
+        for (folder, report) in folders(dir, &mut skipped)? {
             let r = &report.reproducer;
-            let (explanation, key) = cluster_of(r).with_context(|| format!("explaining {folder}"))?;
+            // A repro.json that parses but whose program does not load is skipped as one that
+            // does not parse (`folders`).
+            let (explanation, key) = match cluster_of(r) {
+                Ok(x) => x,
+                Err(e) => {
+                    skipped.push(Skipped { folder, why: format!("{e:#}") });
+                    continue;
+                }
+            };
             *clusters.entry(key.clone()).or_default() += 1;
             // The other entries that fit: a minimized case often cannot tell two causes apart.
             let mut fits = match api::cluster::finding_case(r) {
@@ -102,9 +151,14 @@ pub fn run(args: ExplainArgs) -> Result<()> {
             .collect();
         let clusters: Vec<_> =
             sizes.iter().map(|(k, n)| serde_json::json!({ "key": k.key(), "size": n })).collect();
-        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "findings": findings, "clusters": clusters }))?;
+        let skipped_json: Vec<_> =
+            skipped.iter().map(|s| serde_json::json!({ "folder": s.folder, "error": s.why })).collect();
+        serde_json::to_writer_pretty(
+            &mut out,
+            &serde_json::json!({ "findings": findings, "clusters": clusters, "skipped": skipped_json }),
+        )?;
         writeln!(out)?;
-        return Ok(());
+        return skipped_error(&skipped);
     }
     for (folder, _, e, _, fits) in &rows {
         match e {
@@ -116,16 +170,34 @@ pub fn run(args: ExplainArgs) -> Result<()> {
             writeln!(out, "    also fits: {}", fits[1..].join(", "))?;
         }
     }
-    if rows.is_empty() {
+    if rows.is_empty() && skipped.is_empty() {
         // Only a campaign folder whose summary.json is there gets here (`folders`).
         let dirs: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
         writeln!(out, "0 findings in {}: no finding folder beside its summary.json, nothing to explain", dirs.join(", "))?;
         return Ok(());
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    writeln!(out, "\n{} over {}:", plural(sizes.len(), "cluster"), plural(rows.len(), "finding"))?;
-    for (k, n) in &sizes {
-        writeln!(out, "{n:6}  {k}")?;
+    if !rows.is_empty() {
+        writeln!(out, "\n{} over {}:", plural(sizes.len(), "cluster"), plural(rows.len(), "finding"))?;
+        for (k, n) in &sizes {
+            writeln!(out, "{n:6}  {k}")?;
+        }
     }
-    Ok(())
+    out.flush()?;
+    skipped_error(&skipped)
+}
+
+/// Name each skipped folder (stderr, after the explanations) and fail when there is one.
+fn skipped_error(skipped: &[Skipped]) -> Result<()> {
+    if skipped.is_empty() {
+        return Ok(());
+    }
+    for s in skipped {
+        eprintln!("skipped {}: {}", s.folder, s.why);
+    }
+    anyhow::bail!(
+        "{} finding folder(s) skipped (named above), the others explained. {}",
+        skipped.len(),
+        api::folder::REPAIR_ADVICE
+    )
 }

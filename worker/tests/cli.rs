@@ -475,7 +475,7 @@ fn an_error_line_names_its_cause_once() {
 fn explain_names_a_folder_without_findings_instead_of_counting_zero() {
     let (code, _, err) = ptxfuzz(&["explain", "/nonexistent/ptxfuzz-out"]);
     assert_eq!(code, 1);
-    assert!(err.contains("is not a folder") && err.contains("campaign's --out folder"), "{err}");
+    assert!(err.contains("does not exist") && err.contains("campaign's --out folder"), "{err}");
     let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-explain-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (code, _, err) = ptxfuzz(&["explain", dir.to_str().unwrap()]);

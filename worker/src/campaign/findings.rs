@@ -105,6 +105,9 @@ pub struct Findings {
     /// With `--server`: each new finding is also spooled for the server, before its folder
     /// is written (so a crash in between leaves the server with more, never with less).
     stager: Option<crate::server::Stager>,
+    /// Folder name -> why its repro.json does not read: found at open, not known findings, and
+    /// rewritten when their signature is found again ([`Findings::handle`]).
+    damaged: BTreeMap<String, String>,
 }
 
 impl Findings {
@@ -112,34 +115,62 @@ impl Findings {
     pub fn open(out: &Path, limits: Limits, copts: CompareOptions, trace: bool, sm: u32) -> Result<Findings> {
         anyhow::ensure!(!out.exists() || out.is_dir(), "--out {} is a file: give a folder (created if missing; one already there keeps its findings)", out.display());
         fs::create_dir_all(out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+        // Before the campaign runs, not after: a summary that cannot be written is lost with
+        // the whole run's figures.
+        super::summary::check_writable(out)?;
         let mut records = BTreeMap::new();
+        let mut damaged = BTreeMap::new();
         for entry in fs::read_dir(out)?.filter_map(|e| e.ok()) {
             let folder = entry.path();
-            if !folder.join("repro.json").is_file() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Hidden folders are not findings: `.spool`, and `repro::write_dir`'s temporary
+            // `.KEY.tmp-PID` of a writer that was killed (its finding was not complete: the
+            // campaign finds it again).
+            if name.starts_with('.') || !folder.join("repro.json").is_file() {
                 continue;
             }
-            if let Ok(r) = Reproducer::load(&folder) {
-                let case = r.case().ok();
-                let instructions = case.as_ref().map_or(0, |c| c.program.body().len());
-                let undocumented = case.as_ref().is_some_and(|c| uses_undocumented(&c.program));
-                records.insert(
-                    r.signature.clone(),
-                    Record {
-                        key: r.signature.clone(),
-                        class: r.class.clone(),
-                        folder,
-                        hits: 0,
-                        new: false,
-                        instructions,
-                        found_after_cases: 0,
-                        probes: r.probes,
-                        undocumented,
-                        exec: r.exec,
-                    },
-                );
-            }
+            // Writes are atomic (temporary folder, fsync, rename), so a repro.json that does
+            // not read was damaged afterwards (a copy cut short, a full disk on a restore): not
+            // a known finding, or the campaign would never write it again.
+            let r = match Reproducer::load(&folder) {
+                Ok(r) => r,
+                Err(e) => {
+                    // The error names the file (`... is not a ptxfuzz reproducer: EOF while ...`).
+                    eprintln!(
+                        "campaign: {e:#}; so {} is not counted as a known finding, and this campaign rewrites it if \
+                         it finds that signature again (or restore it from a copy, or remove it)",
+                        folder.display()
+                    );
+                    damaged.insert(name, format!("{e:#}"));
+                    continue;
+                }
+            };
+            let case = r.case().ok();
+            let instructions = case.as_ref().map_or(0, |c| c.program.body().len());
+            let undocumented = case.as_ref().is_some_and(|c| uses_undocumented(&c.program));
+            records.insert(
+                r.signature.clone(),
+                Record {
+                    key: r.signature.clone(),
+                    class: r.class.clone(),
+                    folder,
+                    hits: 0,
+                    new: false,
+                    instructions,
+                    found_after_cases: 0,
+                    probes: r.probes,
+                    undocumented,
+                    exec: r.exec,
+                },
+            );
         }
-        Ok(Findings { out: out.to_path_buf(), records, routes: HashMap::new(), limits, copts, trace, sm, stager: None })
+        Ok(Findings { out: out.to_path_buf(), records, routes: HashMap::new(), limits, copts, trace, sm, stager: None, damaged })
+    }
+
+    /// Finding folders whose repro.json did not read at open and were not rewritten yet
+    /// (folder name -> why).
+    pub fn damaged(&self) -> &BTreeMap<String, String> {
+        &self.damaged
     }
 
     /// Also report every new finding to a server (through its spool).
@@ -317,12 +348,19 @@ impl Findings {
         };
         let r = Reproducer::judged(&case, &actual, meta, &self.copts.profile)?;
         let folder = self.out.join(&key);
-        let new = !folder.exists();
+        let damaged = self.damaged.remove(&key);
+        let new = !folder.exists() || damaged.is_some();
         if new {
             if let Some(s) = &self.stager {
                 s.stage(&r, hits)?;
             }
-            repro::write_dir(&folder, &r)?;
+            match damaged {
+                Some(_) => {
+                    rewrite_dir(&self.out, &folder, &r)?;
+                    eprintln!("\ncampaign: rewrote {}, which did not read at the start", folder.join("repro.json").display());
+                }
+                None => repro::write_dir(&folder, &r)?,
+            }
         }
         let record = Record {
             key: key.clone(),
@@ -362,6 +400,20 @@ impl Findings {
             Resolution::EndToEnd
         }
     }
+}
+
+/// Replace the damaged finding folder `folder` of `out` with `r`'s: moved aside (hidden, so no
+/// reader takes it for a finding), written anew as every finding folder is (atomically), then
+/// removed. A kill in between leaves no folder under the signature's name, so the next
+/// campaign writes it afresh, and the damaged copy hidden beside it.
+fn rewrite_dir(out: &Path, folder: &Path, r: &Reproducer) -> Result<()> {
+    let name = folder.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let aside = out.join(format!(".{name}.damaged-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&aside);
+    fs::rename(folder, &aside).map_err(|e| anyhow::anyhow!("cannot move the damaged {} aside: {e}", folder.display()))?;
+    repro::write_dir(folder, r)?;
+    let _ = fs::remove_dir_all(&aside);
+    Ok(())
 }
 
 /// Resolutions made ahead for one batch ([`Findings::resolve_batch`]), by job index and

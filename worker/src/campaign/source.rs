@@ -111,17 +111,50 @@ impl Rng {
 /// program in silence, so a corpus skips them.
 const TEXT_VIEWS: [&str; 2] = ["ptx", "cu"];
 
-/// The files of a corpus folder, sorted by name (hidden files and [`TEXT_VIEWS`] skipped).
+/// Files a campaign writes beside its finding folders in `--out` (its figures, not programs):
+/// a campaign's `--out` given as a corpus replays its reproducers, and these would decode as
+/// fuzz bytes to some other program in silence.
+const CAMPAIGN_FILES: [&str; 2] = ["summary.json", "stats.jsonl"];
+
+/// Deepest subfolder a corpus is read from (a campaign's `--out` needs 1; the bound keeps a
+/// folder that links back into itself from being read forever).
+const CORPUS_DEPTH: usize = 8;
+
+/// The files of a corpus folder and its subfolders, sorted by path (hidden files and folders,
+/// [`TEXT_VIEWS`] and [`CAMPAIGN_FILES`] skipped). Subfolders are read so that a campaign's
+/// `--out` replays the reproducers it wrote (SIGNATURE/repro.json).
 pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .with_context(|| format!("cannot read corpus folder {}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
-        .filter(|p| !p.extension().is_some_and(|e| TEXT_VIEWS.iter().any(|v| e == *v)))
-        .collect();
+    let mut files = Vec::new();
+    let entries = fs::read_dir(dir).with_context(|| match dir.exists() {
+        true => format!("cannot read corpus folder {}: give a folder of corpus files", dir.display()),
+        false => format!("corpus folder {} does not exist", dir.display()),
+    })?;
+    collect_corpus(entries, 0, &mut files);
     files.sort();
     Ok(files)
+}
+
+fn collect_corpus(entries: fs::ReadDir, depth: usize, files: &mut Vec<PathBuf>) {
+    for e in entries.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        // Hidden: `.spool`, a writer's temporary files and folders.
+        if name.starts_with('.') {
+            continue;
+        }
+        let p = e.path();
+        if p.is_dir() {
+            if depth < CORPUS_DEPTH {
+                if let Ok(inner) = fs::read_dir(&p) {
+                    collect_corpus(inner, depth + 1, files);
+                }
+            }
+            continue;
+        }
+        let view = p.extension().is_some_and(|x| TEXT_VIEWS.iter().any(|v| x == *v));
+        if p.is_file() && !view && !CAMPAIGN_FILES.contains(&name.as_str()) {
+            files.push(p);
+        }
+    }
 }
 
 /// Decode one corpus file: a ptxfuzz reproducer (its case), a program in JSON (random

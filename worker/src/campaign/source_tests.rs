@@ -356,3 +356,22 @@ fn nearly_all_of_a_campaigns_cases_are_distinct_within_their_program() {
     assert!(distinct * 100 > cases * 95, "{distinct} of {cases} cases distinct within their program");
     assert!(one_input.1 * 100 > one_input.0 * 95, "{} of {} one-input cases distinct", one_input.1, one_input.0);
 }
+
+#[test]
+fn a_campaigns_out_folder_as_corpus_replays_the_reproducers_in_its_finding_folders() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-corpus-out-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let sig = dir.join("add.rz.f32~rounding~normal.normal~sm90");
+    fs::create_dir_all(&sig).unwrap();
+    fs::create_dir_all(dir.join(".spool/staged")).unwrap();
+    for f in ["repro.json", "repro.ptx", "repro.cu"] {
+        fs::write(sig.join(f), b"x").unwrap();
+    }
+    // The campaign's own files and its spool are not programs.
+    for f in ["summary.json", "stats.jsonl", ".spool/000000000001.findings.json", "raw"] {
+        fs::write(dir.join(f), b"x").unwrap();
+    }
+    let files: Vec<PathBuf> = corpus_files(&dir).unwrap().into_iter().map(|p| p.strip_prefix(&dir).unwrap().to_path_buf()).collect();
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(files, [PathBuf::from("add.rz.f32~rounding~normal.normal~sm90/repro.json"), PathBuf::from("raw")]);
+}

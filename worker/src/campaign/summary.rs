@@ -30,6 +30,33 @@ pub fn capped_seconds(seconds: Option<f64>, cap: Option<&str>) -> anyhow::Result
     }
 }
 
+/// The files a campaign writes in `--out` at its end ([`check_writable`]).
+const WRITTEN_AT_END: [&str; 1] = ["summary.json"];
+
+/// Refuse, before the campaign runs, an `--out` where what it writes at its end cannot be
+/// written: a folder in the way of summary.json, or an `--out` that takes no new file (the
+/// summary is replaced through a temporary sibling, `repro::replace_synced`). Found after the
+/// run, the whole campaign's figures would be lost.
+pub fn check_writable(out: &Path) -> anyhow::Result<()> {
+    for name in WRITTEN_AT_END {
+        let path = out.join(name);
+        if let Ok(m) = std::fs::symlink_metadata(&path) {
+            anyhow::ensure!(
+                !m.is_dir(),
+                "{} is a folder, and the campaign writes its summary there at its end: move it away (or choose another --out)",
+                path.display()
+            );
+        }
+        let probe = out.join(format!(".{name}.check-{}", std::process::id()));
+        let made = std::fs::File::create(&probe);
+        let _ = std::fs::remove_file(&probe);
+        made.map_err(|e| {
+            anyhow::anyhow!("cannot write in {} ({e}), where the campaign writes {name} at its end: make it writable (or choose another --out)", out.display())
+        })?;
+    }
+    Ok(())
+}
+
 /// Print the summary (stdout).
 pub fn print(s: &Summary, out: &Path, corpus: &SourceReport) {
     for line in lines(s, out, corpus) {
@@ -289,6 +316,24 @@ mod tests {
         // `--target host --types f16`: every program drawn was one the target does not run.
         let text = advice(&Totals { unsupported: 349_264, ..Totals::default() });
         assert!(text.contains("supports none of the 349264 program(s)") && !text.contains("run longer"), "{text}");
+    }
+
+    #[test]
+    fn a_folder_in_the_way_of_summary_json_is_refused_before_the_campaign_runs() {
+        let out = std::env::temp_dir().join(format!("ptxfuzz-summary-check-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        check_writable(&out).unwrap();
+        std::fs::write(out.join("summary.json"), "{}").unwrap();
+        check_writable(&out).unwrap();
+        std::fs::remove_file(out.join("summary.json")).unwrap();
+        std::fs::create_dir(out.join("summary.json")).unwrap();
+        let e = check_writable(&out).unwrap_err().to_string();
+        // Nothing left behind by the check itself.
+        let left: Vec<_> = std::fs::read_dir(&out).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+        let _ = std::fs::remove_dir_all(&out);
+        assert!(e.contains("summary.json is a folder") && e.contains("move it away"), "{e}");
+        assert_eq!(left, ["summary.json"]);
     }
 
     #[test]

@@ -9,14 +9,17 @@
 //! the server: findings are in `--out` whatever happens.
 
 pub mod client;
+pub mod deliver;
 pub mod regressions;
 pub mod spool;
+
+pub use deliver::{deliver, deliver_folders, DeliverArgs};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use api::campaigns::{CampaignStart, Counters, Heartbeat};
 use api::findings::FindingReport;
 use clap::Args;
@@ -269,7 +272,7 @@ impl Session {
 }
 
 /// Where a worker gets a token the server takes (the server's side of `--token`).
-const WORKER_TOKEN: &str = "a live worker token: `ptxfuzz-server token create --role worker` where the server runs \
+pub(crate) const WORKER_TOKEN: &str = "a live worker token: `ptxfuzz-server token create --role worker` where the server runs \
      (beside a private `serve`, no database URL needed)";
 
 /// What to do about messages still in the spool: the command that delivers them, and where a
@@ -291,78 +294,6 @@ fn leftover_hint(s: &Status, url: &str, has_token: bool, out: &Path) -> Vec<Stri
         lines.push(format!("  the server refused {given}: T is {WORKER_TOKEN}"));
     }
     lines
-}
-
-/// Deliver what a campaign left in its spool.
-#[derive(Args, Debug)]
-#[command(after_help = "Exit status: 0 when the spool is empty, 1 when messages are left (server \
-unreachable, token refused). Messages the server refuses for good go to --out/.spool/rejected/ \
-with the reason beside them.")]
-pub struct DeliverArgs {
-    /// The ptxfuzz server (http:// or https://HOST[:PORT]).
-    #[arg(long, env = "PTXFUZZ_SERVER")]
-    pub server: String,
-    /// Bearer token with the worker role.
-    #[arg(long, env = "PTXFUZZ_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// The campaign's --out folder (its .spool is delivered).
-    #[arg(long, default_value = "findings")]
-    pub out: PathBuf,
-    /// Instead of the spool, send the finding folders of this campaign --out folder
-    /// (SIGNATURE/repro.json, repro.ptx; hits from its summary.json) in batches. The server
-    /// ingests by content, so sending the same folders twice adds nothing.
-    #[arg(long, value_name = "DIR", conflicts_with = "out")]
-    pub findings: Option<PathBuf>,
-    /// Give up after this many seconds (retrying while the server is unreachable).
-    #[arg(long, default_value_t = 60.0)]
-    pub wait: f64,
-}
-
-/// `ptxfuzz deliver`.
-pub fn deliver(args: DeliverArgs) -> Result<()> {
-    let client = Client::new(&args.server, args.token.clone()).map_err(anyhow::Error::msg)?;
-    if let Some(dir) = &args.findings {
-        return deliver_folders(&client, dir).map(|_| ());
-    }
-    let dir = spool_dir(&args.out);
-    if !dir.is_dir() {
-        bail!("{} has no spool ({} does not exist): nothing to deliver", args.out.display(), dir.display());
-    }
-    let spool = Arc::new(Spool::open(&dir).with_context(|| format!("cannot open {}", dir.display()))?);
-    let before = spool.pending().len();
-    let outbox = Outbox::start(spool, client, Backoff { min: Duration::from_millis(500), max: Duration::from_secs(10) });
-    let status = outbox.finish(Duration::try_from_secs_f64(args.wait.max(0.0)).unwrap_or(Duration::ZERO));
-    println!("{before} message(s) in {}", dir.display());
-    println!("server: {status}");
-    if let Link::Unauthorized(d) = &status.link {
-        bail!("the server refused the token ({d}): give --token {WORKER_TOKEN}; the messages stay in {}", dir.display());
-    }
-    if status.pending > 0 {
-        bail!("{} message(s) left in {}; run this again when the server is reachable", status.pending, dir.display());
-    }
-    Ok(())
-}
-
-/// `ptxfuzz deliver --findings DIR`: every finding folder of `dir`, in batches of
-/// [`spool::BATCH`] reports. Prints and returns what the server did.
-pub fn deliver_folders(client: &Client, dir: &Path) -> Result<api::findings::IngestResult> {
-    let reports = api::folder::read_campaign(dir)?;
-    if reports.is_empty() {
-        bail!("{} holds no finding folder (SIGNATURE/repro.json): is it a campaign's --out folder?", dir.display());
-    }
-    let mut total = api::findings::IngestResult { received: 0, inserted: 0, duplicates: 0, finding_ids: Vec::new() };
-    for chunk in reports.chunks(spool::BATCH) {
-        let batch = api::findings::IngestBatch { campaign_id: None, findings: chunk.to_vec() };
-        let r: api::findings::IngestResult = client
-            .post_json("/findings/batch", &batch)
-            .map_err(|e| anyhow::anyhow!("the server did not take the findings of {}: {e}", dir.display()))?;
-        total.received += r.received;
-        total.inserted += r.inserted;
-        total.duplicates += r.duplicates;
-        total.finding_ids.extend(r.finding_ids);
-    }
-    println!("{} finding folder(s) of {}: {} new, {} already on the server", total.received, dir.display(), total.inserted, total.duplicates);
-    Ok(total)
 }
 
 /// A campaign's counters in the API's terms.

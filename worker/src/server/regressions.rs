@@ -108,7 +108,11 @@ pub fn run_one(engine: &mut dyn Engine, l: &Leased) -> Result<Verdict, NoVerdict
         let digits = (e.width() as usize).div_ceil(4);
         let hex = format!("0x{v:0digits$x}");
         if !e.accepts(v) {
-            wrong.push(format!("output {k}: got {hex}, allowed {e}"));
+            // Hex and decimal, as `ptxfuzz repro` prints them: 0x3c01 alone does not say
+            // 1.0009766 (the output register's type reads the bits; `decimal` the allowed set).
+            let ty = program.reg_type(program.outputs()[k]);
+            let allowed = e.decimal().map_or(String::new(), |d| format!(" ({d})"));
+            wrong.push(format!("output {k}: got {hex} ({}), allowed {e}{allowed}", ty.format_decimal(v)));
         }
         actual.push(hex);
     }
@@ -199,6 +203,39 @@ mod tests {
             let v = run_one(&mut e, &l).unwrap();
             assert_eq!(v.passed, passes, "{exec}: {v:?}");
         }
+    }
+
+    /// The interpreter with one added to every result's bits (one ulp up in the low lane).
+    struct OneUp(crate::oracles::diff_interp::InterpEngine);
+
+    impl Engine for OneUp {
+        fn info(&self) -> &crate::oracles::EngineInfo {
+            self.0.info()
+        }
+        fn supports(&self, p: &Program) -> bool {
+            self.0.supports(p)
+        }
+        fn exec_modes(&self) -> &'static [crate::oracles::Exec] {
+            &[crate::oracles::Exec::Compiled]
+        }
+        fn run(&mut self, jobs: &[Job]) -> Vec<Result<crate::oracles::Output, EngineFault>> {
+            let mut out = self.0.run(jobs);
+            for o in out.iter_mut().flatten() {
+                o.values.iter_mut().for_each(|v| *v += 1);
+            }
+            out
+        }
+    }
+
+    #[test]
+    fn a_failing_half_precision_regression_says_got_and_allowed_in_decimal_too() {
+        // 1 + 2^-10 is 0x3c01 in each lane; the engine says 0x3c02 (1.002) in lane 0.
+        const ADD_F16X2: &str = "// inputs: %r0:f16x2, %r1:f16x2\nadd.rn.f16x2 %r2, %r0, %r1;\n// outputs: %r2\n";
+        let v = run_one(&mut OneUp(Default::default()), &leased(ADD_F16X2, &["0x3c003c00", "0x14001400"])).unwrap();
+        assert!(!v.passed, "{v:?}");
+        assert_eq!(v.actual, ["0x3c013c02"]);
+        // Decimal beside the hex, as `ptxfuzz repro` prints them (lane 0 first).
+        assert_eq!(v.message, "output 0: got 0x3c013c02 (1.002,1.001), allowed lane0: 0x3c01 ; lane1: 0x3c01 (1.001 ; 1.001)");
     }
 
     #[test]

@@ -100,6 +100,10 @@ pub struct Entry {
 pub struct Spool {
     dir: PathBuf,
     next: Mutex<u64>,
+    /// Files this process moved to `rejected/`: refused by the server, or not readable (a file
+    /// cut short by a full disk). Counted here, where every move happens, so that no caller
+    /// reports "0 pending" as if all had been delivered.
+    rejected: std::sync::atomic::AtomicU64,
 }
 
 /// `NNNNNNNNNNNN.KIND.json` (or `NNNNNNNNNNNN.json` when `kind` is `None`).
@@ -150,7 +154,7 @@ impl Spool {
             .map(|(seq, _, _)| seq)
             .max()
             .unwrap_or(0);
-        let spool = Spool { dir: dir.to_path_buf(), next: Mutex::new(last + 1) };
+        let spool = Spool { dir: dir.to_path_buf(), next: Mutex::new(last + 1), rejected: Default::default() };
         spool.seal()?;
         Ok(spool)
     }
@@ -192,10 +196,14 @@ impl Spool {
         let mut batches: Vec<IngestBatch> = Vec::new();
         for (_, _, path) in &files {
             let text = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let Ok(s) = serde_json::from_slice::<Staged>(&text) else {
-                eprintln!("server: {} is not a staged report; moved to rejected/", path.display());
-                let _ = fs::rename(path, self.dir.join("rejected").join(path.file_name().unwrap()));
-                continue;
+            let s = match serde_json::from_slice::<Staged>(&text) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("server: {} is not a staged report ({e}); moved to {}/rejected/", path.display(), self.dir.display());
+                    let entry = Entry { seq: 0, kind: Kind::Findings, path: path.clone() };
+                    self.reject(&entry, &format!("not a staged report: {e}"));
+                    continue;
+                }
             };
             match batches.last_mut() {
                 Some(b) if b.campaign_id == s.campaign_id && b.findings.len() < BATCH => b.findings.push(s.report),
@@ -254,14 +262,20 @@ impl Spool {
         let _ = fs::remove_file(&e.path);
     }
 
-    /// Move a refused message to `rejected/`, with the reason beside it.
+    /// Move a refused (or unreadable) message to `rejected/`, with the reason beside it.
     pub fn reject(&self, e: &Entry, why: &str) {
+        self.rejected.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = e.path.file_name().expect("spool files have names");
         let to = self.dir.join("rejected").join(name);
-        let _ = fs::write(to.with_extension("problem.txt"), format!("{why}\n"));
+        let _ = replace_synced(&to.with_extension("problem.txt"), format!("{why}\n").as_bytes());
         if fs::rename(&e.path, &to).is_err() {
             let _ = fs::remove_file(&e.path);
         }
+    }
+
+    /// Files this process moved to `rejected/` (those of earlier runs not counted).
+    pub fn rejected_this_run(&self) -> u64 {
+        self.rejected.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn rejected_count(&self) -> usize {
@@ -303,7 +317,8 @@ pub struct Status {
     pub reports: u64,
     /// Messages in `.spool` (plus staged reports not sealed yet).
     pub pending: usize,
-    /// Messages refused for good (in `.spool/rejected/`, this run).
+    /// Messages moved to `.spool/rejected/` by this run: refused for good by the server, or
+    /// unreadable files (staged reports included).
     pub rejected: u64,
 }
 
@@ -312,7 +327,7 @@ impl std::fmt::Display for Status {
         write!(f, "{} batches ({} findings) delivered", self.batches, self.reports)?;
         write!(f, ", {} pending in .spool", self.pending)?;
         if self.rejected > 0 {
-            write!(f, ", {} rejected (see .spool/rejected/)", self.rejected)?;
+            write!(f, ", {} rejected (moved to .spool/rejected/, each with a .problem.txt)", self.rejected)?;
         }
         match &self.link {
             Link::Down(e) => write!(f, "; server unreachable ({e})"),
@@ -396,7 +411,9 @@ impl Outbox {
     }
 
     pub fn status(&self) -> Status {
-        self.shared.state.lock().unwrap().status.clone()
+        let mut s = self.shared.state.lock().unwrap().status.clone();
+        s.rejected = self.spool.rejected_this_run();
+        s
     }
 
     /// Wait up to `wait` for the spool to empty (retrying at the shortest backoff), then stop
@@ -421,6 +438,7 @@ impl Outbox {
         let mut status = st.status.clone();
         drop(st);
         status.pending = self.spool.pending().len() + self.spool.staged_count();
+        status.rejected = self.spool.rejected_this_run();
         // A request in flight may take its full timeout: leave it (the file stays spooled).
         if status.pending == 0 {
             if let Some(t) = self.thread.take() {
@@ -522,7 +540,6 @@ fn deliver(spool: &Spool, sender: &dyn Sender, shared: &Shared, backoff: Backoff
                         spool.dir().display()
                     );
                     spool.reject(head, &format!("HTTP {status}: {detail}\n{} {}", msg.path, api_hint(&msg)));
-                    st.status.rejected += 1;
                 }
                 Err(Failure::Unauthorized { status, detail }) => {
                     eprintln!(

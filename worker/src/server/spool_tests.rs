@@ -198,3 +198,22 @@ fn file_names_are_numbered_and_temporaries_ignored() {
     assert_eq!(parse_name("42.findings.json"), None);
     assert_eq!(parse_name("000000000042.bogus.json"), None);
 }
+
+#[test]
+fn truncated_spool_files_are_counted_as_rejected_not_as_delivered() {
+    let dir = scratch("truncated");
+    fs::create_dir_all(dir.join("staged")).unwrap();
+    fs::write(dir.join("000000000001.findings.json"), "{\"kind\": \"findings\", \"meth").unwrap();
+    fs::write(dir.join("staged/000000000002.json"), "").unwrap();
+    let spool = Arc::new(Spool::open(&dir).unwrap());
+    assert_eq!(spool.rejected_this_run(), 1, "the staged report, at open");
+    spool.push(&msg(Kind::Result, "/r/0", 0)).unwrap();
+    let script = Script::default();
+    let status = Outbox::start(spool.clone(), script.clone(), fast()).finish(Duration::from_secs(10));
+    assert_eq!((status.rejected, status.delivered, status.pending), (2, 1, 0), "{status:?}");
+    assert_eq!(script.seen().len(), 1, "only the whole message is sent");
+    assert!(status.to_string().contains("2 rejected (moved to .spool/rejected/"), "{status}");
+    let problems = fs::read_dir(dir.join("rejected")).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".problem.txt")).count();
+    assert_eq!(problems, 2, "each with the reason beside it");
+    fs::remove_dir_all(&dir).unwrap();
+}
