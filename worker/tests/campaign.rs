@@ -2,20 +2,18 @@
 //! finding, SIGINT ending a campaign with its summary, corpus replay, and findings of an
 //! earlier run kept (counted, never rewritten).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use common::scratch;
+
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("campaign-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn summary(out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
@@ -31,7 +29,7 @@ fn run(args: &[&str], out: &Path) -> String {
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn host_against_interp_for_30_seconds_gives_no_finding() {
-    let out = scratch("host");
+    let out = scratch("campaign", "host");
     let text = run(&["--target", "host", "--seconds", "30", "--quiet"], &out);
     eprintln!("{text}");
     let s = summary(&out);
@@ -45,7 +43,7 @@ fn host_against_interp_for_30_seconds_gives_no_finding() {
 
 #[test]
 fn sigint_finishes_the_batch_and_writes_the_summary() {
-    let out = scratch("sigint");
+    let out = scratch("campaign", "sigint");
     let child = Command::new(PTXFUZZ)
         .args(["campaign", "--target", "interp", "--quiet", "--stats-every", "0.5", "--out"])
         .arg(&out)
@@ -78,8 +76,8 @@ fn sigint_finishes_the_batch_and_writes_the_summary() {
 
 #[test]
 fn corpus_is_replayed_then_the_campaign_ends() {
-    let out = scratch("corpus");
-    let corpus = scratch("corpus-files");
+    let out = scratch("campaign", "corpus");
+    let corpus = scratch("campaign", "corpus-files");
     std::fs::create_dir_all(&corpus).unwrap();
     for i in 0..5u8 {
         std::fs::write(corpus.join(format!("raw-{i}")), [i.wrapping_mul(37); 64]).unwrap();
@@ -107,7 +105,7 @@ fn corpus_is_replayed_then_the_campaign_ends() {
 
 #[test]
 fn findings_of_an_earlier_run_are_counted_not_rewritten() {
-    let out = scratch("known");
+    let out = scratch("campaign", "known");
     let target = format!("exec:{PLANTED} rz-as-rn");
     let args = ["--target", &target, "--families", "add", "--types", "f32", "--cases", "30000", "--quiet"];
     run(&args, &out);
@@ -142,12 +140,12 @@ fn undocumented_forms_are_off_by_default_and_labelled_when_turned_on() {
     let engine = format!("exec:{PLANTED} fma-split");
     let args = ["--target", &engine, "--families", "fma", "--types", "bf16,bf16x2", "--cases", "200000", "--quiet"];
     let directed = |k: &str| ["fma.rz", "fma.rm", "fma.rp"].iter().any(|p| k.starts_with(p));
-    let out = scratch("documented");
+    let out = scratch("campaign", "documented");
     run(&args, &out);
     let plain = labelled(&summary(&out));
     assert!(!plain.is_empty(), "fma.rn.bf16 split into mul + add is found");
     assert!(plain.iter().all(|(k, u)| !directed(k) && !u), "{plain:?}");
-    let out2 = scratch("undocumented");
+    let out2 = scratch("campaign", "undocumented");
     run(&[&args[..], &["--undocumented"]].concat(), &out2);
     let all = labelled(&summary(&out2));
     assert!(all.iter().any(|(k, _)| directed(k)), "{all:?}");
@@ -158,7 +156,7 @@ fn undocumented_forms_are_off_by_default_and_labelled_when_turned_on() {
 
 #[test]
 fn an_arch_specific_sm_goes_to_the_cuda_engine_and_runs_on_interp() {
-    let out = scratch("sm100a");
+    let out = scratch("campaign", "sm100a");
     // The cuda target takes --sm 100a: without a driver it says so, on a GPU other than an
     // sm_100 it says the module cannot load there, on an sm_100 it runs.
     let o = Command::new(PTXFUZZ).args(["campaign", "--target", "cuda", "--sm", "100a", "--seconds", "1", "--out"]).arg(&out).output().unwrap();

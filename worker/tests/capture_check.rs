@@ -1,14 +1,15 @@
 //! `ptxfuzz capture-check`: a capture's recorded operands run on a target and compared bit for
 //! bit (on a GPU: the instruction VM against the H100's recordings).
 
-use std::process::Command;
+mod common;
+
+use common::ptxfuzz;
 
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/cases.txt.gz");
 
 fn capture_check(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(PTXFUZZ).arg("capture-check").args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    ptxfuzz(&[&["capture-check"], args].concat())
 }
 
 #[test]
@@ -50,11 +51,6 @@ fn an_unknown_family_is_refused_with_what_to_give() {
     let (code, _, err) = capture_check(&["/nonexistent/cases.txt", "--target", "interp"]);
     assert_eq!(code, 1);
     assert!(err.contains("cannot read capture"), "{err}");
-}
-
-fn ptxfuzz(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(PTXFUZZ).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
 #[test]

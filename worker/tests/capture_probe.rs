@@ -3,22 +3,13 @@
 //! folder-wide capture-info.json, `--out` a folder, `--sm` spellings, bad capture lines, a
 //! corrupt gzip, a cut-short reclassify line, unrecorded smoke cases counted as failures).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use std::path::Path;
+
+use common::{ptxfuzz, scratch_created};
 
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
-
-fn ptxfuzz(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(PTXFUZZ).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxfuzz-capture-probe-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -30,7 +21,7 @@ fn capture(out: &Path, sm: &str, families: &str) -> (i32, String, String) {
 
 #[test]
 fn two_captures_in_one_folder_each_keep_their_own_info_and_replay_names_its_own_sm() {
-    let d = scratch("info");
+    let d = scratch_created("ptxfuzz-capture-probe", "info");
     let (a, b) = (d.join("a.txt"), d.join("b.txt.gz"));
     assert_eq!(capture(&a, "90", "add").0, 0);
     assert_eq!(capture(&b, "100a", "mul").0, 0);
@@ -49,7 +40,7 @@ fn two_captures_in_one_folder_each_keep_their_own_info_and_replay_names_its_own_
 
 #[test]
 fn an_old_folder_wide_info_names_the_gpu_only_of_the_one_capture_it_can_belong_to() {
-    let d = scratch("old-info");
+    let d = scratch_created("ptxfuzz-capture-probe", "old-info");
     let a = d.join("a.txt");
     std::fs::write(&a, "add.rn.f32 0x3f800000 0x3f800000 -> 0x40000000\n").unwrap();
     std::fs::write(d.join("capture-info.json"), r#"{"gpu": "Old GPU", "sm": 80}"#).unwrap();
@@ -78,7 +69,7 @@ fn the_recorded_h100_capture_still_names_its_gpu_from_the_folder_wide_info() {
 
 #[test]
 fn capture_into_an_existing_folder_is_refused_up_front_and_leaves_no_partial() {
-    let d = scratch("folder-out");
+    let d = scratch_created("ptxfuzz-capture-probe", "folder-out");
     let (code, _, err) = capture(&d, "90", "add");
     assert_eq!(code, 1);
     assert!(err.contains("is a folder; give the capture file's path, e.g. --out"), "{err}");
@@ -90,7 +81,7 @@ fn capture_into_an_existing_folder_is_refused_up_front_and_leaves_no_partial() {
 
 #[test]
 fn capture_and_capture_check_take_the_sm_spellings_campaign_takes() {
-    let d = scratch("sm");
+    let d = scratch_created("ptxfuzz-capture-probe", "sm");
     for sm in ["sm_90", "90", "100a", "sm_100f"] {
         let out = d.join(format!("{sm}.txt"));
         let (code, _, err) = capture(&out, sm, "add");
@@ -111,7 +102,7 @@ fn capture_and_capture_check_take_the_sm_spellings_campaign_takes() {
 
 #[test]
 fn a_capture_whose_only_line_is_bad_names_that_line_and_what_is_wrong() {
-    let d = scratch("bad-line");
+    let d = scratch_created("ptxfuzz-capture-probe", "bad-line");
     let f = d.join("c.txt");
     std::fs::write(&f, "# header\nfrobnicate.f32 0x1 -> 0x1\n").unwrap();
     let (code, _, err) = ptxfuzz(&["capture-check", s(&f), "--target", "interp"]);
@@ -126,7 +117,7 @@ fn a_capture_whose_only_line_is_bad_names_that_line_and_what_is_wrong() {
 
 #[test]
 fn an_operand_wider_than_its_register_is_refused_when_the_capture_is_read_with_its_line() {
-    let d = scratch("wide");
+    let d = scratch_created("ptxfuzz-capture-probe", "wide");
     let f = d.join("c.txt");
     std::fs::write(&f, "add.rn.f32 0x3f800000 0x3f800000 -> 0x40000000\nadd.rn.f32 0x1ffffffff 0x0 -> 0x0\n").unwrap();
     let (code, _, err) = ptxfuzz(&["engines", "--check", &format!("replay:{}", f.display())]);
@@ -137,7 +128,7 @@ fn an_operand_wider_than_its_register_is_refused_when_the_capture_is_read_with_i
 
 #[test]
 fn a_file_that_is_not_valid_gzip_is_said_so_with_what_to_do() {
-    let d = scratch("gzip");
+    let d = scratch_created("ptxfuzz-capture-probe", "gzip");
     let f = d.join("c.txt.gz");
     // The gzip magic, then garbage: a truncated download.
     std::fs::write(&f, [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xff, 0x00]).unwrap();
@@ -150,7 +141,7 @@ fn a_file_that_is_not_valid_gzip_is_said_so_with_what_to_do() {
 
 #[test]
 fn reclassifying_a_line_with_too_few_inputs_is_an_error_about_the_line() {
-    let d = scratch("reclassify");
+    let d = scratch_created("ptxfuzz-capture-probe", "reclassify");
     let f = d.join("modes.jsonl");
     let line = serde_json::json!({
         "program": "// inputs: %f0:f32, %f1:f32\nadd.rn.f32 %f2, %f0, %f1;\n// outputs: %f2\n",
@@ -168,7 +159,7 @@ fn reclassifying_a_line_with_too_few_inputs_is_an_error_about_the_line() {
 
 #[test]
 fn engines_check_of_a_capture_counts_unrecorded_cases_as_not_covered_not_failed() {
-    let d = scratch("engines");
+    let d = scratch_created("ptxfuzz-capture-probe", "engines");
     let f = d.join("c.txt");
     let (code, _, err) =
         ptxfuzz(&["capture", "--target", "interp", "--forms", "cvt.rn.bf16.f32", "--cases-per-form", "4", "--out", s(&f)]);

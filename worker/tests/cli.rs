@@ -1,12 +1,11 @@
 //! The `ptxfuzz` binary as a user runs it: output formats, exit codes, files written.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-fn ptxfuzz(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxfuzz")).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
+use common::ptxfuzz;
 
 #[test]
 fn eval_prints_hex_tab_decimal() {

@@ -3,22 +3,12 @@
 //! error), where it once aborted out of memory with a backtrace (exit 134) or ran on past
 //! `--seconds`; zero counts that ran nothing and exited 0 are refused too.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn ptxfuzz_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxfuzz")).current_dir(dir).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
-
-/// A fresh, empty folder for one test (its runs must leave nothing behind).
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxfuzz-count-bounds-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{ptxfuzz_in, scratch_created};
 
 /// `args` is a usage error naming `option` and the range `range`, and nothing else happened.
 fn refused(dir: &std::path::Path, args: &[&str], value: &str, option: &str, range: &str) {
@@ -35,7 +25,7 @@ fn refused(dir: &std::path::Path, args: &[&str], value: &str, option: &str, rang
 
 #[test]
 fn huge_counts_are_refused_up_front_with_the_option_its_range_and_why() {
-    let dir = scratch("huge");
+    let dir = scratch_created("ptxfuzz-count-bounds", "huge");
     let big = "99999999999";
     for (args, option, range) in [
         (&["capture", "--target", "interp", "--families", "add", "--cases-per-form", big, "--out", "c.txt"][..], "--cases-per-form", "1 to 16777216"),
@@ -62,7 +52,7 @@ fn huge_counts_are_refused_up_front_with_the_option_its_range_and_why() {
 
 #[test]
 fn zero_samples_dim_and_cases_are_refused_instead_of_running_nothing() {
-    let dir = scratch("zero");
+    let dir = scratch_created("ptxfuzz-count-bounds", "zero");
     refused(&dir, &["math-check", "sinf", "--reference-only", "--samples", "0"], "0", "--samples", "1 to 1099511627776");
     refused(&dir, &["math-check", "normf", "--reference-only", "--dim", "0"], "0", "--dim", "1 to 1024");
     // --cases is a stop condition (no memory), so at least 1 and no upper bound.
@@ -74,7 +64,7 @@ fn zero_samples_dim_and_cases_are_refused_instead_of_running_nothing() {
 
 #[test]
 fn bench_refuses_form_options_its_cvt_compare_and_judge_modes_would_ignore() {
-    let dir = scratch("forms");
+    let dir = scratch_created("ptxfuzz-count-bounds", "forms");
     for (args, mode) in [
         (&["bench", "--cvt", "--form", "add.rn.f32"][..], "--cvt measures its own list of conversions"),
         (&["bench", "--cvt", "--all"], "--cvt measures its own list of conversions"),
@@ -91,7 +81,7 @@ fn bench_refuses_form_options_its_cvt_compare_and_judge_modes_would_ignore() {
 
 #[test]
 fn bench_compare_refuses_more_cases_in_all_than_the_table_may_hold() {
-    let dir = scratch("compare");
+    let dir = scratch_created("ptxfuzz-count-bounds", "compare");
     // 28 single-instruction programs, --cases each: at most 2^24 / 28 = 599186.
     let (code, out, err) = ptxfuzz_in(&dir, &["bench", "--compare", "--cases", "1000000"]);
     assert_eq!(code, 1, "{err}");
@@ -104,7 +94,7 @@ fn bench_compare_refuses_more_cases_in_all_than_the_table_may_hold() {
 
 #[test]
 fn the_largest_accepted_counts_run_and_stop_on_time() {
-    let dir = scratch("largest");
+    let dir = scratch_created("ptxfuzz-count-bounds", "largest");
     // A 2^21-case batch of 2^21-case programs: generated and judged within about --seconds
     // (it had held 9.4 GB and printed nothing for 100 s without a bound).
     let t = Instant::now();

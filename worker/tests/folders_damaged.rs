@@ -4,39 +4,26 @@
 //! a resumed campaign rewrites a damaged finding folder, a folder in the way of summary.json is
 //! refused before the campaign runs, and a campaign's `--out` is a corpus of its reproducers.
 
+mod common;
 mod fake_server;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use api::findings::IngestBatch;
+use common::{ptxfuzz_output, scratch, text};
 use fake_server::FakeServer;
 
-const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
 /// The eight finding folders of the H100 (read-only).
 const H100: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/findings");
 const DAMAGED: &str = "abs.f64~nan-payload~nan~sm90";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("folders-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn ptxfuzz(args: &[&str]) -> Output {
-    Command::new(PTXFUZZ).args(args).env_remove("PTXFUZZ_SERVER").env_remove("PTXFUZZ_TOKEN").output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
 /// A writable copy of the H100's finding folders, with `DAMAGED`'s repro.json cut in half and
 /// a 0-byte summary.json (a copy cut short by a full disk).
 fn damaged_copy(name: &str) -> PathBuf {
-    let out = scratch(name);
+    let out = scratch("folders", name);
     std::fs::create_dir_all(&out).unwrap();
     for e in std::fs::read_dir(H100).unwrap().map(|e| e.unwrap()) {
         let to = out.join(e.file_name());
@@ -55,7 +42,7 @@ fn damaged_copy(name: &str) -> PathBuf {
 #[test]
 fn explain_names_a_damaged_folder_explains_the_others_and_fails() {
     let out = damaged_copy("explain");
-    let o = ptxfuzz(&["explain", out.to_str().unwrap()]);
+    let o = ptxfuzz_output(&["explain", out.to_str().unwrap()]);
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     // The seven good folders are explained, the clusters counted over them.
@@ -68,7 +55,7 @@ fn explain_names_a_damaged_folder_explains_the_others_and_fails() {
     // The 0-byte summary.json is a warning: explain needs the finding folders only.
     assert!(stderr.contains("summary.json is not a valid file of its kind") && stderr.contains("without it"), "{stderr}");
     // --json lists the skipped folders for a script.
-    let o = ptxfuzz(&["explain", out.to_str().unwrap(), "--json"]);
+    let o = ptxfuzz_output(&["explain", out.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["findings"].as_array().unwrap().len(), 7);
@@ -78,15 +65,15 @@ fn explain_names_a_damaged_folder_explains_the_others_and_fails() {
 
 #[test]
 fn explain_says_a_missing_folder_does_not_exist_and_a_file_is_not_a_folder() {
-    let o = ptxfuzz(&["explain", "/nonexistent/ptxfuzz-out"]);
+    let o = ptxfuzz_output(&["explain", "/nonexistent/ptxfuzz-out"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("/nonexistent/ptxfuzz-out does not exist") && err.contains("campaign's --out folder"), "{err}");
     let repro = format!("{H100}/{DAMAGED}/repro.json");
-    let o = ptxfuzz(&["explain", &repro]);
+    let o = ptxfuzz_output(&["explain", &repro]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("is a file") && err.contains(&format!("give its finding folder, {H100}/{DAMAGED}")), "{err}");
-    let o = ptxfuzz(&["explain", &format!("{H100}/{DAMAGED}/repro.ptx")]);
+    let o = ptxfuzz_output(&["explain", &format!("{H100}/{DAMAGED}/repro.ptx")]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("repro.ptx is a file, not a folder"), "{err}");
 }
@@ -95,7 +82,7 @@ fn explain_says_a_missing_folder_does_not_exist_and_a_file_is_not_a_folder() {
 fn deliver_findings_sends_the_good_folders_and_names_the_damaged_one() {
     let server = FakeServer::start();
     let out = damaged_copy("deliver");
-    let o = ptxfuzz(&["deliver", "--findings", out.to_str().unwrap(), "--server", &server.url()]);
+    let o = ptxfuzz_output(&["deliver", "--findings", out.to_str().unwrap(), "--server", &server.url()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let sent: Vec<String> = server
         .requests()
@@ -116,11 +103,11 @@ fn deliver_findings_sends_the_good_folders_and_names_the_damaged_one() {
 #[test]
 fn deliver_counts_truncated_spool_files_as_rejected_says_where_and_fails() {
     let server = FakeServer::start();
-    let out = scratch("spool");
+    let out = scratch("folders", "spool");
     std::fs::create_dir_all(out.join(".spool/staged")).unwrap();
     std::fs::write(out.join(".spool/000000000001.findings.json"), "{\"kind\": \"findings\", \"meth").unwrap();
     std::fs::write(out.join(".spool/staged/000000000002.json"), "{\"campaign_id\": nu").unwrap();
-    let o = ptxfuzz(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "5"]);
+    let o = ptxfuzz_output(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "5"]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("2 rejected (moved to .spool/rejected/"), "{t}");
@@ -135,7 +122,7 @@ fn deliver_counts_truncated_spool_files_as_rejected_says_where_and_fails() {
 /// the same seed) on `out`.
 fn planted_campaign(out: &Path) -> Output {
     let target = format!("exec:{PLANTED} rz-as-rn");
-    ptxfuzz(&[
+    ptxfuzz_output(&[
         "campaign", "--target", &target, "--families", "add", "--types", "f32", "--cases", "20000", "--seed", "7", "--quiet",
         "--out", out.to_str().unwrap(),
     ])
@@ -143,7 +130,7 @@ fn planted_campaign(out: &Path) -> Output {
 
 #[test]
 fn a_resumed_campaign_names_a_truncated_repro_json_and_rewrites_it_when_found_again() {
-    let out = scratch("resume");
+    let out = scratch("folders", "resume");
     let o = planted_campaign(&out);
     assert!(o.status.success(), "{}", text(&o));
     let first = std::fs::read_dir(&out)
@@ -172,10 +159,10 @@ fn a_resumed_campaign_names_a_truncated_repro_json_and_rewrites_it_when_found_ag
 
 #[test]
 fn a_folder_in_the_way_of_summary_json_is_refused_before_the_campaign_runs() {
-    let out = scratch("summary-dir");
+    let out = scratch("folders", "summary-dir");
     std::fs::create_dir_all(out.join("summary.json")).unwrap();
     let t0 = Instant::now();
-    let o = ptxfuzz(&["campaign", "--target", "interp", "--seconds", "30", "--quiet", "--out", out.to_str().unwrap()]);
+    let o = ptxfuzz_output(&["campaign", "--target", "interp", "--seconds", "30", "--quiet", "--out", out.to_str().unwrap()]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("summary.json is a folder") && t.contains("move it away (or choose another --out)"), "{t}");
@@ -186,9 +173,9 @@ fn a_folder_in_the_way_of_summary_json_is_refused_before_the_campaign_runs() {
 
 #[test]
 fn a_campaigns_out_folder_is_a_corpus_of_the_reproducers_in_its_finding_folders() {
-    let out = scratch("corpus");
+    let out = scratch("folders", "corpus");
     // The H100's eight finding folders (SIGNATURE/repro.json, .ptx, .cu), no file at the top.
-    let o = ptxfuzz(&["campaign", "--target", "interp", "--corpus", H100, "--cases-per-program", "4", "--quiet", "--out", out.to_str().unwrap()]);
+    let o = ptxfuzz_output(&["campaign", "--target", "interp", "--corpus", H100, "--cases-per-program", "4", "--quiet", "--out", out.to_str().unwrap()]);
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(t.contains("corpus: 8 file(s) replayed (0 undecodable)"), "{t}");

@@ -4,20 +4,18 @@
 //! (../shared/hw/h100-sm90/cases.txt.gz) replayed as a target give only the behaviours its
 //! README lists.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
+use common::scratch;
+
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/cases.txt.gz");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("judge-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Run a campaign; its summary.json and stderr.
 fn campaign(args: &[&str], out: &Path) -> (Value, String) {
@@ -51,7 +49,7 @@ fn reference(profile: &str) -> String {
 
 #[test]
 fn a_spec_engine_judged_against_sm_90_is_reported_for_exactly_the_readings_the_h100_does_not_take() {
-    let out = scratch("spec-engine");
+    let out = scratch("judge", "spec-engine");
     let target = reference("spec");
     let (s, err) = campaign(
         &["--target", &target, "--judge", "sm_90", "--exact-only", "--families", "add,mul,fma,abs,min,max", "--cases", "400000"],
@@ -75,7 +73,7 @@ fn a_spec_engine_judged_against_sm_90_is_reported_for_exactly_the_readings_the_h
 fn a_spec_engine_converting_nans_is_reported_under_sm_90_where_the_h200_writes_another_nan() {
     // The spec lets a cvt of a NaN write any NaN and its engine writes the payload-keeping one;
     // the profile's cvt_nan rows (the H200's capture) answer the canonical NaN for most forms.
-    let out = scratch("spec-cvt");
+    let out = scratch("judge", "spec-cvt");
     let target = reference("spec");
     let (_, err) = campaign(&["--target", &target, "--judge", "sm_90", "--families", "cvt", "--cases", "200000"], &out);
     let found = reproducers(&out);
@@ -87,7 +85,7 @@ fn a_spec_engine_converting_nans_is_reported_under_sm_90_where_the_h200_writes_a
     }
     let _ = std::fs::remove_dir_all(&out);
     // The engine that answers with the profile has no finding under it.
-    let out = scratch("h200-cvt");
+    let out = scratch("judge", "h200-cvt");
     let (s, err) = campaign(&["--target", &reference("sm_90"), "--judge", "sm_90", "--families", "cvt", "--cases", "200000"], &out);
     assert_eq!(s["totals"]["mismatches"], 0, "{err}");
     let _ = std::fs::remove_dir_all(&out);
@@ -95,7 +93,7 @@ fn a_spec_engine_converting_nans_is_reported_under_sm_90_where_the_h200_writes_a
 
 #[test]
 fn an_engine_that_follows_the_h100_has_no_finding_under_sm_90() {
-    let out = scratch("h100-engine");
+    let out = scratch("judge", "h100-engine");
     let (s, err) = campaign(&["--target", &reference("sm_90"), "--judge", "sm_90", "--exact-only", "--cases", "400000"], &out);
     assert_eq!(s["totals"]["mismatches"], 0, "{err}");
     assert!(s["totals"]["cases"].as_u64().unwrap() >= 400_000);
@@ -110,7 +108,7 @@ fn the_half_ex2_and_tanh_forms_are_judged_bit_for_bit_by_the_sm_90_models() {
     // reported under sm_90 wherever the H100 truncates instead; the engine that follows the
     // H100 never.
     let args = ["--judge", "sm_90", "--families", "ex2,tanh", "--types", "f16,f16x2,bf16,bf16x2", "--cases", "100000"];
-    let out = scratch("ex2-spec");
+    let out = scratch("judge", "ex2-spec");
     let spec = reference("spec");
     let (_, err) = campaign(&[&["--target", spec.as_str()][..], &args].concat(), &out);
     let found = reproducers(&out);
@@ -123,7 +121,7 @@ fn the_half_ex2_and_tanh_forms_are_judged_bit_for_bit_by_the_sm_90_models() {
         assert_eq!(repro(&dir, &spec, "spec"), 3, "{form}: the spec allows the correctly rounded result");
     }
     let _ = std::fs::remove_dir_all(&out);
-    let out = scratch("ex2-h100");
+    let out = scratch("judge", "ex2-h100");
     let (s, err) = campaign(&[&["--target", reference("sm_90").as_str()][..], &args].concat(), &out);
     assert_eq!(s["totals"]["mismatches"], 0, "{err}");
     assert!(reproducers(&out).is_empty());
@@ -132,7 +130,7 @@ fn the_half_ex2_and_tanh_forms_are_judged_bit_for_bit_by_the_sm_90_models() {
 
 /// The forms of the findings of a replay campaign over every recorded H100 case.
 fn replay_forms(judge: &str) -> (Value, BTreeSet<String>) {
-    let out = scratch(&format!("replay-{judge}"));
+    let out = scratch("judge", &format!("replay-{judge}"));
     let (s, err) = campaign(&["--target", &format!("replay:{CASES}"), "--judge", judge], &out);
     assert_eq!(s["interrupted"], false, "{err}");
     // 1,850,280 lines, 1,652,774 distinct operand tuples (some lines are recorded twice).
@@ -174,7 +172,7 @@ fn replaying_the_h100_capture_against_sm_90_finds_nothing_at_all() {
 
 #[test]
 fn a_capture_of_the_interpreter_replays_without_a_finding_and_a_planted_deviation_is_found() {
-    let dir = scratch("capture");
+    let dir = scratch("judge", "capture");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("interp.cases.txt.gz");
     let o = Command::new(PTXFUZZ)

@@ -9,20 +9,17 @@
 //! nvidia-cuda-nvcc`), else `PATH`; without it the compile step fails unless
 //! `PTXFUZZ_SKIP_NVCC=1`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
+use common::scratch;
+
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
-
-/// A fresh folder under the target's tmp dir.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("planted-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Run `ptxfuzz campaign` against the planted engine; returns the finding folders' repro.json.
 fn campaign(deviation: &str, extra: &[&str], out: &Path) -> Vec<Value> {
@@ -202,7 +199,7 @@ const PLANTED_BUGS: &[Planted] = &[
 fn each_planted_deviation_is_found_and_minimized_to_at_most_two_instructions() {
     let mut report = Vec::new();
     for bug in PLANTED_BUGS {
-        let out = scratch(bug.deviation);
+        let out = scratch("planted", bug.deviation);
         let found = campaign(bug.deviation, bug.args, &out);
         assert!(!found.is_empty(), "{}: no finding", bug.deviation);
         for r in &found {
@@ -350,7 +347,7 @@ fn compile(folder: &Path, arch: &str, suffixed: bool) {
 #[test]
 fn faithful_engine_gives_no_finding() {
     for mode in [&[][..], &["--trace"][..]] {
-        let out = scratch(&format!("faithful{}", mode.len()));
+        let out = scratch("planted", &format!("faithful{}", mode.len()));
         let mut args = vec!["--cases", "200000"];
         args.extend_from_slice(mode);
         let found = campaign("faithful", &args, &out);

@@ -4,31 +4,19 @@
 //! lost answer re-sends the same bytes, a refused token never stops the campaign, and leased
 //! regressions are judged right on a faithful engine and a planted one.
 
+mod common;
 mod fake_server;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use api::findings::IngestBatch;
 use api::regressions::{Leased, RunResult};
+use common::{ptxfuzz_output, scratch, text};
 use fake_server::{FakeServer, Fault, Request};
 
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 const PLANTED: &str = env!("CARGO_BIN_EXE_ptxfuzz-planted-engine");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("server-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn ptxfuzz(args: &[&str]) -> Output {
-    Command::new(PTXFUZZ).args(args).env_remove("PTXFUZZ_SERVER").env_remove("PTXFUZZ_TOKEN").output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 /// A planted-engine campaign (rz-as-rn: several findings within 20 k cases) reporting to `url`.
 fn campaign(url: &str, out: &Path, extra: &[&str]) -> Output {
@@ -36,7 +24,7 @@ fn campaign(url: &str, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["campaign", "--target", &target, "--families", "add", "--types", "f32", "--cases", "20000"];
     args.extend(["--quiet", "--lease-every", "0", "--server", url, "--out", out.to_str().unwrap()]);
     args.extend(extra);
-    ptxfuzz(&args)
+    ptxfuzz_output(&args)
 }
 
 /// Signatures of the finding folders in `out`.
@@ -95,7 +83,7 @@ fn check_campaign_messages(reqs: &[Request]) {
 fn every_finding_in_out_reaches_the_server() {
     let server = FakeServer::start();
     server.require_token("s3cret");
-    let out = scratch("all");
+    let out = scratch("server", "all");
     let o = campaign(&server.url(), &out, &["--token", "s3cret"]);
     assert!(o.status.success(), "{}", text(&o));
     let found = signatures_in(&out);
@@ -115,7 +103,7 @@ fn every_finding_in_out_reaches_the_server() {
 fn a_server_down_during_the_campaign_gets_everything_later_in_order() {
     // A port with nothing listening: the campaign spools everything.
     let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let out = scratch("down");
+    let out = scratch("server", "down");
     let o = campaign(&format!("http://{addr}"), &out, &["--server-flush-seconds", "1"]);
     assert!(o.status.success(), "campaign must not fail for the server: {}", text(&o));
     let t = text(&o);
@@ -126,7 +114,7 @@ fn a_server_down_during_the_campaign_gets_everything_later_in_order() {
     // The server comes up, answering 503 three times first; `ptxfuzz deliver` sends it all.
     let server = FakeServer::start_at(addr);
     server.fail("/", Fault::Status(503, "starting up"), 3);
-    let d = ptxfuzz(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "30"]);
+    let d = ptxfuzz_output(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "30"]);
     assert!(d.status.success(), "{}", text(&d));
     let reqs = server.requests();
     assert_eq!(reqs.iter().filter(|r| r.status == 503).count(), 3);
@@ -140,7 +128,7 @@ fn a_server_down_during_the_campaign_gets_everything_later_in_order() {
 fn a_lost_answer_resends_the_same_bytes_and_stores_nothing_twice() {
     let server = FakeServer::start();
     server.fail("/findings/batch", Fault::DropResponse, 1);
-    let out = scratch("lost");
+    let out = scratch("server", "lost");
     let o = campaign(&server.url(), &out, &[]);
     assert!(o.status.success(), "{}", text(&o));
     let batches: Vec<Request> = server.requests().into_iter().filter(|r| r.path.ends_with("/batch")).collect();
@@ -156,7 +144,7 @@ fn a_lost_answer_resends_the_same_bytes_and_stores_nothing_twice() {
 fn a_refused_batch_goes_to_rejected_and_is_not_sent_again() {
     let server = FakeServer::start();
     server.fail("/findings/batch", Fault::Status(400, "unknown field `frobnicate` in finding 0"), 100);
-    let out = scratch("rejected");
+    let out = scratch("server", "rejected");
     let o = campaign(&server.url(), &out, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("unknown field `frobnicate` in finding 0"), "the problem detail is shown: {}", text(&o));
@@ -167,7 +155,7 @@ fn a_refused_batch_goes_to_rejected_and_is_not_sent_again() {
     assert!(rejected.iter().any(|f| f.ends_with(".findings.json")), "{rejected:?}");
     assert!(rejected.iter().any(|f| f.ends_with(".findings.problem.txt")), "{rejected:?}");
     let sent = server.requests().iter().filter(|r| r.path.ends_with("/batch")).count();
-    let d = ptxfuzz(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "5"]);
+    let d = ptxfuzz_output(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "5"]);
     assert!(d.status.success(), "{}", text(&d));
     assert_eq!(server.requests().iter().filter(|r| r.path.ends_with("/batch")).count(), sent, "not retried");
     let _ = std::fs::remove_dir_all(&out);
@@ -177,7 +165,7 @@ fn a_refused_batch_goes_to_rejected_and_is_not_sent_again() {
 fn a_refused_token_keeps_the_campaign_going_and_the_spool_whole() {
     let server = FakeServer::start();
     server.require_token("right");
-    let out = scratch("token");
+    let out = scratch("server", "token");
     let o = campaign(&server.url(), &out, &["--token", "wrong"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("Check --token"), "{}", text(&o));
@@ -186,7 +174,7 @@ fn a_refused_token_keeps_the_campaign_going_and_the_spool_whole() {
     let left = spooled(&out);
     assert!(left.iter().any(|f| f.ends_with(".campaign.json")) && left.iter().any(|f| f.ends_with(".findings.json")));
     // With the right token, `deliver` sends it all.
-    let d = ptxfuzz(&["deliver", "--server", &server.url(), "--token", "right", "--out", out.to_str().unwrap()]);
+    let d = ptxfuzz_output(&["deliver", "--server", &server.url(), "--token", "right", "--out", out.to_str().unwrap()]);
     assert!(d.status.success(), "{}", text(&d));
     assert_eq!(signatures_delivered(&server.requests()), signatures_in(&out));
     let _ = std::fs::remove_dir_all(&out);
@@ -212,8 +200,8 @@ fn leased_result(target: &str, name: &str) -> RunResult {
     let server = FakeServer::start();
     let lease = add_rz_lease();
     server.queue_lease(lease.clone());
-    let out = scratch(name);
-    let o = ptxfuzz(&[
+    let out = scratch("server", name);
+    let o = ptxfuzz_output(&[
         "campaign", "--target", target, "--families", "add", "--types", "f32", "--cases", "2000", "--quiet",
         "--lease-every", "60", "--server", &server.url(), "--out", out.to_str().unwrap(),
     ]);
@@ -248,17 +236,17 @@ fn a_leased_regression_fails_on_a_planted_engine() {
 
 #[test]
 fn server_flags_are_checked_before_the_campaign_starts() {
-    let o = ptxfuzz(&["campaign", "--target", "interp", "--cases", "1", "--token", "t"]);
+    let o = ptxfuzz_output(&["campaign", "--target", "interp", "--cases", "1", "--token", "t"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("--token (or PTXFUZZ_TOKEN) needs --server"), "{}", text(&o));
-    let o = ptxfuzz(&["campaign", "--target", "interp", "--cases", "1", "--server", "ptxfuzz.lan:8080"]);
+    let o = ptxfuzz_output(&["campaign", "--target", "interp", "--cases", "1", "--server", "ptxfuzz.lan:8080"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("is not an http:// or https:// URL"), "{}", text(&o));
-    let help = text(&ptxfuzz(&["campaign", "--help"]));
+    let help = text(&ptxfuzz_output(&["campaign", "--help"]));
     for flag in ["--server", "--token", "PTXFUZZ_SERVER", "PTXFUZZ_TOKEN", "--server-flush-seconds", "--lease-every"] {
         assert!(help.contains(flag), "{flag} in --help");
     }
-    let o = ptxfuzz(&["deliver", "--server", "http://127.0.0.1:9", "--out", "/nonexistent/x"]);
+    let o = ptxfuzz_output(&["deliver", "--server", "http://127.0.0.1:9", "--out", "/nonexistent/x"]);
     assert!(!o.status.success() && text(&o).contains("nothing to deliver"), "{}", text(&o));
 }
 
@@ -266,7 +254,7 @@ fn server_flags_are_checked_before_the_campaign_starts() {
 fn a_campaign_killed_with_sigkill_loses_no_finding() {
     // Nothing listens: every message stays in the spool (findings staged or sealed).
     let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let out = scratch("kill9");
+    let out = scratch("server", "kill9");
     let target = format!("exec:{PLANTED} rz-as-rn");
     let mut child = Command::new(PTXFUZZ)
         .args(["campaign", "--target", &target, "--families", "add", "--types", "f32", "--seconds", "120", "--quiet"])
@@ -287,7 +275,7 @@ fn a_campaign_killed_with_sigkill_loses_no_finding() {
     assert!(found.len() >= 3, "{found:?}");
 
     let server = FakeServer::start_at(addr);
-    let d = ptxfuzz(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "30"]);
+    let d = ptxfuzz_output(&["deliver", "--server", &server.url(), "--out", out.to_str().unwrap(), "--wait", "30"]);
     assert!(d.status.success(), "{}", text(&d));
     let reqs = server.requests();
     assert!(reqs[0].method == "PUT" && reqs[0].path.starts_with("/api/v1/campaigns/"), "{:?}", reqs[0]);

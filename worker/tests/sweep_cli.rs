@@ -3,27 +3,18 @@
 //! is refused before the sweep runs, with what to give instead, and values come in hex and
 //! decimal.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
+
+use common::{ptxfuzz_in, scratch_created};
 
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 
-fn ptxfuzz_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(PTXFUZZ).current_dir(dir).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
-
+/// [`ptxfuzz_in`] the system temp dir, so that nothing a run writes lands in the source tree.
 fn ptxfuzz(args: &[&str]) -> (i32, String, String) {
     ptxfuzz_in(&std::env::temp_dir(), args)
-}
-
-/// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxfuzz-sweep-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn listing(d: &Path) -> Vec<String> {
@@ -64,7 +55,7 @@ fn sweep_and_repro_take_sm_spelled_as_gen_takes_it_and_refuse_an_unknown_sm_up_f
 
 #[test]
 fn save_into_a_folder_writes_a_named_report_and_leaves_no_stray_file() {
-    let d = scratch("save");
+    let d = scratch_created("ptxfuzz-sweep-cli", "save");
     let (code, _, err) = ptxfuzz_in(&d, &["sweep", "rcp.approx.f32", "--target", "interp", "--limit", "64", "--save", "."]);
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = ptxfuzz_in(&d, &["sweep", "cvt.rn.f16.f32", "--target", "interp", "--limit", "64", "--save", d.to_str().unwrap()]);
