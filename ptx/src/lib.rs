@@ -25,6 +25,7 @@ pub mod expect;
 pub mod explain;
 pub mod form;
 pub mod form_kernel;
+pub mod form_value;
 pub mod format;
 pub mod gen;
 pub mod integer;

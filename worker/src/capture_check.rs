@@ -11,9 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ptx::cvt::int::IntType;
 use ptx::form::Form;
-use ptx::isa::Instr;
 use ptx::program::ValType;
 use worker::oracles::diff_replay::{Capture, RecordedOther};
 use worker::oracles::{default_target, open_spec, Engine, EngineOptions, EngineSpec, Exec, Job};
@@ -226,7 +224,7 @@ fn check_other(target: &mut dyn Engine, capture: &Capture, f: &RecordedOther, mu
             t.allowed += 1;
         } else {
             t.differ += 1;
-            let line = differ_line(&f.form.to_string(), |w| form_decimal(&f.form, w), ops, want, got);
+            let line = differ_line(&f.form.to_string(), |w| ptx::form_value::result_decimal(&f.form, w), ops, want, got);
             if let Some(w) = differ.as_mut() {
                 writeln!(w, "{line}")?;
             }
@@ -244,66 +242,16 @@ fn differ_line(form: &str, decimal: impl Fn(u64) -> String, ops: &[u64], want: u
     format!("{form} {} -> 0x{want:x} ({}), target 0x{got:x} ({})", ops.join(" "), decimal(want), decimal(got))
 }
 
-/// A result word of a form outside `Instr` in decimal, as its destination reads it: the
-/// instruction the form spells where there is one (the float and fp8 `cvt`s, mixed precision,
-/// the float comparisons), else its destination's register type ([`Form::dest`]) and, for an
-/// untyped `.b16`/`.b32` one, the family's element format.
-fn form_decimal(form: &Form, word: u64) -> String {
-    use ptx::compare::{Kind, Ty};
-    use ptx::cvt::AnyCvt;
-    use ptx::form::{Dest, Reg};
-    use ptx::isa::Type;
-    // A `setp`'s word holds p and q (the instruction reads as one predicate): both, `p|q`.
-    if let Dest::Predicates { q } = form.dest() {
-        return if q { ValType::PredPair } else { ValType::Pred }.format_decimal(word);
-    }
-    if let Ok(i) = Instr::parse_default(&form.to_string()) {
-        return ValType::of_result(&i).format_decimal(word);
-    }
-    let int = |signed, bits| ValType::Int(IntType { signed, bits }).format_decimal(word);
-    let float = |t: Type| ValType::Float(t).format_decimal(word);
-    match (form, form.dest()) {
-        (_, Dest::Predicates { .. } | Dest::Reg(Reg::Pred)) => ValType::Pred.format_decimal(word),
-        (_, Dest::Reg(Reg::F32)) => float(Type::F32),
-        (_, Dest::Reg(Reg::F64)) => float(Type::F64),
-        (_, Dest::Reg(Reg::Signed(n))) => int(true, n),
-        (_, Dest::Reg(Reg::Unsigned(n))) => int(false, n),
-        // An integer converted to a half float, in a `.b16` register.
-        (Form::Cvt(AnyCvt::Int(c)), _) if !c.to_int => float(Type::of(c.float, false)),
-        (Form::Cvt(AnyCvt::StochasticQuad(c)), _) => {
-            let slot = c.dst.slot_bits();
-            (0..4).map(|i| ptx::value::format_narrow_decimal(c.dst, word >> (i * slot) & ((1 << slot) - 1))).collect::<Vec<_>>().join(",")
-        }
-        // `set`'s destination is its dtype, `selp`'s its operands' type.
-        (Form::Compare(c), Dest::Reg(Reg::Bits(n))) => match if let Kind::Set { dtype } = c.kind { dtype } else { c.ty } {
-            Ty::Float(s) => float(Type::of(s, false)),
-            Ty::Packed(s) => float(Type::of(s, true)),
-            _ => int(false, n),
-        },
-        (_, Dest::Reg(Reg::Bits(n))) => int(false, n),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_differing_case_reads_each_result_as_its_destination_type() {
-        let add = Instr::parse_default("add.f32").unwrap();
+        let add = ptx::isa::Instr::parse_default("add.f32").unwrap();
         assert_eq!(
             differ_line("add.f32", |w| ValType::of_result(&add).format_decimal(w), &[0x3f80_0000, 0x3f80_0000], 0x4040_0000, 0x4000_0000),
             "add.f32 0x3f800000 0x3f800000 -> 0x40400000 (3), target 0x40000000 (2)"
         );
-        let dec = |form: &str, w: u64| form_decimal(&Form::parse(form).unwrap(), w);
-        assert_eq!(dec("cvt.rni.s32.f32", 0xffff_ffff), "-1");
-        assert_eq!(dec("cvt.rn.f16.f32", 0x4000), "2");
-        assert_eq!(dec("cvt.rn.bf16.s8", 0x4000), "2");
-        assert_eq!(dec("cvt.rni.u8.bf16", 0xff), "255");
-        assert_eq!(dec("setp.lt.u16", 0b01), "1|0");
-        assert_eq!(dec("setp.lt.f32", 0b10), "0|1");
-        assert_eq!(dec("set.lt.f32.u16", 0x3f80_0000), "1");
-        assert_eq!(dec("selp.s16", 0xffff), "-1");
-        assert_eq!(dec("cvt.rs.satfinite.e2m1x4.f32", 0x0012), "1,0.5,0,0");
     }
 }

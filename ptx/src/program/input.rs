@@ -66,7 +66,13 @@ impl ValType {
             // `p|q`, as `ptxfuzz eval setp.lt.f16x2` prints it.
             ValType::PredPair => format!("{}|{}", bits & 1, (bits >> 1) & 1),
             ValType::Tf32 => format_register_decimal(Type::F32, bits),
-            ValType::Narrow(_) => format_register_decimal(Type::F16, bits),
+            // Two fp8 elements, lane 0 (the low byte) first, as `eval` prints the pair: an f16
+            // reading of the `.b16` register would be another number altogether.
+            ValType::Narrow(n) => {
+                let slot = n.slot_bits();
+                let lane = |i: u32| crate::value::format_narrow_decimal(n, bits >> (i * slot) & ((1 << slot) - 1));
+                format!("{},{}", lane(0), lane(1))
+            }
         }
     }
 
@@ -102,6 +108,14 @@ mod tests {
     const S8: ValType = ValType::Int(IntType { signed: true, bits: 8 });
     const U64: ValType = ValType::Int(IntType { signed: false, bits: 64 });
     const S32: ValType = ValType::Int(IntType { signed: true, bits: 32 });
+
+    #[test]
+    fn an_fp8_pair_prints_its_two_elements_not_an_f16() {
+        // 0x7e is e4m3's 448 and 0x38 its 1.0; the low byte is lane 0. Read as f16, 0x387e
+        // would be 0.5615.
+        assert_eq!(ValType::Narrow(crate::isa::Narrow::E4m3).format_decimal(0x387e), "448,1");
+        assert_eq!(ValType::Narrow(crate::isa::Narrow::E5m2).format_decimal(0x7c00), "0,inf");
+    }
 
     #[test]
     fn integer_inputs_print_in_their_register_and_as_their_value() {

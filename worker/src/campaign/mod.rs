@@ -109,8 +109,10 @@ pub struct CampaignArgs {
     pub trace: bool,
     /// Replay this folder first: files of the `explore` fuzz target's corpus (raw bytes that
     /// ptx::gen decodes), program JSON files (`ptxfuzz gen --out` writes them) or repro.json
-    /// files; `.ptx` and `.cu` files, the text views written beside those, are skipped. Without
-    /// --seconds/--cases the campaign ends after the corpus.
+    /// files, in it and its subfolders (so a campaign's --out replays its finding folders);
+    /// `.ptx` and `.cu` files, the text views written beside those, hidden files and a
+    /// campaign's summary.json and stats.jsonl are skipped. Without --seconds/--cases the
+    /// campaign ends after the corpus.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Where findings, stats.jsonl and summary.json go.

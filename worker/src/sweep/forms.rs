@@ -46,11 +46,30 @@ pub struct FormSweep {
     pub interrupted: bool,
 }
 
+/// One mismatch: the words (numbers in JSON, as before), and beside them each in decimal as the
+/// form's registers read it (`ptx::form_value`), so that a report is read without a decoder.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct FormExample {
     pub operands: Vec<u64>,
     pub got: u64,
     pub primary: u64,
+    pub operands_decimal: Vec<String>,
+    pub got_decimal: String,
+    pub primary_decimal: String,
+}
+
+impl FormExample {
+    fn new(form: &Form, operands: &[u64], got: u64, primary: u64) -> FormExample {
+        use ptx::form_value::{operand_decimal, result_decimal};
+        FormExample {
+            operands_decimal: operands.iter().enumerate().filter_map(|(k, &o)| operand_decimal(form, k, o)).collect(),
+            got_decimal: result_decimal(form, got),
+            primary_decimal: result_decimal(form, primary),
+            operands: operands.to_vec(),
+            got,
+            primary,
+        }
+    }
 }
 
 /// Whether `form` converts two f32 into a packed pair: swept with one value in both.
@@ -119,7 +138,7 @@ pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize
                 match (a.word == g, a.allows(g)) {
                     (true, _) => (t, 0u64, 0u64, Vec::new()),
                     (false, true) => (t, 0, 1, Vec::new()),
-                    (false, false) => (t, 1, 0, vec![FormExample { operands: ops.to_vec(), got: g, primary: a.word }]),
+                    (false, false) => (t, 1, 0, vec![FormExample::new(form, ops, g, a.word)]),
                 }
             })
             .reduce(
@@ -167,8 +186,8 @@ impl FormSweep {
             None => s += "  fingerprint: none (not every input ran once, or the result is too wide)\n",
         }
         for e in &self.examples {
-            let ops: Vec<String> = e.operands.iter().map(|o| format!("0x{o:x} ({o})")).collect();
-            s += &format!("  {} {} -> 0x{:x} ({}), allowed: 0x{:x} ({})\n", self.form, ops.join(" "), e.got, e.got, e.primary, e.primary);
+            let ops: Vec<String> = e.operands.iter().zip(&e.operands_decimal).map(|(o, d)| format!("0x{o:x} ({d})")).collect();
+            s += &format!("  {} {} -> 0x{:x} ({}), allowed: 0x{:x} ({})\n", self.form, ops.join(" "), e.got, e.got_decimal, e.primary, e.primary_decimal);
         }
         s
     }
@@ -243,6 +262,19 @@ mod tests {
         let r = sweep("cvt.rn.f16x2.e2m1x2", Plan { start: 0, stride: 1, count: 256 });
         let want = (0..256u64).fold(0u64, |s, i| s.wrapping_add(term(i, f.eval(&[i]).unwrap().word, 32)));
         assert_eq!(r.fingerprint, Some(format!("{want:016x}")));
+    }
+
+    #[test]
+    fn a_mismatch_shows_each_word_in_hex_and_as_the_form_reads_it() {
+        let f = Form::parse("cvt.rn.f16x2.e4m3x2").unwrap();
+        // 0x387e: e4m3 elements 448 (lane 0) and 1.0; 0x5f00 is f16 448, 0x3c00 f16 1.0.
+        let e = FormExample::new(&f, &[0x387e], 0x3c00_5f01, 0x3c00_5f00);
+        let r = FormSweep { form: f.to_string(), examples: vec![e], ..FormSweep::default() };
+        let text = r.text();
+        assert!(text.contains("cvt.rn.f16x2.e4m3x2 0x387e (448,1) -> 0x3c005f01 (448.2,1), allowed: 0x3c005f00 (448,1)"), "{text}");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["examples"][0]["operands"][0], 0x387e);
+        assert_eq!(json["examples"][0]["operands_decimal"][0], "448,1");
     }
 
     #[test]
