@@ -211,13 +211,18 @@ pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     f.write_all(bytes).and_then(|_| f.sync_all()).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Replace `path` atomically with `bytes` (temporary sibling, fsync, rename).
+/// Replace `path` atomically with `bytes` (temporary sibling, fsync, rename). On a failure the
+/// temporary sibling is removed: nothing but `path` is ever left behind.
 pub fn replace_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp-{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
-    write_synced(&tmp, bytes)?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+    let written = write_synced(&tmp, bytes)
+        .and_then(|()| fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display())));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written?;
     if let Some(parent) = path.parent() {
         sync_dir(parent);
     }

@@ -488,7 +488,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         eprintln!("recording {instr}: {} input(s) from {:#x} on {}", plan.count, plan.start, engine.info());
         let outputs = dump::record(&mut *engine, &instr, plan, batch, &stop)?;
         let bytes = dump::encode(&instr.to_string(), plan.start, instr.ty.bits(), &outputs)?;
-        sweep_checks::write(path, &bytes)?;
+        crate::repro::replace_synced(path, &bytes)?;
         println!("wrote {} outputs of {instr} (inputs {:#x} to {:#x}) to {}", outputs.len(), plan.start, plan.start + outputs.len() as u64 - 1, path.display());
         return Ok(());
     }
@@ -503,7 +503,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     if let Some(path) = &save {
         let json = serde_json::to_string_pretty(&report)? + "\n";
-        sweep_checks::write(path, json.as_bytes())?;
+        crate::repro::replace_synced(path, json.as_bytes())?;
     }
     if let Some(c) = client {
         post::post(&c, &server_report(&report, &instr, engine.info()))?;

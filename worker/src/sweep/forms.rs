@@ -221,7 +221,7 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     let report = sweep_form(&mut *engine, &form, plan, batch, args.examples, &stop)?;
     let json = serde_json::to_string(&report)?;
     if let Some(path) = &save {
-        super::sweep_checks::write(path, format!("{json}\n").as_bytes())?;
+        crate::repro::replace_synced(path, format!("{json}\n").as_bytes())?;
     }
     if args.json {
         println!("{json}");

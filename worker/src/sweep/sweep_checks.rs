@@ -1,4 +1,4 @@
-//! What `ptxfuzz sweep` checks before it runs, and how it writes its files. A 2^32 sweep on
+//! What `ptxfuzz sweep` checks before it runs: where it writes, `--start` and `--sm`. A 2^32 sweep on
 //! the CPU takes minutes: a bad `--sm`, a `--start` outside the space or a path it cannot
 //! write should stop it before, not after (the probe of 2026-12 found `--save /proc/x` failing
 //! only once the sweep had run, and `--save .` leaving a stray temporary file).
@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use ptx::isa::{Arch, Variant};
 
 use crate::oracles::EngineOptions;
@@ -89,27 +89,10 @@ pub fn out_path(option: &str, given: &Path, name: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Replace `path` with `bytes` atomically (a synced temporary sibling renamed over it). On a
-/// failure the temporary file is removed: nothing but `path` is ever left behind.
-pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = tmp_of(path);
-    let written = crate::repro::write_synced(&tmp, bytes)
-        .and_then(|_| fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display())));
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("cannot write {}", path.display()))?;
-    // The rename is durable once the folder is synced (best effort: not every filesystem
-    // lets a folder be opened).
-    if let Ok(d) = fs::File::open(folder_of(path)) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repro::replace_synced;
 
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("ptxfuzz-sweep-checks-{name}-{}", std::process::id()));
@@ -130,11 +113,11 @@ mod tests {
         let p = out_path("--save", &d, "rcp.approx.f32.sweep.json").unwrap();
         assert_eq!(p, d.join("rcp.approx.f32.sweep.json"));
         assert!(listing(&d).is_empty(), "the probe stays: {:?}", listing(&d));
-        write(&p, b"{}\n").unwrap();
+        replace_synced(&p, b"{}\n").unwrap();
         assert_eq!(listing(&d), ["rcp.approx.f32.sweep.json"]);
         // A file in an existing folder is itself; replacing it keeps one file.
         assert_eq!(out_path("--save", &p, "x").unwrap(), p);
-        write(&p, b"[]\n").unwrap();
+        replace_synced(&p, b"[]\n").unwrap();
         assert_eq!((listing(&d), fs::read(&p).unwrap()), (vec!["rcp.approx.f32.sweep.json".to_string()], b"[]\n".to_vec()));
         fs::remove_dir_all(&d).unwrap();
     }
@@ -158,7 +141,7 @@ mod tests {
         let target = d.join("taken");
         fs::create_dir(&target).unwrap();
         fs::write(target.join("inside"), b"x").unwrap();
-        assert!(write(&target, b"data").is_err());
+        assert!(replace_synced(&target, b"data").is_err());
         assert_eq!(listing(&d), ["taken"]);
         fs::remove_dir_all(&d).unwrap();
     }
