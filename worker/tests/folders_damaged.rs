@@ -1,8 +1,10 @@
 //! Damaged and misplaced campaign folders, as the binary meets them: a truncated repro.json or
 //! a 0-byte summary.json is named and skipped by `explain` and `deliver --findings` (the other
 //! folders processed, the exit status non-zero), truncated spool files are counted as rejected,
-//! a resumed campaign rewrites a damaged finding folder, a folder in the way of summary.json is
-//! refused before the campaign runs, and a campaign's `--out` is a corpus of its reproducers.
+//! a resumed campaign rewrites a damaged finding folder (or names it again at the end when it
+//! did not meet it) and removes what a killed campaign left unfinished, a folder in the way of
+//! summary.json is refused before the campaign runs, and a campaign's `--out` is a corpus of its
+//! reproducers.
 
 mod common;
 mod fake_server;
@@ -154,6 +156,30 @@ fn a_resumed_campaign_names_a_truncated_repro_json_and_rewrites_it_when_found_ag
     assert!(t.contains(&format!("NEW   {key}")), "{t}");
     let hidden: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().starts_with(".")).collect();
     assert!(hidden.is_empty(), "{hidden:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_resumed_campaign_names_a_damaged_folder_it_did_not_meet_at_the_end_and_removes_a_killed_writers_leftover() {
+    let out = damaged_copy("resume-interp");
+    // What `repro::write_dir` leaves when killed mid-write, by a process that is gone (above
+    // Linux's largest process id), two minutes ago.
+    let leftover = out.join(".add.f32~rounding~normal~sm90.tmp-4194305");
+    std::fs::create_dir_all(&leftover).unwrap();
+    std::fs::write(leftover.join("repro.json"), "{").unwrap();
+    let two_minutes_ago = std::time::SystemTime::now() - Duration::from_secs(120);
+    std::fs::File::open(&leftover).unwrap().set_modified(two_minutes_ago).unwrap();
+    // The reference judged against itself finds nothing: the damaged folder is not met again.
+    let o = ptxfuzz_output(&["campaign", "--target", "interp", "--cases", "20000", "--quiet", "--out", out.to_str().unwrap()]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains(&format!("campaign: removed {}, left unfinished by a campaign that was killed", leftover.display())), "{t}");
+    assert!(!leftover.exists());
+    let end = t.split("mismatches,").nth(1).unwrap_or_default();
+    assert!(end.contains("1 finding folder(s) in") && end.contains("did not read and were not found again"), "{t}");
+    assert!(end.contains(&format!("    {DAMAGED}: ")) && end.contains("is not a ptxfuzz reproducer"), "{t}");
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["damaged_folders"][DAMAGED].as_str().unwrap().contains("repro.json"), "{summary}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

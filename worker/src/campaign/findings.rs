@@ -125,7 +125,7 @@ impl Findings {
             let name = entry.file_name().to_string_lossy().into_owned();
             // Hidden folders are not findings: `.spool`, and `repro::write_dir`'s temporary
             // `.KEY.tmp-PID` of a writer that was killed (its finding was not complete: the
-            // campaign finds it again).
+            // campaign finds it again; `leftovers::tidy` below removes it).
             if name.starts_with('.') || !folder.join("repro.json").is_file() {
                 continue;
             }
@@ -163,6 +163,11 @@ impl Findings {
                     exec: r.exec,
                 },
             );
+        }
+        // A finding folder is whole when its repro.json read above.
+        let whole = |key: &str| records.values().any(|r: &Record| r.folder == out.join(key));
+        for t in super::leftovers::tidy(out, &whole) {
+            eprintln!("{}", t.message());
         }
         Ok(Findings { out: out.to_path_buf(), records, routes: HashMap::new(), limits, copts, trace, sm, stager: None, damaged })
     }

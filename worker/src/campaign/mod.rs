@@ -16,6 +16,7 @@
 pub mod batch;
 pub mod findings;
 pub mod fused;
+mod leftovers;
 pub mod queue;
 pub mod source;
 pub mod split;
@@ -24,6 +25,7 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -226,6 +228,10 @@ pub struct Summary<'a> {
     #[serde(rename = "engine_stages_us", skip_serializing_if = "Option::is_none")]
     pub engine_stages: Option<&'a crate::oracles::StageTimes>,
     pub findings: Vec<&'a Record>,
+    /// Finding folders whose repro.json did not read at the start and were not found (so not
+    /// rewritten) in this run: folder name -> why. Absent when there are none.
+    #[serde(rename = "damaged_folders", skip_serializing_if = "BTreeMap::is_empty")]
+    pub damaged: &'a BTreeMap<String, String>,
 }
 
 /// The judging pool's threads without `--jobs`: every core, but on a GPU target with 8 cores
@@ -423,6 +429,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         totals: &totals,
         engine_stages: target.stage_times(),
         findings: findings.records().collect(),
+        damaged: findings.damaged(),
     };
     let json = serde_json::to_string_pretty(&summary).expect("summary serialises") + "\n";
     crate::repro::replace_synced(&args.out.join("summary.json"), json.as_bytes())?;

@@ -156,6 +156,19 @@ pub fn lines(s: &Summary, out: &Path, corpus: &SourceReport) -> Vec<String> {
             ));
         }
     }
+    if !s.damaged.is_empty() {
+        // Named again at the end (the warnings at the start have scrolled away): a folder that
+        // does not read is no finding to any reader, and this run did not meet it to rewrite it.
+        v.push(format!(
+            "  {} finding folder(s) in {} did not read and were not found again (not counted as findings): restore each \
+             from a copy, or remove it and let a later campaign find it anew",
+            s.damaged.len(),
+            out.display()
+        ));
+        for (name, why) in s.damaged {
+            v.push(format!("    {name}: {why}"));
+        }
+    }
     v.extend(next_steps(s, out));
     v
 }
@@ -244,7 +257,30 @@ mod tests {
             totals,
             engine_stages: None,
             findings: Vec::new(),
+            damaged: &NO_DAMAGE,
         }
+    }
+
+    static NO_DAMAGE: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+
+    #[test]
+    fn folders_that_did_not_read_and_were_not_rewritten_are_named_at_the_end_and_kept_in_the_json() {
+        use crate::oracles::EngineInfo;
+        let info = EngineInfo::new("interp", "ptxfuzz reference interpreter");
+        let config = ptx::gen::GenConfig::default();
+        let totals = Totals { cases: 10, programs: 1, results: 10, ..Totals::default() };
+        let s = summary_of(&info, &config, &totals, 1.0);
+        let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
+        assert!(!text.contains("did not read"), "{text}");
+        assert!(serde_json::to_value(&s).unwrap().get("damaged_folders").is_none());
+        let damaged = std::collections::BTreeMap::from([("add.f32.rn:rounding".to_string(), "out/add.f32.rn:rounding/repro.json is not a ptxfuzz reproducer: EOF while parsing".to_string())]);
+        let s = Summary { damaged: &damaged, ..s };
+        let text = lines(&s, Path::new("out"), &SourceReport::default()).join("\n");
+        assert!(text.contains("  1 finding folder(s) in out did not read and were not found again"), "{text}");
+        assert!(text.contains("restore each from a copy, or remove it"), "{text}");
+        assert!(text.contains("\n    add.f32.rn:rounding: out/add.f32.rn:rounding/repro.json is not a ptxfuzz reproducer: EOF"), "{text}");
+        let json = serde_json::to_value(&s).unwrap();
+        assert!(json["damaged_folders"]["add.f32.rn:rounding"].as_str().unwrap().contains("EOF while parsing"));
     }
 
     #[test]

@@ -12,9 +12,10 @@
 //! engine costs bounded memory. Its stderr is kept (the last few KiB) and shown with faults.
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,6 +31,10 @@ const STDERR_TAIL: usize = 4096;
 /// Events read ahead of the batch loop: the reader waits (and so does the engine, on its full
 /// stdout) beyond this, so an engine flooding its stdout holds at most this many lines.
 const EVENTS_AHEAD: usize = 16;
+
+/// How often a reader thread waiting on a silent pipe looks whether its engine was killed
+/// ([`wait_readable`]).
+const READER_WAKE: Duration = Duration::from_millis(100);
 
 /// What the reader and writer threads report to the batch loop, in the order it happened.
 enum Event {
@@ -57,6 +62,11 @@ struct Process {
     /// Closed when the stderr reader reaches end of file: a fault message waits for it so that
     /// the engine's last words (written just before it died) are not lost to a race.
     stderr_done: Receiver<()>,
+    /// Set once the engine is killed: the reader threads stop at their next wake
+    /// ([`READER_WAKE`]) even where a process that left the engine's group (`setsid`, a
+    /// daemon a wrapper script started) still holds its stdout or stderr open. A blocking read
+    /// would wait for that process, holding the thread and the pipe, after every restart.
+    closed: Arc<AtomicBool>,
 }
 
 impl Process {
@@ -79,7 +89,11 @@ impl Process {
         let line_limit = Arc::new(AtomicUsize::new(exec_protocol::REPLY_LINE_BASE));
         let limit = Arc::clone(&line_limit);
         let reader_tx = tx.clone();
-        std::thread::spawn(move || read_replies(stdout, &limit, &reader_tx));
+        let closed = Arc::new(AtomicBool::new(false));
+        let (out_closed, err_closed) = (Arc::clone(&closed), Arc::clone(&closed));
+        set_nonblocking(&stdout);
+        set_nonblocking(&err);
+        std::thread::spawn(move || read_replies(stdout, &limit, &reader_tx, &out_closed));
         let (requests, to_write) = mpsc::channel::<Vec<u8>>();
         std::thread::spawn(move || write_requests(stdin, &to_write, &tx));
         let stderr = Arc::new(Mutex::new(Vec::new()));
@@ -88,17 +102,21 @@ impl Process {
         std::thread::spawn(move || {
             let _done = done_tx; // dropped at end of file: wakes `stderr_done`
             let mut buf = [0u8; 1024];
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
+            loop {
+                let n = match err.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock && wait_readable(&err, &err_closed) => continue,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
                 let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
                 t.extend_from_slice(&buf[..n]);
                 let excess = t.len().saturating_sub(STDERR_TAIL);
                 t.drain(..excess);
             }
         });
-        Ok(Process { child, requests, events, line_limit, stderr, stderr_done })
+        Ok(Process { child, requests, events, line_limit, stderr, stderr_done, closed })
     }
 
     fn stderr_tail(&self) -> String {
@@ -123,6 +141,8 @@ impl Process {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = self.stderr_done.recv_timeout(Duration::from_secs(1));
+        // After the last words are in: a reader still waiting waits on a process that left.
+        self.closed.store(true, Ordering::Relaxed);
         self.stderr_tail()
     }
 
@@ -140,14 +160,49 @@ impl Process {
     }
 }
 
+/// Make reads of `pipe` return `WouldBlock` instead of waiting, so that a reader waits in
+/// [`wait_readable`] instead, where it sees `closed`. Reads that find bytes cost one system
+/// call as before; only an idle reader polls. Should it fail, reads block as they did.
+fn set_nonblocking(pipe: &impl AsRawFd) {
+    let fd = pipe.as_raw_fd();
+    // SAFETY: fcntl on a descriptor `pipe` owns; F_GETFL/F_SETFL touch only its flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// Wait until `pipe` has bytes, or its end of file, or an error for the read to report; false
+/// when `closed` is set first.
+fn wait_readable(pipe: &impl AsRawFd, closed: &AtomicBool) -> bool {
+    let mut p = libc::pollfd { fd: pipe.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+    loop {
+        if closed.load(Ordering::Relaxed) {
+            return false;
+        }
+        // SAFETY: one pollfd, for a descriptor `pipe` owns for the whole call.
+        let n = unsafe { libc::poll(&mut p, 1, READER_WAKE.as_millis() as libc::c_int) };
+        if n > 0 || (n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted) {
+            return true;
+        }
+    }
+}
+
 /// The reader thread: send each line of `stdout` as an [`Event::Line`], refusing one longer than
-/// `limit` (`BufRead::lines` would buffer an endless line until memory runs out).
-fn read_replies(stdout: ChildStdout, limit: &AtomicUsize, tx: &SyncSender<Event>) {
+/// `limit` (`BufRead::lines` would buffer an endless line until memory runs out). Ends when
+/// `closed` is set ([`Process::closed`]).
+fn read_replies<R: Read + AsRawFd>(stdout: R, limit: &AtomicUsize, tx: &SyncSender<Event>, closed: &AtomicBool) {
     let mut r = BufReader::with_capacity(1 << 16, stdout);
     let mut line = Vec::new();
     loop {
         let buf = match r.fill_buf() {
             Ok(buf) => buf,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => match wait_readable(r.get_ref(), closed) {
+                true => continue,
+                false => return,
+            },
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => {
                 let _ = tx.send(Event::ReadError(e));
@@ -396,6 +451,30 @@ mod tests {
 
     fn opts(secs: u64) -> EngineOptions {
         EngineOptions { timeout: Duration::from_secs(secs), ..EngineOptions::default() }
+    }
+
+    #[test]
+    fn a_reader_held_by_a_process_outside_the_engine_stops_once_the_engine_is_killed() {
+        // `sleep` stands for a daemon that kept the engine's stdout: no byte, no end of file.
+        let mut holder = Command::new("sleep").arg("30").stdout(Stdio::piped()).spawn().unwrap();
+        let stdout = holder.stdout.take().unwrap();
+        set_nonblocking(&stdout);
+        let closed = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::sync_channel(EVENTS_AHEAD);
+        let (done_tx, done) = mpsc::channel::<()>();
+        let flag = Arc::clone(&closed);
+        std::thread::spawn(move || {
+            let _done = done_tx;
+            read_replies(stdout, &AtomicUsize::new(1024), &tx, &flag);
+        });
+        let waiting = done.recv_timeout(Duration::from_millis(300));
+        closed.store(true, Ordering::Relaxed);
+        let stopped = done.recv_timeout(Duration::from_secs(5));
+        let _ = holder.kill();
+        let _ = holder.wait();
+        assert_eq!(waiting, Err(RecvTimeoutError::Timeout), "the reader waits while the pipe is silent");
+        assert_eq!(stopped, Err(RecvTimeoutError::Disconnected), "and ends once the engine is killed");
+        assert!(rx.try_recv().is_err(), "with no event: the batch loop has gone on already");
     }
 
     #[test]

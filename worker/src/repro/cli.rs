@@ -34,7 +34,8 @@ pub struct ReproArgs {
     #[arg(long, default_value_t = 60, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub timeout: u64,
     /// cuda: compile for sm_XX instead of the device's own: 90, sm_90, or with its suffix
-    /// (100a, 100f) for a finding whose program needs one (repro.json's `variant`).
+    /// (100a, 100f). Default: the device's own sm, or for a finding whose program needs a
+    /// suffix (repro.json's `variant`) the sm and suffix it records.
     #[arg(long)]
     pub sm: Option<ptx::isa::Arch>,
     /// Write repro.ptx and repro.cu again from repro.json (after editing it by hand).
@@ -51,23 +52,32 @@ pub struct ReproArgs {
     pub exec: Option<Exec>,
 }
 
-/// The engine options of `--timeout` and `--sm` (its suffix too). An sm the kernel emitter
-/// does not know is refused with the emitter's message, as `campaign` and `gen` refuse it,
-/// before the reproducer is read or an engine opened.
-fn engine_options(args: &ReproArgs) -> Result<EngineOptions> {
+/// An sm the kernel emitter does not know is refused with the emitter's message, as
+/// `campaign` and `gen` refuse it, before the reproducer is read or an engine opened.
+fn check_sm(args: &ReproArgs) -> Result<()> {
     if let Some(arch) = args.sm {
         ptx::kernel::min_ptx_for_arch(arch).map_err(|e| anyhow::anyhow!("--sm {}: {e}", arch.to_string().trim_start_matches("sm_")))?;
     }
-    Ok(EngineOptions {
+    Ok(())
+}
+
+/// The engine options of `--timeout` and `--sm` (its suffix too). Without `--sm`, a finding
+/// recorded for a suffixed target (`sm_100a`: its program has a form only that target has,
+/// PTX ISA 9.7.9.21) is compiled for that target again: the device's plain sm would refuse
+/// the program. A plain finding runs on the device's own sm, as before.
+fn engine_options(args: &ReproArgs, recorded: ptx::isa::Arch) -> EngineOptions {
+    let arch = args.sm.or((recorded.variant != ptx::isa::Variant::Plain).then_some(recorded));
+    EngineOptions {
         timeout: Duration::from_secs(args.timeout),
-        sm: args.sm.map(|a| a.sm),
-        variant: args.sm.map_or(ptx::isa::Variant::Plain, |a| a.variant),
-    })
+        sm: arch.map(|a| a.sm),
+        variant: arch.map_or(ptx::isa::Variant::Plain, |a| a.variant),
+    }
 }
 
 pub fn run(args: ReproArgs) -> Result<ExitCode> {
-    let opts = engine_options(&args)?;
+    check_sm(&args)?;
     let r = Reproducer::load(&args.file)?;
+    let opts = engine_options(&args, ptx::isa::Arch { sm: r.sm, variant: r.variant });
     let case = r.case()?;
     let p = &case.program;
     if args.regenerate {
@@ -142,7 +152,23 @@ mod tests {
     }
 
     fn options(sm: &str) -> Result<EngineOptions> {
-        engine_options(&Cli::try_parse_from(["repro", "f", "--sm", sm]).map_err(|e| anyhow::anyhow!("{e}"))?.repro)
+        let args = Cli::try_parse_from(["repro", "f", "--sm", sm]).map_err(|e| anyhow::anyhow!("{e}"))?.repro;
+        check_sm(&args)?;
+        Ok(engine_options(&args, ptx::isa::Arch::from(90)))
+    }
+
+    #[test]
+    fn without_sm_a_suffixed_finding_runs_on_its_recorded_target_a_plain_one_on_the_devices() {
+        let args = Cli::try_parse_from(["repro", "f"]).unwrap().repro;
+        let a100 = ptx::isa::Arch { sm: 100, variant: ptx::isa::Variant::A };
+        let o = engine_options(&args, a100);
+        assert_eq!((o.sm, o.variant), (Some(100), ptx::isa::Variant::A));
+        let o = engine_options(&args, ptx::isa::Arch::from(90));
+        assert_eq!((o.sm, o.variant), (None, ptx::isa::Variant::Plain));
+        // --sm wins over what the finding records.
+        let args = Cli::try_parse_from(["repro", "f", "--sm", "103a"]).unwrap().repro;
+        let o = engine_options(&args, a100);
+        assert_eq!((o.sm, o.variant), (Some(103), ptx::isa::Variant::A));
     }
 
     #[test]
