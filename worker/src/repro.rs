@@ -129,6 +129,11 @@ impl ReproducerExt for Reproducer {
                     path.display()
                 );
             }
+            bail!(
+                "{} is not a finding folder: it has no repro.json and no finding folder inside; give a folder \
+                 `ptxfuzz campaign` wrote under its --out (SIGNATURE/), or its repro.json",
+                path.display()
+            );
         }
         let text = fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
         let r: Reproducer = match serde_json::from_str(&text) {
@@ -334,6 +339,14 @@ mod tests {
         assert!(write_dir(&dir, &r).is_err());
         let leftovers: Vec<_> = fs::read_dir(&base).unwrap().filter_map(|e| e.ok()).collect();
         assert_eq!(leftovers.len(), 1, "no temporary folder left behind");
+        // The parent holds one finding folder: named, not "cannot read repro.json".
+        let e = Reproducer::load(&base).unwrap_err().to_string();
+        assert!(e.contains("holds 1 finding folder(s), not one finding"), "{e}");
+        // A folder with neither is said to be no finding folder, with what to give instead.
+        let empty = base.join("empty");
+        fs::create_dir(&empty).unwrap();
+        let e = Reproducer::load(&empty).unwrap_err().to_string();
         fs::remove_dir_all(&base).unwrap();
+        assert!(e.contains("is not a finding folder: it has no repro.json") && e.contains("or its repro.json"), "{e}");
     }
 }

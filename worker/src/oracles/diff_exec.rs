@@ -11,12 +11,12 @@
 //! ([`exec_protocol::max_reply_line`]) and so is the queue of lines read ahead, so a faulty
 //! engine costs bounded memory. Its stderr is kept (the last few KiB) and shown with faults.
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::os::fd::AsRawFd;
+mod threads;
+
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,31 +24,11 @@ use ptx::program::Program;
 
 use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Job, Output};
 use super::exec_protocol::{self, decode_reply, encode_request, Reply};
-
-/// Bytes of the engine's stderr kept for fault messages.
-const STDERR_TAIL: usize = 4096;
+use threads::{read_replies, set_nonblocking, write_requests, Event};
 
 /// Events read ahead of the batch loop: the reader waits (and so does the engine, on its full
 /// stdout) beyond this, so an engine flooding its stdout holds at most this many lines.
 const EVENTS_AHEAD: usize = 16;
-
-/// How often a reader thread waiting on a silent pipe looks whether its engine was killed
-/// ([`wait_readable`]).
-const READER_WAKE: Duration = Duration::from_millis(100);
-
-/// What the reader and writer threads report to the batch loop, in the order it happened.
-enum Event {
-    /// One reply line, without its `\n`.
-    Line(String),
-    /// A line grew past the limit (bytes) without ending; the reader stopped.
-    TooLong(usize),
-    /// Reading stdout failed (not UTF-8, say); the reader stopped.
-    ReadError(std::io::Error),
-    /// The engine closed its stdout.
-    Eof,
-    /// Writing a request failed (the engine closed its stdin or exited); the writer stopped.
-    WriteError(std::io::Error),
-}
 
 /// A running engine process.
 struct Process {
@@ -62,10 +42,11 @@ struct Process {
     /// Closed when the stderr reader reaches end of file: a fault message waits for it so that
     /// the engine's last words (written just before it died) are not lost to a race.
     stderr_done: Receiver<()>,
-    /// Set once the engine is killed: the reader threads stop at their next wake
-    /// ([`READER_WAKE`]) even where a process that left the engine's group (`setsid`, a
-    /// daemon a wrapper script started) still holds its stdout or stderr open. A blocking read
-    /// would wait for that process, holding the thread and the pipe, after every restart.
+    /// Set once the engine is killed: the reader and writer threads stop at their next wake
+    /// ([`threads::READER_WAKE`]) even where a process that left the engine's group (`setsid`, a
+    /// daemon a wrapper script started) still holds its stdin, stdout or stderr open. A
+    /// blocking read or write would wait for that process, holding the thread and the pipe,
+    /// after every restart.
     closed: Arc<AtomicBool>,
 }
 
@@ -82,39 +63,28 @@ impl Process {
             .map_err(|e| EngineFault::Io { message: format!("cannot start `sh -c {command}`: {e}") })?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
-        let mut err = child.stderr.take().expect("piped");
-        // Both threads end when the engine's pipes close (it is killed, with its group, on
-        // every fault and on drop) or when `Process` is dropped (their sends fail).
+        let err = child.stderr.take().expect("piped");
+        // The threads end when the engine's pipes close (it is killed, with its group, on
+        // every fault and on drop), when `Process` is dropped (their sends fail), or when
+        // `closed` is set, where a process outside the group holds a pipe (`threads`).
         let (tx, events) = mpsc::sync_channel(EVENTS_AHEAD);
         let line_limit = Arc::new(AtomicUsize::new(exec_protocol::REPLY_LINE_BASE));
         let limit = Arc::clone(&line_limit);
         let reader_tx = tx.clone();
         let closed = Arc::new(AtomicBool::new(false));
-        let (out_closed, err_closed) = (Arc::clone(&closed), Arc::clone(&closed));
+        let (out_closed, err_closed, in_closed) = (Arc::clone(&closed), Arc::clone(&closed), Arc::clone(&closed));
         set_nonblocking(&stdout);
         set_nonblocking(&err);
+        set_nonblocking(&stdin);
         std::thread::spawn(move || read_replies(stdout, &limit, &reader_tx, &out_closed));
         let (requests, to_write) = mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || write_requests(stdin, &to_write, &tx));
+        std::thread::spawn(move || write_requests(stdin, &to_write, &tx, &in_closed));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr);
         let (done_tx, stderr_done) = mpsc::channel::<()>();
         std::thread::spawn(move || {
-            let _done = done_tx; // dropped at end of file: wakes `stderr_done`
-            let mut buf = [0u8; 1024];
-            loop {
-                let n = match err.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == ErrorKind::WouldBlock && wait_readable(&err, &err_closed) => continue,
-                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                };
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-                t.extend_from_slice(&buf[..n]);
-                let excess = t.len().saturating_sub(STDERR_TAIL);
-                t.drain(..excess);
-            }
+            let _done = done_tx; // dropped when the thread ends: wakes `stderr_done`
+            threads::read_stderr(err, &tail, &err_closed);
         });
         Ok(Process { child, requests, events, line_limit, stderr, stderr_done, closed })
     }
@@ -156,114 +126,6 @@ impl Process {
                 Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
                 _ => return None,
             }
-        }
-    }
-}
-
-/// Make reads of `pipe` return `WouldBlock` instead of waiting, so that a reader waits in
-/// [`wait_readable`] instead, where it sees `closed`. Reads that find bytes cost one system
-/// call as before; only an idle reader polls. Should it fail, reads block as they did.
-fn set_nonblocking(pipe: &impl AsRawFd) {
-    let fd = pipe.as_raw_fd();
-    // SAFETY: fcntl on a descriptor `pipe` owns; F_GETFL/F_SETFL touch only its flags.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
-    }
-}
-
-/// Wait until `pipe` has bytes, or its end of file, or an error for the read to report; false
-/// when `closed` is set first.
-fn wait_readable(pipe: &impl AsRawFd, closed: &AtomicBool) -> bool {
-    let mut p = libc::pollfd { fd: pipe.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-    loop {
-        if closed.load(Ordering::Relaxed) {
-            return false;
-        }
-        // SAFETY: one pollfd, for a descriptor `pipe` owns for the whole call.
-        let n = unsafe { libc::poll(&mut p, 1, READER_WAKE.as_millis() as libc::c_int) };
-        if n > 0 || (n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted) {
-            return true;
-        }
-    }
-}
-
-/// The reader thread: send each line of `stdout` as an [`Event::Line`], refusing one longer than
-/// `limit` (`BufRead::lines` would buffer an endless line until memory runs out). Ends when
-/// `closed` is set ([`Process::closed`]).
-fn read_replies<R: Read + AsRawFd>(stdout: R, limit: &AtomicUsize, tx: &SyncSender<Event>, closed: &AtomicBool) {
-    let mut r = BufReader::with_capacity(1 << 16, stdout);
-    let mut line = Vec::new();
-    loop {
-        let buf = match r.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == ErrorKind::WouldBlock => match wait_readable(r.get_ref(), closed) {
-                true => continue,
-                false => return,
-            },
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) => {
-                let _ = tx.send(Event::ReadError(e));
-                return;
-            }
-        };
-        if buf.is_empty() {
-            // A last line without its newline still counts, as with `BufRead::lines`.
-            if !line.is_empty() {
-                match String::from_utf8(std::mem::take(&mut line)) {
-                    Ok(l) => {
-                        let _ = tx.send(Event::Line(l));
-                    }
-                    Err(_) => {
-                        let _ = tx.send(Event::ReadError(not_utf8()));
-                        return;
-                    }
-                }
-            }
-            let _ = tx.send(Event::Eof);
-            return;
-        }
-        let (used, ends) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (buf.len(), false),
-        };
-        let max = limit.load(Ordering::Relaxed);
-        if line.len() + used - usize::from(ends) > max {
-            let _ = tx.send(Event::TooLong(max));
-            return;
-        }
-        line.extend_from_slice(&buf[..used - usize::from(ends)]);
-        r.consume(used);
-        if ends {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let event = match String::from_utf8(std::mem::take(&mut line)) {
-                Ok(l) => Event::Line(l),
-                Err(_) => Event::ReadError(not_utf8()),
-            };
-            let stop = matches!(event, Event::ReadError(_));
-            if tx.send(event).is_err() || stop {
-                return;
-            }
-        }
-    }
-}
-
-fn not_utf8() -> std::io::Error {
-    std::io::Error::new(ErrorKind::InvalidData, "stream did not contain valid UTF-8")
-}
-
-/// The writer thread: write each request to the engine's stdin. A write blocks while the engine
-/// does not read; the batch loop times out meanwhile and kills the engine, which ends the
-/// write (broken pipe) and this thread.
-fn write_requests(mut stdin: ChildStdin, requests: &Receiver<Vec<u8>>, tx: &SyncSender<Event>) {
-    for request in requests {
-        if let Err(e) = stdin.write_all(&request).and_then(|()| stdin.flush()) {
-            let _ = tx.send(Event::WriteError(e));
-            return;
         }
     }
 }
@@ -451,30 +313,6 @@ mod tests {
 
     fn opts(secs: u64) -> EngineOptions {
         EngineOptions { timeout: Duration::from_secs(secs), ..EngineOptions::default() }
-    }
-
-    #[test]
-    fn a_reader_held_by_a_process_outside_the_engine_stops_once_the_engine_is_killed() {
-        // `sleep` stands for a daemon that kept the engine's stdout: no byte, no end of file.
-        let mut holder = Command::new("sleep").arg("30").stdout(Stdio::piped()).spawn().unwrap();
-        let stdout = holder.stdout.take().unwrap();
-        set_nonblocking(&stdout);
-        let closed = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::sync_channel(EVENTS_AHEAD);
-        let (done_tx, done) = mpsc::channel::<()>();
-        let flag = Arc::clone(&closed);
-        std::thread::spawn(move || {
-            let _done = done_tx;
-            read_replies(stdout, &AtomicUsize::new(1024), &tx, &flag);
-        });
-        let waiting = done.recv_timeout(Duration::from_millis(300));
-        closed.store(true, Ordering::Relaxed);
-        let stopped = done.recv_timeout(Duration::from_secs(5));
-        let _ = holder.kill();
-        let _ = holder.wait();
-        assert_eq!(waiting, Err(RecvTimeoutError::Timeout), "the reader waits while the pipe is silent");
-        assert_eq!(stopped, Err(RecvTimeoutError::Disconnected), "and ends once the engine is killed");
-        assert!(rx.try_recv().is_err(), "with no event: the batch loop has gone on already");
     }
 
     #[test]
