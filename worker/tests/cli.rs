@@ -381,14 +381,17 @@ fn eval_names_an_option_after_the_operands_instead_of_reading_it_as_one() {
 /// command, and a `bench --filter` that matches nothing is an error, not an empty table.
 #[test]
 fn wrong_families_types_and_filters_name_what_exists() {
-    for args in [&["gen", "--count", "1", "--out", "unused", "--families", "fmad"][..], &["campaign", "--target", "interp", "--seconds", "1", "--families", "fmad"]] {
+    // The campaign without --target: refused before it picks one and says no GPU was found.
+    for args in [&["gen", "--count", "1", "--out", "unused", "--families", "fmad"][..], &["campaign", "--target", "interp", "--seconds", "1", "--families", "fmad"], &["campaign", "--seconds", "1", "--families", "fmad"]] {
         let (code, out, err) = ptxfuzz(args);
         assert_eq!(code, 1, "{args:?}: {err}");
         assert!(out.is_empty() && err.starts_with("error: unknown family 'fmad': the families are the PTX opcodes testp,") && err.contains(", cvt, setp, set, selp"), "{args:?}: {err}");
     }
-    let (code, _, err) = ptxfuzz(&["gen", "--count", "1", "--out", "unused", "--types", "f8"]);
-    assert_eq!(code, 1);
-    assert!(err.contains("the types are f16, f16x2, bf16, bf16x2, f32, f32x2, f64"), "{err}");
+    for args in [&["gen", "--count", "1", "--out", "unused", "--types", "f8"][..], &["campaign", "--seconds", "1", "--types", "f8"]] {
+        let (code, _, err) = ptxfuzz(args);
+        assert_eq!(code, 1);
+        assert!(err.starts_with("error: unknown type 'f8': the types are f16, f16x2, bf16, bf16x2, f32, f32x2, f64"), "{args:?}: {err}");
+    }
     for args in [&["bench", "--filter", "zzz"][..], &["bench", "--cvt", "--filter", "zzz"]] {
         let (code, out, err) = ptxfuzz(args);
         assert_eq!(code, 1, "{args:?}: {out}{err}");

@@ -253,6 +253,14 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     if let Some(note) = note {
         eprintln!("{note}");
     }
+    // A misspelt filter is the whole answer: said before the target is chosen (and before the
+    // notice that no GPU was found), as `gen_config` would say it after.
+    for f in &args.families {
+        crate::cli_values::family(f).map_err(anyhow::Error::msg)?;
+    }
+    for t in &args.types {
+        crate::cli_values::register_type(t).map_err(anyhow::Error::msg)?;
+    }
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => {
