@@ -187,23 +187,29 @@ mod tests {
     use std::sync::mpsc::{self, RecvTimeoutError};
     use std::sync::Arc;
 
+    /// Run `thread` (a pipe thread given `closed`) on its own, and say how it stood 300 ms in
+    /// (still running: `Timeout`) and within 5 s of `closed` being set (ended: `Disconnected`).
+    fn stops_once_closed(thread: impl FnOnce(&AtomicBool) + Send + 'static) -> (Result<(), RecvTimeoutError>, Result<(), RecvTimeoutError>) {
+        let closed = Arc::new(AtomicBool::new(false));
+        let (done_tx, done) = mpsc::channel::<()>();
+        let flag = Arc::clone(&closed);
+        std::thread::spawn(move || {
+            let _done = done_tx;
+            thread(&flag);
+        });
+        let waiting = done.recv_timeout(Duration::from_millis(300));
+        closed.store(true, Ordering::Relaxed);
+        (waiting, done.recv_timeout(Duration::from_secs(5)))
+    }
+
     #[test]
     fn a_reader_held_by_a_process_outside_the_engine_stops_once_the_engine_is_killed() {
         // `sleep` stands for a daemon that kept the engine's stdout: no byte, no end of file.
         let mut holder = Command::new("sleep").arg("30").stdout(Stdio::piped()).spawn().unwrap();
         let stdout = holder.stdout.take().unwrap();
         set_nonblocking(&stdout);
-        let closed = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::sync_channel(16);
-        let (done_tx, done) = mpsc::channel::<()>();
-        let flag = Arc::clone(&closed);
-        std::thread::spawn(move || {
-            let _done = done_tx;
-            read_replies(stdout, &AtomicUsize::new(1024), &tx, &flag);
-        });
-        let waiting = done.recv_timeout(Duration::from_millis(300));
-        closed.store(true, Ordering::Relaxed);
-        let stopped = done.recv_timeout(Duration::from_secs(5));
+        let (waiting, stopped) = stops_once_closed(move |closed| read_replies(stdout, &AtomicUsize::new(1024), &tx, closed));
         let _ = holder.kill();
         let _ = holder.wait();
         assert_eq!(waiting, Err(RecvTimeoutError::Timeout), "the reader waits while the pipe is silent");
@@ -217,22 +223,13 @@ mod tests {
         let mut holder = Command::new("sleep").arg("30").stdin(Stdio::piped()).spawn().unwrap();
         let stdin = holder.stdin.take().unwrap();
         set_nonblocking(&stdin);
-        let closed = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::sync_channel(16);
         let (requests, to_write) = mpsc::channel::<Vec<u8>>();
-        let (done_tx, done) = mpsc::channel::<()>();
-        let flag = Arc::clone(&closed);
-        std::thread::spawn(move || {
-            let _done = done_tx;
-            write_requests(stdin, &to_write, &tx, &flag);
-        });
         // Two requests, so a pipe buffer larger than one (Linux: 64 KiB) is still full; the
         // sender is kept, as `Process` keeps it until it is dropped.
         requests.send(vec![b'x'; 1 << 20]).unwrap();
         requests.send(b"{}\n".to_vec()).unwrap();
-        let waiting = done.recv_timeout(Duration::from_millis(300));
-        closed.store(true, Ordering::Relaxed);
-        let stopped = done.recv_timeout(Duration::from_secs(5));
+        let (waiting, stopped) = stops_once_closed(move |closed| write_requests(stdin, &to_write, &tx, closed));
         let _ = holder.kill();
         let _ = holder.wait();
         assert_eq!(waiting, Err(RecvTimeoutError::Timeout), "the writer waits while the pipe is full");
