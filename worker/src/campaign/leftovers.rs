@@ -26,12 +26,12 @@ enum Kind {
     DamagedAside,
 }
 
-/// What [`tidy`] did with one leftover.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What [`tidy`] did with one leftover (ordered as reported: the kept first).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Tidied {
-    Removed(PathBuf),
     /// A damaged copy whose finding was not rewritten: kept, for the user to restore or remove.
     Kept(PathBuf),
+    Removed(PathBuf),
 }
 
 impl Tidied {
@@ -91,7 +91,7 @@ fn tidy_at(out: &Path, reads: &dyn Fn(&str) -> bool, now: SystemTime) -> Vec<Tid
             done.push(Tidied::Removed(path));
         }
     }
-    done.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    done.sort();
     done
 }
 

@@ -254,13 +254,8 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         eprintln!("{note}");
     }
     // A misspelt filter is the whole answer: said before the target is chosen (and before the
-    // notice that no GPU was found), as `gen_config` would say it after.
-    for f in &args.families {
-        crate::cli_values::family(f).map_err(anyhow::Error::msg)?;
-    }
-    for t in &args.types {
-        crate::cli_values::register_type(t).map_err(anyhow::Error::msg)?;
-    }
+    // notice that no GPU was found).
+    let filters = Filters::of(&args)?;
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => {
@@ -295,7 +290,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         }
         _ => (open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?, None),
     };
-    let cfg = gen_config(&args, &spec, target.info())?;
+    let cfg = gen_config(&args, &filters, &spec, target.info())?;
     let gen = Generator::new(cfg.clone())?;
     let stop = crate::interrupt::stop_flag()?;
     let copts = CompareOptions { sm: target.info().sm, profile: profile.clone(), ..CompareOptions::default() };
@@ -488,9 +483,24 @@ pub fn default_generator() -> GenConfig {
     GenConfig { approximate: true, undocumented: false, ..GenConfig::default() }
 }
 
-/// The generator config: --config or [`default_generator`], restricted by --sm, --families,
-/// --types, and for the host target to what its FPU implements unless the user chose.
-fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
+/// `--families` and `--types`, read (an empty list: not given).
+struct Filters {
+    opcodes: Vec<Opcode>,
+    types: Vec<Type>,
+}
+
+impl Filters {
+    fn of(args: &CampaignArgs) -> Result<Filters> {
+        Ok(Filters {
+            opcodes: args.families.iter().map(|f| crate::cli_values::family(f).map_err(anyhow::Error::msg)).collect::<Result<_>>()?,
+            types: args.types.iter().map(|t| crate::cli_values::register_type(t).map_err(anyhow::Error::msg)).collect::<Result<_>>()?,
+        })
+    }
+}
+
+/// The generator config: --config or [`default_generator`], restricted by --sm, `filters`,
+/// and for the host target to what its FPU implements unless the user chose.
+fn gen_config(args: &CampaignArgs, filters: &Filters, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
     let mut cfg = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -513,21 +523,13 @@ fn gen_config(args: &CampaignArgs, spec: &EngineSpec, info: &EngineInfo) -> Resu
         bail!("the config's target is {}: give --sm {} too, so that the cuda target compiles its modules for it", cfg.arch(), cfg.arch().to_string().trim_start_matches("sm_"));
     }
     let host_defaults = *spec == EngineSpec::Host && args.config.is_none();
-    if !args.families.is_empty() {
-        cfg.opcodes = args
-            .families
-            .iter()
-            .map(|f| crate::cli_values::family(f).map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?;
+    if !filters.opcodes.is_empty() {
+        cfg.opcodes = filters.opcodes.clone();
     } else if host_defaults {
         cfg.opcodes = vec![Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::Fma, Opcode::Div, Opcode::Sqrt, Opcode::Rcp];
     }
-    if !args.types.is_empty() {
-        cfg.types = args
-            .types
-            .iter()
-            .map(|t| crate::cli_values::register_type(t).map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?;
+    if !filters.types.is_empty() {
+        cfg.types = filters.types.clone();
     } else if host_defaults {
         cfg.types = vec![Type::F32, Type::F64];
     }

@@ -24,7 +24,7 @@ use ptx::program::Program;
 
 use super::engine::{Engine, EngineFault, EngineInfo, EngineOptions, Job, Output};
 use super::exec_protocol::{self, decode_reply, encode_request, Reply};
-use threads::{read_replies, set_nonblocking, write_requests, Event};
+use threads::{read_replies, write_requests, Event};
 
 /// Events read ahead of the batch loop: the reader waits (and so does the engine, on its full
 /// stdout) beyond this, so an engine flooding its stdout holds at most this many lines.
@@ -43,7 +43,7 @@ struct Process {
     /// the engine's last words (written just before it died) are not lost to a race.
     stderr_done: Receiver<()>,
     /// Set once the engine is killed: the reader and writer threads stop at their next wake
-    /// ([`threads::READER_WAKE`]) even where a process that left the engine's group (`setsid`, a
+    /// ([`threads::PIPE_WAKE`]) even where a process that left the engine's group (`setsid`, a
     /// daemon a wrapper script started) still holds its stdin, stdout or stderr open. A
     /// blocking read or write would wait for that process, holding the thread and the pipe,
     /// after every restart.
@@ -73,9 +73,6 @@ impl Process {
         let reader_tx = tx.clone();
         let closed = Arc::new(AtomicBool::new(false));
         let (out_closed, err_closed, in_closed) = (Arc::clone(&closed), Arc::clone(&closed), Arc::clone(&closed));
-        set_nonblocking(&stdout);
-        set_nonblocking(&err);
-        set_nonblocking(&stdin);
         std::thread::spawn(move || read_replies(stdout, &limit, &reader_tx, &out_closed));
         let (requests, to_write) = mpsc::channel::<Vec<u8>>();
         std::thread::spawn(move || write_requests(stdin, &to_write, &tx, &in_closed));

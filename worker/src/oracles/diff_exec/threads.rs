@@ -16,7 +16,7 @@ pub(super) const STDERR_TAIL: usize = 4096;
 
 /// How often a reader waiting on a silent pipe, or the writer on a full one, looks whether its
 /// engine was killed ([`wait_ready`]).
-pub(super) const READER_WAKE: Duration = Duration::from_millis(100);
+pub(super) const PIPE_WAKE: Duration = Duration::from_millis(100);
 
 /// What the reader and writer threads report to the batch loop, in the order it happened.
 pub(super) enum Event {
@@ -33,10 +33,11 @@ pub(super) enum Event {
 }
 
 /// Make reads and writes of `pipe` return `WouldBlock` instead of waiting, so that a thread
-/// waits in [`wait_ready`] instead, where it sees `closed`. A read that finds bytes (a write
+/// waits in [`wait_ready`] instead, where it sees `closed`; each thread below does it to its
+/// own pipe first. A read that finds bytes (a write
 /// that finds room) costs one system call as before; only an idle thread polls. Should it
 /// fail, reads and writes block as they did.
-pub(super) fn set_nonblocking(pipe: &impl AsRawFd) {
+fn set_nonblocking(pipe: &impl AsRawFd) {
     let fd = pipe.as_raw_fd();
     // SAFETY: fcntl on a descriptor `pipe` owns; F_GETFL/F_SETFL touch only its flags.
     unsafe {
@@ -49,14 +50,14 @@ pub(super) fn set_nonblocking(pipe: &impl AsRawFd) {
 
 /// Wait until `pipe` is ready for `events` (`POLLIN`: bytes or end of file; `POLLOUT`: room,
 /// or a reader gone) or has an error for the call to report; false when `closed` is set first.
-pub(super) fn wait_ready(pipe: &impl AsRawFd, events: libc::c_short, closed: &AtomicBool) -> bool {
+fn wait_ready(pipe: &impl AsRawFd, events: libc::c_short, closed: &AtomicBool) -> bool {
     let mut p = libc::pollfd { fd: pipe.as_raw_fd(), events, revents: 0 };
     loop {
         if closed.load(Ordering::Relaxed) {
             return false;
         }
         // SAFETY: one pollfd, for a descriptor `pipe` owns for the whole call.
-        let n = unsafe { libc::poll(&mut p, 1, READER_WAKE.as_millis() as libc::c_int) };
+        let n = unsafe { libc::poll(&mut p, 1, PIPE_WAKE.as_millis() as libc::c_int) };
         if n > 0 || (n < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted) {
             return true;
         }
@@ -67,6 +68,7 @@ pub(super) fn wait_ready(pipe: &impl AsRawFd, events: libc::c_short, closed: &At
 /// `limit` (`BufRead::lines` would buffer an endless line until memory runs out). Ends when
 /// `closed` is set ([`Process::closed`]).
 pub(super) fn read_replies<R: Read + AsRawFd>(stdout: R, limit: &AtomicUsize, tx: &SyncSender<Event>, closed: &AtomicBool) {
+    set_nonblocking(&stdout);
     let mut r = BufReader::with_capacity(1 << 16, stdout);
     let mut line = Vec::new();
     loop {
@@ -125,7 +127,7 @@ pub(super) fn read_replies<R: Read + AsRawFd>(stdout: R, limit: &AtomicUsize, tx
     }
 }
 
-pub(super) fn not_utf8() -> std::io::Error {
+fn not_utf8() -> std::io::Error {
     std::io::Error::new(ErrorKind::InvalidData, "stream did not contain valid UTF-8")
 }
 
@@ -134,6 +136,7 @@ pub(super) fn not_utf8() -> std::io::Error {
 /// write (broken pipe, or `closed` where a process outside the group holds the pipe) and this
 /// thread.
 pub(super) fn write_requests<W: Write + AsRawFd>(mut stdin: W, requests: &Receiver<Vec<u8>>, tx: &SyncSender<Event>, closed: &AtomicBool) {
+    set_nonblocking(&stdin);
     for request in requests {
         if let Err(e) = write_whole(&mut stdin, &request, closed) {
             let _ = tx.send(Event::WriteError(e));
@@ -144,7 +147,7 @@ pub(super) fn write_requests<W: Write + AsRawFd>(mut stdin: W, requests: &Receiv
 
 /// Write all of `bytes` to the non-blocking `pipe` (`write_all` would give up at the first
 /// `WouldBlock` without saying how much it wrote), waiting for room in [`wait_ready`].
-pub(super) fn write_whole<W: Write + AsRawFd>(pipe: &mut W, mut bytes: &[u8], closed: &AtomicBool) -> std::io::Result<()> {
+fn write_whole<W: Write + AsRawFd>(pipe: &mut W, mut bytes: &[u8], closed: &AtomicBool) -> std::io::Result<()> {
     while !bytes.is_empty() {
         match pipe.write(bytes) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
@@ -164,6 +167,7 @@ pub(super) fn write_whole<W: Write + AsRawFd>(pipe: &mut W, mut bytes: &[u8], cl
 /// The stderr thread: keep the last [`STDERR_TAIL`] bytes of `err` in `tail` until its end of
 /// file, or until `closed` is set ([`wait_ready`]).
 pub(super) fn read_stderr(mut err: ChildStderr, tail: &Mutex<Vec<u8>>, closed: &AtomicBool) {
+    set_nonblocking(&err);
     let mut buf = [0u8; 1024];
     loop {
         let n = match err.read(&mut buf) {
@@ -207,7 +211,6 @@ mod tests {
         // `sleep` stands for a daemon that kept the engine's stdout: no byte, no end of file.
         let mut holder = Command::new("sleep").arg("30").stdout(Stdio::piped()).spawn().unwrap();
         let stdout = holder.stdout.take().unwrap();
-        set_nonblocking(&stdout);
         let (tx, rx) = mpsc::sync_channel(16);
         let (waiting, stopped) = stops_once_closed(move |closed| read_replies(stdout, &AtomicUsize::new(1024), &tx, closed));
         let _ = holder.kill();
@@ -222,7 +225,6 @@ mod tests {
         // `sleep` holds the engine's stdin and never reads it: the pipe fills and stays full.
         let mut holder = Command::new("sleep").arg("30").stdin(Stdio::piped()).spawn().unwrap();
         let stdin = holder.stdin.take().unwrap();
-        set_nonblocking(&stdin);
         let (tx, rx) = mpsc::sync_channel(16);
         let (requests, to_write) = mpsc::channel::<Vec<u8>>();
         // Two requests, so a pipe buffer larger than one (Linux: 64 KiB) is still full; the
