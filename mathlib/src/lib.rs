@@ -39,6 +39,10 @@ pub enum MathError {
     IntRange(i64),
     #[error("operand `{operand}` is not a valid {ty}: {why}; give hex bits (0x3f800000) or a decimal")]
     Operand { operand: String, ty: Ty, why: String },
+    /// The reference cannot compute this input in reasonable time (and no bound decides it):
+    /// the function, the arguments as given, and why.
+    #[error("{call}: beyond the reference: {why}")]
+    BeyondReference { call: String, why: &'static str },
     #[error("row `{name}` (\"{text}\") does not apply to these arguments; pick the row with table::select")]
     Condition { name: &'static str, text: &'static str },
 }

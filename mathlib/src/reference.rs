@@ -66,6 +66,20 @@ fn exact_of(v: &Value, e: &Enc) -> Exact {
         Value::Long(i) => return Exact { decimal: i.to_string(), approx: i as f64 },
         _ => {}
     }
+    // A bound's enclosure (jn/yn of large order underflowing or overflowing, `exact/bessel.rs`)
+    // reaches zero or infinity: its middle is no approximation, so say where the value lies.
+    if let Enc::Interval(lo, hi) = e {
+        if lo.is_zero() || hi.is_zero() || lo.is_infinite() || hi.is_infinite() {
+            let show = |v: &rug::Float| match () {
+                _ if v.is_infinite() => if v.is_sign_negative() { "-inf" } else { "inf" }.to_string(),
+                _ if v.is_zero() => if v.is_sign_negative() { "-0" } else { "0" }.to_string(),
+                _ => v.to_string_radix_round(10, Some(6), Round::Nearest),
+            };
+            let approx = if lo.is_zero() || hi.is_zero() { 0.0 } else { e.mid().map_or(f64::NAN, |m| m.to_f64()) };
+            let approx = if lo.is_sign_negative() { -approx.abs() } else { approx };
+            return Exact { decimal: format!("strictly between {} and {} (a bound)", show(lo), show(hi)), approx };
+        }
+    }
     match e.mid() {
         None => Exact { decimal: "nan".into(), approx: f64::NAN },
         Some(m) if m.is_infinite() => Exact {

@@ -20,12 +20,42 @@ pub enum ValueError {
     Lanes { text: String, ty: &'static str, lanes: u32 },
     #[error("operand '{text}' is outside .{ty} ({min}..={max}): give a value in range, or the register's bits as hex (0x..)")]
     OutOfRange { text: String, ty: &'static str, min: i128, max: i128 },
+    #[error("operand '{text}': lane {lane} ('{part}') is empty or not a number: give {lanes} comma-separated decimals (lane 0 first), one decimal for all lanes, or one hex word")]
+    Lane { text: String, lane: usize, part: String, lanes: u32 },
+    #[error("operand '{text}' is a PTX {kind} literal ({prefix} and {digits} hex digits), which a .{ty} register does not take: give 0x bits of the register's width{hint}")]
+    PtxLiteral { text: String, kind: &'static str, prefix: &'static str, digits: usize, ty: &'static str, hint: &'static str },
+}
+
+/// A PTX hex float literal: `0fXXXXXXXX` (an f32's 8 hex digits) or `0dXXXXXXXXXXXXXXXX` (an
+/// f64's 16), the spelling PTX source uses for exact values. `None` when `text` is not one.
+fn ptx_literal(ty: Type, text: &str) -> Option<Result<u64, ValueError>> {
+    let b = text.as_bytes();
+    if b.len() < 3 || b[0] != b'0' || !b[2..].iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let (kind, prefix, digits, fits) = match b[1] {
+        b'f' | b'F' => ("f32", "0f", 8, ty == Type::F32),
+        b'd' | b'D' => ("f64", "0d", 16, ty == Type::F64),
+        _ => return None,
+    };
+    if b.len() - 2 != digits || !fits {
+        let hint = match ty {
+            Type::F32 => " or 0f and 8 hex digits",
+            Type::F64 => " or 0d and 16 hex digits",
+            _ => "",
+        };
+        return Some(Err(ValueError::PtxLiteral { text: text.to_string(), kind, prefix, digits, ty: ty.name(), hint }));
+    }
+    Some(parse_hex(&text[2..]).ok_or_else(|| ValueError::NotANumber { text: text.to_string() }))
 }
 
 /// Parse an operand of register type `ty`: `0x...` bits (one word for packed types), a decimal
 /// literal (broadcast to every lane), or comma-separated decimals, lane 0 first.
 pub fn parse_operand(ty: Type, text: &str) -> Result<u64, ValueError> {
     let bits = ty.bits();
+    if let Some(v) = ptx_literal(ty, text) {
+        return v;
+    }
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         let v = parse_hex(hex).ok_or_else(|| ValueError::NotANumber { text: text.to_string() })?;
         if bits < 64 && v >> bits != 0 {
@@ -39,9 +69,17 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, ValueError> {
     let lanes = ty.lanes();
     let values: Vec<u64> = match parts.len() {
         1 => vec![parse_decimal(scalar, text)?; lanes as usize],
-        n if n == lanes as usize => {
-            parts.iter().map(|p| parse_decimal(scalar, p.trim())).collect::<Result<_, _>>()?
-        }
+        // A lane's error names the whole operand: `1,` alone would say operand ''.
+        n if n == lanes as usize => parts
+            .iter()
+            .enumerate()
+            .map(|(lane, p)| {
+                parse_decimal(scalar, p.trim()).map_err(|e| match e {
+                    ValueError::NotANumber { .. } => ValueError::Lane { text: text.to_string(), lane, part: p.trim().to_string(), lanes },
+                    e => e,
+                })
+            })
+            .collect::<Result<_, _>>()?,
         _ => return Err(ValueError::Lanes { text: text.to_string(), ty: ty.name(), lanes }),
     };
     Ok(values.iter().enumerate().fold(0u64, |acc, (i, v)| acc | v << (i as u32 * lane_bits)))
@@ -380,6 +418,21 @@ mod tests {
         assert_eq!(parse_operand(Type::F16x2, "1,-2"), Ok(0xc000_3c00));
         assert!(matches!(parse_operand(Type::F16x2, "1,2,3"), Err(ValueError::Lanes { .. })));
         assert_eq!(parse_operand(Type::F32x2, "0x3f80000040000000"), Ok(0x3f80_0000_4000_0000));
+        // A bad lane names the whole operand and the lane, not an empty operand ''.
+        let e = parse_operand(Type::F16x2, "1,").unwrap_err().to_string();
+        assert!(e.starts_with("operand '1,': lane 1 ('') is empty or not a number"), "{e}");
+    }
+
+    #[test]
+    fn ptx_hex_float_literals_are_bit_patterns_of_their_width() {
+        assert_eq!(parse_operand(Type::F32, "0f3f800000"), Ok(0x3f80_0000));
+        assert_eq!(parse_operand(Type::F32, "0F7FC00000"), Ok(0x7fc0_0000));
+        assert_eq!(parse_operand(Type::F64, "0d3ff0000000000000"), Ok(0x3ff0_0000_0000_0000));
+        let e = parse_operand(Type::F64, "0f3f800000").unwrap_err().to_string();
+        assert!(e.contains("is a PTX f32 literal (0f and 8 hex digits), which a .f64 register does not take") && e.contains("or 0d and 16"), "{e}");
+        let e = parse_operand(Type::F32, "0f3f80").unwrap_err().to_string();
+        assert!(e.contains("(0f and 8 hex digits)"), "{e}");
+        assert!(parse_operand(Type::F16, "0d3ff0000000000000").unwrap_err().to_string().contains("a .f16 register does not take"));
     }
 
     #[test]

@@ -205,11 +205,14 @@ pub async fn lookup(pool: &PgPool, secret: &str) -> Result<Option<Caller>, sqlx:
     Ok(row.and_then(|r| Some(Caller { name: r.name, role: r.role.parse().ok()? })))
 }
 
+/// The token of an `Authorization: Bearer TOKEN` header (`None` without the header). The scheme
+/// is matched in any case (`bearer`, `BEARER`): RFC 9110 11.1 makes auth schemes
+/// case-insensitive, and some clients send it in lower case. One or more spaces may follow it.
 fn bearer(parts: &Parts) -> Result<Option<&str>, Problem> {
     let Some(h) = parts.headers.get(AUTHORIZATION) else { return Ok(None) };
     let h = h.to_str().map_err(|_| Problem::unauthorized("the Authorization header is not ASCII"))?;
-    match h.strip_prefix("Bearer ") {
-        Some(t) if !t.trim().is_empty() => Ok(Some(t.trim())),
+    match h.split_once(' ') {
+        Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => Ok(Some(t.trim())),
         _ => Err(Problem::unauthorized("the Authorization header must be `Bearer TOKEN`")),
     }
 }

@@ -54,7 +54,46 @@ impl Problem {
     pub fn forbidden(detail: impl Into<String>) -> Problem {
         Problem::new(StatusCode::FORBIDDEN, "forbidden", detail)
     }
+
+    /// 413: a body over `--max-body`. `limit` is the server's limit in bytes, when known (the
+    /// extractor reads it from the request's [`MaxBody`]); the detail says how to get under it.
+    pub fn too_large(limit: Option<usize>) -> Problem {
+        let over = match limit {
+            Some(n) => format!("the request body is over this server's limit of {n} bytes (--max-body)"),
+            None => "the request body is over this server's limit (--max-body)".to_string(),
+        };
+        Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too-large",
+            format!("{over}; send less at once (split a findings batch into smaller ones), or raise --max-body / PTXFUZZ_MAX_BODY on the server"),
+        )
+    }
+
+    /// 415 for a compressed body: the server reads identity bodies only. Its response carries
+    /// `Accept-Encoding: identity`, as RFC 9110 (15.5.16) asks of a 415 about a content coding.
+    pub fn unsupported_encoding(encoding: &str) -> Problem {
+        Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported-encoding",
+            format!("Content-Encoding: {encoding} is not supported; send the body uncompressed (no Content-Encoding, or identity)"),
+        )
+    }
+
+    /// 405: the path exists, the method does not; `allow` is the Allow header's value.
+    pub fn method_not_allowed(method: &str, path: &str, allow: &str) -> Problem {
+        let allowed = if allow.is_empty() { "none".to_string() } else { allow.replace(',', ", ") };
+        Problem::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method-not-allowed",
+            format!("{method} is not allowed on {path}; it allows {allowed} (see /api/openapi.json)"),
+        )
+    }
 }
+
+/// The server's `--max-body`, put in every request's extensions by `http::app` so that a 413
+/// can say the limit (axum's own body limit does not expose it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxBody(pub usize);
 
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
@@ -68,6 +107,9 @@ impl IntoResponse for Problem {
         r.headers_mut().insert(header::CONTENT_TYPE, "application/problem+json".parse().expect("static"));
         if self.status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(header::WWW_AUTHENTICATE, "Bearer".parse().expect("static"));
+        }
+        if self.kind == "/problems/unsupported-encoding" {
+            r.headers_mut().insert(header::ACCEPT_ENCODING, "identity".parse().expect("static"));
         }
         r
     }
@@ -89,13 +131,16 @@ impl From<sqlx::Error> for Problem {
     }
 }
 
-/// A JSON body axum could not read: 400 (syntax, unknown field, wrong type), 413 (too large),
-/// 415 (not `application/json`).
+/// A JSON body axum could not read: 400 (syntax, unknown field, wrong type), 413 (too large;
+/// [`Problem::too_large`]), 415 (not `application/json`).
 impl From<JsonRejection> for Problem {
     fn from(r: JsonRejection) -> Problem {
         let status = r.status();
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            // axum's text ("length limit exceeded") names neither the limit nor the way out.
+            return Problem::too_large(None);
+        }
         let kind = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => "too-large",
             StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported-media-type",
             _ => "bad-json",
         };

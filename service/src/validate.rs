@@ -8,6 +8,11 @@ use ptx::isa::Target;
 use ptx::kernel;
 use ptx::program::{Program, ValType};
 
+pub mod fields;
+pub mod report;
+
+use fields::strip_0x;
+
 /// Largest program text accepted (bytes). Programs are straight-line and minimized; this keeps
 /// one request from occupying a core for long.
 pub const MAX_PROGRAM_BYTES: usize = 256 << 10;
@@ -70,12 +75,15 @@ pub fn parse_program(text: &str) -> Result<Program, Invalid> {
     Ok(program)
 }
 
-/// A hex value of a register `bits` wide (`0x` prefix optional).
-fn parse_bits(text: &str, bits: u32) -> Option<u64> {
-    let t = text.trim();
-    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+/// Hex digits of a register `bits` wide (no prefix: callers strip it, [`prefixed_bits`]).
+fn parse_bits(hex: &str, bits: u32) -> Option<u64> {
     let v = ptx::value::parse_hex(hex)?;
     (bits >= 64 || v >> bits == 0).then_some(v)
+}
+
+/// `0x`-prefixed hex bits of a register `bits` wide (the rule of [`fields::strip_0x`]).
+fn prefixed_bits(text: &str, bits: u32) -> Option<u64> {
+    parse_bits(strip_0x(text)?, bits)
 }
 
 /// Parse one hex input per program input, each fitting its register.
@@ -83,7 +91,7 @@ pub fn parse_inputs(program: &Program, inputs: &[String]) -> Result<Vec<u64>, In
     let types = program.inputs();
     if inputs.len() != types.len() {
         return Err(invalid(format!(
-            "the program takes {} input(s) ({}), got {}: give one hex value per input",
+            "the program takes {} input(s) ({}), got {}: give one 0x-prefixed hex value per input",
             types.len(),
             describe_inputs(program),
             inputs.len()
@@ -97,9 +105,19 @@ pub fn parse_inputs(program: &Program, inputs: &[String]) -> Result<Vec<u64>, In
         .collect()
 }
 
+/// One input as `0x`-prefixed hex bits of its register: the rule of reports, raw regressions
+/// and results alike (a bare `1` would otherwise be the bit pattern 0x1 here and refused at
+/// ingest).
 fn parse_input(ty: ValType, text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    let Some(hex) = strip_0x(text) else {
+        return Err(format!(
+            "'{}' is not 0x-prefixed hex bits of a {}-bit .{} register (such as {})",
+            clip(text),
+            ty.bits(),
+            ty.name(),
+            ty.format_hex(0)
+        ));
+    };
     if !hex.bytes().any(|c| c.is_ascii_hexdigit()) || !hex.bytes().all(|c| c.is_ascii_hexdigit() || c == b'_') {
         return Err(format!("'{}' is not hex bits (such as 0x3f800000)", clip(text)));
     }
@@ -167,8 +185,8 @@ pub fn check_raw(program: &str, inputs: &[String], expected: Option<&[String]>) 
         }
         for (k, (text, e)) in given.iter().zip(&exp).enumerate() {
             let reg = program.name(program.outputs()[k]);
-            let bits = parse_bits(text, e.width()).ok_or_else(|| {
-                invalid(format!("expected[{k}] ({reg}): '{}' is not hex bits of a {}-bit register", clip(text), e.width()))
+            let bits = prefixed_bits(text, e.width()).ok_or_else(|| {
+                invalid(format!("expected[{k}] ({reg}): '{}' is not 0x-prefixed hex bits of a {}-bit register", clip(text), e.width()))
             })?;
             if !e.accepts(bits) {
                 return Err(invalid(format!(
@@ -214,10 +232,7 @@ fn known_sm_list() -> String {
 /// profile. Errors name the field and index relative to the reproducer (`inputs[1]: ...`).
 pub fn check_reported(r: &api::Reproducer, program: &Program) -> Result<(), String> {
     // Workers write these as 0x-prefixed hex (`ValType::format_hex`); the prefix is required.
-    let hex = |ty: ValType, text: &str| match text.strip_prefix("0x") {
-        Some(_) => parse_input(ty, text).map(|_| ()),
-        None => Err(format!("'{}' is not 0x-prefixed hex bits of a {}-bit .{} register", clip(text), ty.bits(), ty.name())),
-    };
+    let hex = |ty: ValType, text: &str| parse_input(ty, text).map(|_| ());
     for (k, (&ty, text)) in program.inputs().iter().zip(&r.inputs).enumerate() {
         hex(ty, text).map_err(|e| format!("inputs[{k}]: {e}"))?;
     }
@@ -284,8 +299,8 @@ pub fn judge(program_json: &serde_json::Value, inputs: &[String], actual: &[Stri
         }
         let mut failing = Vec::new();
         for (k, (text, e)) in actual.iter().zip(&exp).enumerate() {
-            let bits = parse_bits(text, e.width()).ok_or_else(|| {
-                invalid(format!("actual[{k}]: '{}' is not hex bits of a {}-bit register", clip(text), e.width()))
+            let bits = prefixed_bits(text, e.width()).ok_or_else(|| {
+                invalid(format!("actual[{k}]: '{}' is not 0x-prefixed hex bits of a {}-bit register", clip(text), e.width()))
             })?;
             if !e.accepts(bits) {
                 failing.push(format!("output {k}: {} not in {e}", clip(text)));
@@ -314,7 +329,7 @@ mod tests {
 
     #[test]
     fn raw_program_is_evaluated_and_canonicalized() {
-        let c = check_raw(ADD, &s(&["3f800000", "0x40000000"]), Some(&s(&["0x40400000"]))).unwrap();
+        let c = check_raw(ADD, &s(&["0x3f800000", "0x40000000"]), Some(&s(&["0x40400000"]))).unwrap();
         assert_eq!(c.inputs, ["0x3f800000", "0x40000000"]);
         assert_eq!(c.expected, ["0x40400000"]);
         assert!(kernel::known_sms().any(|sm| sm == c.sm));
@@ -328,7 +343,7 @@ mod tests {
     fn a_raw_regression_with_an_integer_input_is_evaluated_and_its_width_checked() {
         // 2^24 + 3 to f32 rounds to nearest even: 2^24 + 4 (0x4b800002).
         let cvt = "// inputs: %r0:s32\ncvt.rn.f32.s32 %f1, %r0;\n// outputs: %f1\n";
-        let c = check_raw(cvt, &s(&["1000003"]), Some(&s(&["0x4b800002"]))).unwrap();
+        let c = check_raw(cvt, &s(&["0x1000003"]), Some(&s(&["0x4b800002"]))).unwrap();
         assert_eq!(c.inputs, ["0x01000003"]);
         let e = check_raw(cvt, &s(&["0x100000000"]), None).unwrap_err();
         assert!(e.0.contains("input 0") && e.0.contains("32 bits"), "{e}");
@@ -347,18 +362,32 @@ mod tests {
     fn bad_inputs_are_refused_with_reasons() {
         let e = check_raw(ADD, &s(&["0x0"]), None).unwrap_err();
         assert!(e.0.contains("takes 2 input(s)"), "{e}");
-        let e = check_raw(ADD, &s(&["0x0", "zz"]), None).unwrap_err();
+        let e = check_raw(ADD, &s(&["0x0", "0xzz"]), None).unwrap_err();
         assert!(e.0.contains("input 1") && e.0.contains("not hex"), "{e}");
         let e = check_raw(ADD, &s(&["0x0", "0x1ffffffff"]), None).unwrap_err();
         assert!(e.0.contains("more than 32 bits"), "{e}");
-        let e = check_raw(ADD, &s(&["0x0", &"f".repeat(10_000)]), None).unwrap_err();
+        let e = check_raw(ADD, &s(&["0x0", &format!("0x{}", "f".repeat(10_000))]), None).unwrap_err();
         assert!(e.0.contains("more than 32 bits"), "{e}");
-        let c = check_raw(ADD, &s(&["0x0", &format!("{}3f80_0000", "0".repeat(1000))]), None).unwrap();
+        let c = check_raw(ADD, &s(&["0x0", &format!("0x{}3f80_0000", "0".repeat(1000))]), None).unwrap();
         assert_eq!(c.inputs[1], "0x3f800000");
         let e = check_raw(ADD, &s(&["0x0", "0x_"]), None).unwrap_err();
         assert!(e.0.contains("not hex"), "{e}");
         let e = check_raw(ADD, &s(&["0x0", "0x"]), None).unwrap_err();
         assert!(e.0.contains("not hex"), "{e}");
+    }
+
+    #[test]
+    fn hex_without_the_prefix_is_refused_everywhere() {
+        // As at ingest: `1` is not the bit pattern 0x1.
+        let e = check_raw(ADD, &s(&["1", "2"]), None).unwrap_err();
+        assert!(e.0.contains("input 0: '1' is not 0x-prefixed hex bits of a 32-bit .f32 register (such as 0x00000000)"), "{e}");
+        let e = check_raw(ADD, &s(&["0X1", "0x2"]), None).unwrap_err();
+        assert!(e.0.contains("input 0") && e.0.contains("0x-prefixed"), "{e}");
+        let e = check_raw(ADD, &s(&["0x1", "0x2"]), Some(&s(&["40400000"]))).unwrap_err();
+        assert!(e.0.contains("expected[0]") && e.0.contains("0x-prefixed"), "{e}");
+        let c = check_raw(ADD, &s(&["0x3f800000", "0x40000000"]), None).unwrap();
+        let e = judge(&c.program_json, &c.inputs, &s(&["40400000"]), true).unwrap_err();
+        assert!(e.0.contains("actual[0]: '40400000' is not 0x-prefixed hex bits"), "{e}");
     }
 
     #[test]

@@ -11,10 +11,12 @@ mod support {
 }
 
 mod auth;
+mod body_checks;
 mod campaigns;
 mod clusters;
 mod findings;
 mod folders_import;
+mod http_errors;
 mod known;
 mod leases;
 mod nul;

@@ -142,14 +142,19 @@ async fn a_late_result_for_a_re_leased_regression_is_a_conflict() {
     let old = lease(&s, "slow", 1).await.remove(0);
     expire_leases(&s).await;
     let new = lease(&s, "fast", 1).await.remove(0);
-    let d = expect_problem(post_result(&s, &old, &result("H100", "550.54", true, &[sum_hex(0)])).await, 409).await;
+    let by = |worker: &str| {
+        let mut b = result("H100", "550.54", true, &[sum_hex(0)]);
+        b["worker"] = worker.into();
+        b
+    };
+    let d = expect_problem(post_result(&s, &old, &by("slow")).await, 409).await;
     assert!(d.contains("leased again"), "{d}");
-    assert_eq!(post_result(&s, &new, &result("H100", "550.54", true, &[sum_hex(0)])).await.status(), 201);
+    assert_eq!(post_result(&s, &new, &by("fast")).await.status(), 201);
     // An expired lease nobody took over still takes its result.
     file(&s, 1).await;
     let lone = lease(&s, "slow", 1).await.remove(0);
     expire_leases(&s).await;
-    assert_eq!(post_result(&s, &lone, &result("H100", "550.54", true, &[sum_hex(0)])).await.status(), 201);
+    assert_eq!(post_result(&s, &lone, &by("slow")).await.status(), 201);
 }
 
 #[tokio::test]
@@ -164,7 +169,7 @@ async fn unknown_leases_and_malformed_results_are_refused() {
     expect_problem(r, 400).await;
     for (body, needle) in [
         (result("H100", "550", true, &["0x0".into(), "0x0".into()]), "1 output(s)"),
-        (result("H100", "550", true, &["xyz".into()]), "not hex"),
+        (result("H100", "550", true, &["xyz".into()]), "not 0x-prefixed hex"),
         (result("H100", "550", true, &["0x100000000".into()]), "32-bit"),
         (result("", "550", true, &[sum_hex(0)]), "gpu_name"),
     ] {

@@ -80,7 +80,7 @@ pub async fn insert_finding(
 #[tokio::test]
 async fn raw_program_is_filed_with_the_interpreters_expectation() {
     let s = TestServer::start().await;
-    let r = s.post("/api/v1/regressions", &s.triager).json(&raw(ADD, &["3f800000", "0x40000000"], Some(&["0x40400000"]))).send().await.unwrap();
+    let r = s.post("/api/v1/regressions", &s.triager).json(&raw(ADD, &["0x3f800000", "0x40000000"], Some(&["0x40400000"]))).send().await.unwrap();
     assert_eq!(r.status(), 201);
     let reg: Regression = r.json().await.unwrap();
     assert_eq!(reg.expected, interpreter_expected(ADD, &[0x3f80_0000, 0x4000_0000]));
@@ -131,10 +131,11 @@ async fn bad_raw_input_is_a_problem_saying_what_is_wrong() {
         ("non-hex input", raw(ADD, &["0x0", "1.5"], None), "input 1"),
         ("empty hex", raw(ADD, &["0x", "0x0"], None), "not hex"),
         ("value too wide", raw(ADD, &["0x0", "0x100000000"], None), "more than 32 bits"),
-        ("huge input", raw(ADD, &["0x0", &"9".repeat(100_000)], None), "more than 32 bits"),
+        ("huge input", raw(ADD, &["0x0", &format!("0x{}", "9".repeat(100_000))], None), "more than 32 bits"),
+        ("hex without 0x", raw(ADD, &["1", "2"], None), "input 0: '1' is not 0x-prefixed hex bits"),
         ("expected refused", raw(ADD, &["0x3f800000", "0x3f800000"], Some(&["0x3f800000"])), "allows 0x40000000"),
         ("expected count", raw(ADD, &["0x0", "0x0"], Some(&["0x0", "0x0"])), "1 output(s)"),
-        ("expected not hex", raw(ADD, &["0x0", "0x0"], Some(&["zero"])), "not hex"),
+        ("expected not hex", raw(ADD, &["0x0", "0x0"], Some(&["zero"])), "not 0x-prefixed hex"),
     ];
     for (what, body, needle) in cases {
         let r = s.post("/api/v1/regressions", &s.triager).json(&body).send().await.unwrap();

@@ -112,7 +112,7 @@ async fn live_campaigns_show_throughput_and_escaped_hosts() {
         let r = s.put(&format!("/api/v1/campaigns/{id}"), &s.worker).json(&start(host, 100)).send().await.unwrap();
         assert_eq!(r.status(), 201);
     }
-    let counters = json!({"cases": 200000, "programs": 300, "mismatches": 5, "findings": 7, "signatures": 2, "engine_faults": 0});
+    let counters = json!({"cases": 200000, "programs": 300, "mismatches": 9, "findings": 7, "signatures": 2, "engine_faults": 0});
     let hb = |ended: bool| json!({"counters": counters, "ended": ended});
     assert_eq!(s.post(&format!("/api/v1/campaigns/{live}/heartbeat"), &s.worker).json(&hb(false)).send().await.unwrap().status(), 200);
     assert_eq!(s.post(&format!("/api/v1/campaigns/{ended}/heartbeat"), &s.worker).json(&hb(true)).send().await.unwrap().status(), 200);

@@ -241,3 +241,41 @@ async fn the_cluster_known_form_needs_a_triager_its_csrf_token_and_a_reason() {
     let (_, html) = page(&s, &c, &format!("/clusters/{cluster}"), Some(&cookie)).await;
     assert!(html.contains("id=\"cluster-known-rules\"") && html.contains("seen on sm_90"));
 }
+
+#[tokio::test]
+async fn private_pages_need_a_session_or_a_token_and_send_a_browser_to_log_in() {
+    let s = TestServer::start_with(true).await;
+    let id = seed(&s).await;
+    let c = browser();
+    // Every page and download of a finding: to the login form, which comes back to it.
+    for path in ["/".to_string(), "/findings?status=new".into(), format!("/findings/{id}"), format!("/findings/{id}/repro.json"), format!("/findings/{id}/repro.ptx"), "/clusters".into(), "/regressions".into(), "/sweeps".into()] {
+        let r = c.get(format!("{}{path}", s.url)).send().await.unwrap();
+        assert_eq!(r.status(), 303, "{path}");
+        let to = r.headers()["location"].to_str().unwrap().to_string();
+        assert_eq!(to, format!("/login?next={}", service::web::session::encode(&path)), "{path}");
+        let body = r.text().await.unwrap();
+        assert!(!body.contains(A), "{path} leaks the finding: {body}");
+    }
+    // The login form and its style sheet stay open, or nobody could log in.
+    assert_eq!(page(&s, &c, "/login", None).await.0, 200);
+    assert_eq!(page(&s, &c, "/static/style.css", None).await.0, 200);
+    // A session of any role reads every page.
+    let cookie = login(&s, &c, &s.worker).await;
+    let (status, html) = page(&s, &c, &format!("/findings/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(html.contains(A), "{html}");
+    // A script's token reads the downloads; a bad one is told why (401), not sent to a form.
+    let r = c.get(format!("{}/findings/{id}/repro.json", s.url)).bearer_auth(&s.worker).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let r = c.get(format!("{}/findings/{id}/repro.json", s.url)).bearer_auth("ptxf_nope").send().await.unwrap();
+    assert_eq!(r.status(), 401);
+}
+
+#[tokio::test]
+async fn public_pages_need_no_session() {
+    let s = TestServer::start().await;
+    let id = seed(&s).await;
+    let (status, html) = page(&s, &browser(), &format!("/findings/{id}"), None).await;
+    assert_eq!(status, 200);
+    assert!(html.contains(A));
+}

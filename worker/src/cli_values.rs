@@ -22,6 +22,21 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// The shortest `--stats-every`: a line per interval, and 0 would write lines without pause
+/// (about 170 KB/s to stats.jsonl).
+pub const MIN_STATS_EVERY: f64 = 0.1;
+
+/// A parser for `--stats-every`: [`seconds`] of at least [`MIN_STATS_EVERY`].
+pub fn stats_interval(s: &str) -> Result<f64, String> {
+    let v = seconds(s)?;
+    if v < MIN_STATS_EVERY {
+        return Err(format!(
+            "give at least {MIN_STATS_EVERY} s: stats.jsonl gets one line per interval, so {v} would write lines without pause (60, the default, suits a long campaign)"
+        ));
+    }
+    Ok(v)
+}
+
 /// A `--families` entry: a PTX opcode (`add`, `cvt`, `setp`); a wrong one is answered with
 /// every name (`gen`, `campaign` and `capture` took different, partial lists before).
 pub fn family(s: &str) -> Result<ptx::isa::Opcode, String> {
@@ -97,6 +112,14 @@ mod tests {
         assert!(e.starts_with("unknown family 'fmad': the families are the PTX opcodes testp, copysign, add") && e.ends_with("selp"), "{e}");
         assert_eq!(register_type("f16x2"), Ok(ptx::isa::Type::F16x2));
         assert_eq!(register_type("f8").unwrap_err(), "unknown type 'f8': the types are f16, f16x2, bf16, bf16x2, f32, f32x2, f64");
+    }
+
+    #[test]
+    fn stats_every_has_a_floor() {
+        assert_eq!(stats_interval("0.5"), Ok(0.5));
+        let e = stats_interval("0").unwrap_err();
+        assert!(e.starts_with("give at least 0.1 s: stats.jsonl gets one line per interval"), "{e}");
+        assert!(stats_interval("-1").is_err());
     }
 
     #[test]

@@ -23,10 +23,14 @@ pub struct EnginesArgs {
     /// Print JSON (one object per engine) instead of text.
     #[arg(long)]
     json: bool,
+    /// Seconds an engine may take for one batch before it is a timeout fault (1 to 1e9), as
+    /// campaign's --timeout: a slow emulator under --check needs more than the default.
+    #[arg(long, default_value_t = 60, value_parser = worker::cli_values::count_in::<u64>(1, worker::campaign::MAX_TIMEOUT_S, worker::campaign::MAX_TIMEOUT_WHY))]
+    timeout: u64,
 }
 
 pub fn run(args: EnginesArgs) -> Result<()> {
-    let opts = EngineOptions::default();
+    let opts = EngineOptions { timeout: std::time::Duration::from_secs(args.timeout), ..EngineOptions::default() };
     let mut out = crate::output::stdout();
     if args.check.is_empty() {
         for spec in ["interp", "host", "cuda"] {
@@ -52,6 +56,8 @@ pub fn run(args: EnginesArgs) -> Result<()> {
             Ok(e) => e,
             Err(f) => bail!("{spec}: {f}"),
         };
+        // A check of a slow or stuck engine waits up to --timeout per batch: say so up front.
+        eprintln!("checking {spec} (each batch may take up to {} s: --timeout)", args.timeout);
         if matches!(spec, EngineSpec::Replay { .. }) {
             failed += check_replay(e.as_mut(), &mut out)?;
             continue;

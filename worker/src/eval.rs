@@ -139,7 +139,10 @@ fn note_ranges(notes: &[ptx::value::RangeNote]) {
 fn words<'a>(instr: &'a str, operands: &[String]) -> Result<(&'a str, Vec<String>)> {
     let mut words = instr.split_whitespace().map(|w| w.trim_end_matches([',', ';'])).filter(|w| !w.is_empty());
     let mnemonic = words.next().context("the instruction is empty: give one such as add.rn.f32 followed by its operands")?;
-    let all: Vec<String> = words.map(str::to_string).chain(operands.iter().cloned()).collect();
+    // Separate arguments take the same trailing `,` (`eval add.rn.f32 1, 2`, as PTX writes
+    // operands): a packed operand's lanes never end in a comma.
+    let rest = operands.iter().map(|w| w.trim_end_matches([',', ';'])).filter(|w| !w.is_empty());
+    let all: Vec<String> = words.map(str::to_string).chain(rest.map(str::to_string)).collect();
     anyhow::ensure!(!all.iter().any(|w| w == RESULT_ARROW), RECORDED_RESULT);
     // After INSTR every word is an operand (a negative one starts with '-'), so an option there
     // would be read as one ("takes 1 input, not 3"); no operand starts with "--".
@@ -232,7 +235,11 @@ pub fn batch(input: impl BufRead, output: impl Write, accept: bool, profile: &Pr
             writeln!(out, "error: the line is not UTF-8 text: expected INSTR OPERAND... (e.g. add.rn.f32 0x3f800000 1.5)")?;
             continue;
         };
-        let mut words = line.split_ascii_whitespace();
+        // Blank lines and `#` comments (a hand-written input file's) are skipped, no output.
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_ascii_whitespace().map(|w| w.trim_end_matches([',', ';'])).filter(|w| !w.is_empty());
         let Some(mnemonic) = words.next() else {
             writeln!(out, "error: empty line: expected INSTR OPERAND...")?;
             continue;
@@ -350,7 +357,7 @@ mod tests {
     #[test]
     fn batch_writes_one_line_per_input_line_and_goes_on_after_errors() {
         let out = batch_text(
-            "add.rn.f32 0x3f800000 0x3f800000\n\nbogus.f32 1 2\nadd.rn.f32 1\nadd.rn.f64 1 2\ntestp.normal.f32 0\nadd.rn.f16 0x10000 1\n",
+            "add.rn.f32 0x3f800000 0x3f800000\n,\nbogus.f32 1 2\nadd.rn.f32 1\nadd.rn.f64 1, 2\ntestp.normal.f32 0\nadd.rn.f16 0x10000 1\n",
             false,
         );
         let lines: Vec<&str> = out.lines().collect();
@@ -362,6 +369,20 @@ mod tests {
         assert_eq!(lines[4], "0x4008000000000000");
         assert_eq!(lines[5], "1");
         assert!(lines[6].starts_with("error: "), "{}", lines[6]);
+    }
+
+    #[test]
+    fn batch_skips_blank_and_comment_lines() {
+        let out = batch_text("# header\n\n   \nadd.rn.f32 1 1\n  # indented comment\nadd.rn.f32 0f3f800000 2\n", false);
+        assert_eq!(out, "0x40000000\n0x40400000\n");
+    }
+
+    #[test]
+    fn separate_operands_may_end_in_a_comma_as_ptx_writes_them() {
+        let (m, ops) = words("add.rn.f32", &["1,".to_string(), "2".to_string()]).unwrap();
+        assert_eq!((m, ops), ("add.rn.f32", vec!["1".to_string(), "2".to_string()]));
+        let (_, ops) = words("min.f16x2", &["1,".into(), ",".into(), "1,-2".into()]).unwrap();
+        assert_eq!(ops, ["1", "1,-2"]);
     }
 
     #[test]

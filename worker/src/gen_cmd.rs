@@ -111,7 +111,7 @@ fn sass_input(input: &str, arch: ptx::isa::Arch) -> Result<(String, String)> {
         anyhow::bail!("{input} is a folder: give one PTX file in it (`ptxfuzz gen` writes NAME.ptx beside NAME.json) or a form such as add.rn.f32");
     }
     if path.exists() {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {input}"))?;
+        let text = worker::input_file::read_text(path, worker::input_file::JSON_CAP, "a PTX file")?;
         return Ok((text, arch.to_string()));
     }
     match ptx::form::Form::parse(input) {

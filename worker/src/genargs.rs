@@ -68,7 +68,7 @@ impl GenArgs {
     pub fn to_config_over(&self, base: GenConfig) -> Result<GenConfig> {
         let mut cfg = match &self.config {
             Some(path) => {
-                let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+                let text = worker::input_file::read_text(path, worker::input_file::JSON_CAP, "a generator config")?;
                 serde_json::from_str(&text).with_context(|| format!("{} is not a generator config", path.display()))?
             }
             None => base,

@@ -7,6 +7,8 @@ pub mod cli_values;
 pub mod compare;
 // SIGINT/SIGTERM as a stop flag for campaigns and sweeps.
 pub mod interrupt;
+// Size-capped reads of the files a user names (repro.json, captures, corpus files).
+pub mod input_file;
 pub mod oracles;
 // The progress line of long counted work (sweep, math-check).
 pub mod progress;

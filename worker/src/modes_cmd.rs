@@ -124,7 +124,7 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
 
 /// `--reclassify FILE`: the causes of recorded disagreements, found again on `target`.
 fn reclassify(target: &mut dyn worker::oracles::Engine, path: &std::path::Path, t0: Instant) -> Result<()> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = worker::input_file::read_text(path, 256 << 20, "a modes-check --differ file")?;
     let mut disagreements = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let bad = |why: String| anyhow::anyhow!("{}:{}: {why}; give a file written by modes-check --differ", path.display(), n + 1);

@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod cuda;
+mod load;
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -135,22 +136,8 @@ impl ReproducerExt for Reproducer {
                 path.display()
             );
         }
-        let text = fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-        let r: Reproducer = match serde_json::from_str(&text) {
-            Ok(r) => r,
-            // A program as `gen` writes it (NAME.json beside NAME.ptx) has no case or verdict to
-            // re-run: a campaign over it makes findings, which repro then takes.
-            Err(_) if Program::from_json(&text).is_ok() => bail!(
-                "{} is a program (as `ptxfuzz gen` writes them), not a finding's repro.json: run it in a campaign, \
-                 `ptxfuzz campaign --corpus {}`, whose findings repro takes",
-                file.display(),
-                file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).display()
-            ),
-            Err(e) => return Err(anyhow::Error::new(e).context(format!("{} is not a ptxfuzz reproducer", file.display()))),
-        };
-        if r.ptxfuzz_repro != FORMAT {
-            bail!("{}: reproducer format {} (this ptxfuzz reads {FORMAT})", file.display(), r.ptxfuzz_repro);
-        }
+        let text = crate::input_file::read_text(&file, crate::input_file::JSON_CAP, "a reproducer")?;
+        let r = load::parse(&file, &text)?;
         Ok(r)
     }
 

@@ -76,11 +76,28 @@ fn sweep_module(text: &str, sm: u32) -> Result<String> {
         swept.sort_by_key(|f| (opcode(f) != opcode(text), distance(text, f), f.clone()));
         swept.dedup();
         swept.truncate(3);
+        let e = advice(text, e);
         anyhow::anyhow!(
             "{e}\nthe nearest forms with a GPU sweep module on sm_{sm}: {}; `ptxfuzz vm-ptx --sm {sm} --list` lists every form of the VM (those of at most 32 bits of input and of result, read and written in one float type, have one)",
             swept.join(", ")
         )
     })
+}
+
+/// The error of a form without a GPU sweep module, with advice that works for it: the VM's
+/// own message offers `sweep --no-gpu-kernel`, which `sweep` refuses for a form of more than
+/// 64 bits of input (`add.rn.f64`); such a form is sampled by a campaign instead.
+fn advice(text: &str, e: anyhow::Error) -> String {
+    let Some(ptx::vm::VmError::NoSweepModule { form, why }) = e.downcast_ref::<ptx::vm::VmError>() else {
+        return e.to_string();
+    };
+    let Ok(instr) = ptx::isa::Instr::parse_default(text) else { return e.to_string() };
+    match worker::sweep::space_bits(&instr) {
+        Ok(_) => format!(
+            "{form} has no GPU sweep module: {why}; sweep it with `ptxfuzz sweep {form} --no-gpu-kernel` (every input through the engine's job path)"
+        ),
+        Err(too_many) => format!("{form} has no GPU sweep module: {why}; nor can `ptxfuzz sweep` take it: {too_many}"),
+    }
 }
 
 /// Edit distance between two form names (insertions, deletions, substitutions of bytes).
@@ -114,6 +131,16 @@ mod tests {
         assert!(sweep_module("rcp.approx.f32", 90).unwrap().contains(".target sm_90"));
         // An unknown sm is said as such, not answered with forms.
         assert!(!format!("{:#}", sweep_module("rcp.approx.f32", 91).unwrap_err()).contains("nearest"));
+    }
+
+    #[test]
+    fn a_form_without_a_module_gets_advice_that_works_for_it() {
+        // 128 bits of input: sweep refuses it too, so it is not told to use sweep.
+        let e = format!("{:#}", sweep_module("add.rn.f64", 90).unwrap_err());
+        assert!(e.contains("nor can `ptxfuzz sweep` take it") && e.contains("too many to sweep") && !e.contains("--no-gpu-kernel"), "{e}");
+        // 64 bits: sweep takes it through the job path.
+        let e = format!("{:#}", sweep_module("add.rn.f32", 90).unwrap_err());
+        assert!(e.contains("`ptxfuzz sweep add.rn.f32 --no-gpu-kernel`"), "{e}");
     }
 
     #[test]

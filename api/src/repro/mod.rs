@@ -14,6 +14,39 @@ use serde::{Deserialize, Serialize};
 /// Version of the `repro.json` layout.
 pub const FORMAT: u32 = 1;
 
+/// Every field name of [`Reproducer`], as on the wire. The type itself takes unknown fields
+/// (no `deny_unknown_fields`): the worker reads `repro.json` files written by other versions,
+/// and the server reads reproducers stored as JSONB by older servers, so a field dropped one
+/// day must not make those unreadable. The server's ingest refuses unknown fields with this
+/// list instead (`service::validate::report::unknown_fields`); a test keeps it in step with
+/// the type.
+pub const FIELDS: &[&str] = &[
+    "ptxfuzz_repro",
+    "signature",
+    "class",
+    "target",
+    "device",
+    "sm",
+    "variant",
+    "program",
+    "program_text",
+    "inputs",
+    "inputs_decimal",
+    "expected",
+    "actual",
+    "failing_outputs",
+    "found_after_cases",
+    "original",
+    "probes",
+    "steps",
+    "judge",
+    "exec",
+    "found_at",
+];
+
+/// Every field name of [`OriginalCase`] (as [`FIELDS`]).
+pub const ORIGINAL_FIELDS: &[&str] = &["program_text", "inputs"];
+
 /// One finding, as stored in `repro.json`. Values are hex bit patterns of the register width.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -105,3 +138,47 @@ pub struct OriginalCase {
     pub inputs: Vec<String>,
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_lists_name_every_field_of_the_types() {
+        // Every optional field set, so that none is skipped when serialized.
+        let r = Reproducer {
+            ptxfuzz_repro: FORMAT,
+            signature: String::new(),
+            class: String::new(),
+            target: String::new(),
+            device: String::new(),
+            sm: 100,
+            variant: ptx::isa::Variant::A,
+            program: serde_json::Value::Null,
+            program_text: String::new(),
+            inputs: vec![],
+            inputs_decimal: vec![],
+            expected: vec![],
+            actual: vec![],
+            failing_outputs: vec![],
+            found_after_cases: 0,
+            original: Some(OriginalCase { program_text: String::new(), inputs: vec![] }),
+            probes: 0,
+            steps: 0,
+            judge: spec_judge(),
+            exec: crate::Exec::Isa,
+            found_at: Some(chrono::Utc::now()),
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut fields = FIELDS.to_vec();
+        keys.sort();
+        fields.sort();
+        assert_eq!(keys, fields);
+        let mut keys: Vec<&str> = v["original"].as_object().unwrap().keys().map(String::as_str).collect();
+        let mut fields = ORIGINAL_FIELDS.to_vec();
+        keys.sort();
+        fields.sort();
+        assert_eq!(keys, fields);
+    }
+}

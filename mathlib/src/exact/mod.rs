@@ -9,6 +9,7 @@
 //!
 //! Exact operations with integer or multiple results are in `exact_ops.rs`.
 
+mod bessel;
 mod exact_ops;
 pub(crate) use exact_ops::frexp;
 mod native;
@@ -181,6 +182,10 @@ pub fn eval(op: &Op, args: &[u64]) -> Result<Outputs, MathError> {
     }
     let inputs = Inputs::new(op, args)?;
     let mut out = Outputs::new();
+    if let Some(v) = bessel::stand_in(bessel_decision(op, args)?) {
+        out.push(Value::float(op.fmt, round_to(op.fmt, &v, op.dir.round())));
+        return Ok(out);
+    }
     for i in 0..n_float_outputs(op.kernel) {
         let bits = if let Some(f) = native::function(op.kernel, i) {
             native::cr(op.fmt, op.dir, &inputs, f)
@@ -215,6 +220,10 @@ pub fn enclose(op: &Op, args: &[u64], prec: u32) -> Result<ArrayVec<Enc, 2>, Mat
         return Ok(out);
     }
     let inputs = Inputs::new(op, args)?;
+    if let Some(enc) = bessel::enclosure(bessel_decision(op, args)?) {
+        out.push(enc);
+        return Ok(out);
+    }
     for i in 0..n_float_outputs(op.kernel) {
         let enc = if let Some(f) = native::function(op.kernel, i) {
             native::enclose(&inputs, f, prec)
@@ -230,6 +239,22 @@ pub fn enclose(op: &Op, args: &[u64], prec: u32) -> Result<ArrayVec<Enc, 2>, Mat
         out.push(enc);
     }
     Ok(out)
+}
+
+/// For jn/yn: a bound's decision, MPFR, or `BeyondReference` (see `bessel.rs`); others: MPFR.
+fn bessel_decision(op: &Op, args: &[u64]) -> Result<bessel::Decision, MathError> {
+    if !matches!(op.kernel, Kernel::Jn | Kernel::Yn) {
+        return Ok(bessel::Decision::Mpfr);
+    }
+    let (n, x) = (args[0] as i64, arg_f64(op.fmt, args[1]));
+    match bessel::decide(op.kernel, op.fmt, n, x) {
+        bessel::Decision::Beyond(why) => {
+            let f = if op.fmt == Fmt::F32 { "f" } else { "" };
+            let x = if op.fmt == Fmt::F32 { (x as f32).to_string() } else { x.to_string() };
+            Err(MathError::BeyondReference { call: format!("{:?}{f}({n}, {x})", op.kernel).to_lowercase(), why })
+        }
+        d => Ok(d),
+    }
 }
 
 fn n_float_outputs(kernel: Kernel) -> usize {

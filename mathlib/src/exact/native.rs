@@ -4,7 +4,7 @@
 use super::{nan_bits, round_to, Enc, Inputs};
 use crate::op::{Dir, Fmt, Kernel};
 use rug::float::Round;
-use rug::ops::{AssignRound, Pow};
+use rug::ops::{AssignRound, NegAssign, Pow};
 use rug::{Assign, Float};
 use std::cmp::Ordering;
 
@@ -67,8 +67,8 @@ pub(crate) fn function(kernel: Kernel, output: usize) -> Option<NativeFn> {
         (J1, _) => |i, y, r| y.assign_round(i.f[0].j1_ref(), r),
         (Y0, _) => |i, y, r| y.assign_round(i.f[0].y0_ref(), r),
         (Y1, _) => |i, y, r| y.assign_round(i.f[0].y1_ref(), r),
-        (Jn, _) => |i, y, r| y.assign_round(i.f[0].jn_ref(i.n as i32), r),
-        (Yn, _) => |i, y, r| y.assign_round(i.f[0].yn_ref(i.n as i32), r),
+        (Jn, _) => |i, y, r| bessel_n(i, y, r, false),
+        (Yn, _) => |i, y, r| bessel_n(i, y, r, true),
         (Ldexp | Scalbn | Scalbln, _) => |i, y, r| {
             // x * 2^n is exact in MPFR's exponent range; |n| > 20000 gives the same result
             // as 20000 in both formats (overflow or underflow), so clamp to stay in range.
@@ -99,6 +99,28 @@ pub(crate) fn function(kernel: Kernel, output: usize) -> Option<NativeFn> {
         _ => return None,
     };
     Some(f)
+}
+
+/// jn/yn(n, x) as (-1)^n times the function of order |n|: MPFR 4.2 passes a negative n
+/// unchanged to its asymptotic expansion, which then always fails (it reads n as unsigned),
+/// and falls back on the power series, whose cost grows with |x| without bound (it aborts in
+/// GMP for |x| near 1e23). `exact/bessel.rs` keeps |n| = 2^31 (beyond an i32) from here.
+fn bessel_n(i: &Inputs, y: &mut Float, r: Round, second_kind: bool) -> Ordering {
+    let m = i32::try_from(i.n.unsigned_abs()).expect("|n| <= i32::MAX (bessel::decide)");
+    let negate = i.n < 0 && m % 2 == 1;
+    // -f rounded in direction r is -(f rounded in the opposite direction).
+    let r1 = match (negate, r) {
+        (true, Round::Up) => Round::Down,
+        (true, Round::Down) => Round::Up,
+        (_, r) => r,
+    };
+    let x = &i.f[0];
+    let t = if second_kind { y.assign_round(x.yn_ref(m), r1) } else { y.assign_round(x.jn_ref(m), r1) };
+    if negate {
+        y.neg_assign();
+        return t.reverse();
+    }
+    t
 }
 
 /// 1/sqrt(x). IEEE 754-2019 rSqrt(±0) = ±infinity (and CUDA documents rsqrt(±0) = ±inf);
@@ -169,4 +191,33 @@ pub(crate) fn enclose(inputs: &Inputs, f: NativeFn, prec: u32) -> Enc {
     let mut hi = Float::new(prec);
     f(inputs, &mut hi, Round::Up);
     Enc::Interval(lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sign rule J_-n = (-1)^n J_n (and Y alike), with its swapped rounding, against MPFR's
+    /// own negative orders where MPFR is right: small |x|, which its power series serves.
+    #[test]
+    fn negative_orders_round_as_mpfr_does_where_mpfr_handles_them() {
+        for second_kind in [false, true] {
+            for n in -7i64..=-1 {
+                for x in [0.375f64, 1.0, 2.5, 7.25] {
+                    for r in [Round::Nearest, Round::Up, Round::Down, Round::Zero] {
+                        let i = Inputs { f: vec![Float::with_val(53, x)], n };
+                        let mut ours = Float::new(24);
+                        let t = bessel_n(&i, &mut ours, r, second_kind);
+                        let mut mpfr = Float::new(24);
+                        let u = if second_kind {
+                            mpfr.assign_round(i.f[0].yn_ref(n as i32), r)
+                        } else {
+                            mpfr.assign_round(i.f[0].jn_ref(n as i32), r)
+                        };
+                        assert_eq!((ours.to_f32().to_bits(), t), (mpfr.to_f32().to_bits(), u), "{} n={n} x={x} {r:?}", if second_kind { "yn" } else { "jn" });
+                    }
+                }
+            }
+        }
+    }
 }

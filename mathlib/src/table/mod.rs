@@ -249,8 +249,8 @@ pub struct MathFn {
     pub op: Op,
     pub condition: Condition,
     pub bound: Bound,
-    /// The bound cell, whitespace-normalised text of the appendix (superscripts flattened:
-    /// `2 -21.41` is 2^-21.41).
+    /// The bound cell, whitespace-normalised text of the appendix, superscripts written with `^`
+    /// (`2^-21.41`, `2.2 x 10^-6`): the plain-text appendix flattens them to `2 -21.41 ,`.
     pub text: &'static str,
 }
 

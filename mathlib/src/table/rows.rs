@@ -115,15 +115,15 @@ const SQRTF_TEXT: &str = "0 when compiled with -prec-sqrt=true Otherwise 1 for c
 const NORM_TEXT: &str = "An error bound can't be provided because a fast algorithm is used with accuracy loss due to round-off";
 const LGAMMAF_TEXT: &str = "6 (outside interval -10.001 ... -2.264; larger inside)";
 const LGAMMA_TEXT: &str = "4 (outside interval -11.0001 ... -2.2637; larger inside)";
-const BESSEL_F_TEXT: &str = "9 for |x| < 8 otherwise, the maximum absolute error is 2.2 x 10 -6";
-const BESSEL_TEXT: &str = "7 for |x| < 8 otherwise, the maximum absolute error is 5 x 10 -12";
-const JNF_TEXT: &str = "For n = 128, the maximum absolute error is 2.2 x 10 -6";
-const JN_TEXT: &str = "For n = 128, the maximum absolute error is 5 x 10 -12";
-const YNF_TEXT: &str = "ceil(2 + 2.5n) for |x| < n otherwise, the maximum absolute error is 2.2 x 10 -6";
-const YN_TEXT: &str = "For |x| > 1.5n, the maximum absolute error is 5 x 10 -12";
+const BESSEL_F_TEXT: &str = "9 for |x| < 8 otherwise, the maximum absolute error is 2.2 x 10^-6";
+const BESSEL_TEXT: &str = "7 for |x| < 8 otherwise, the maximum absolute error is 5 x 10^-12";
+const JNF_TEXT: &str = "For n = 128, the maximum absolute error is 2.2 x 10^-6";
+const JN_TEXT: &str = "For n = 128, the maximum absolute error is 5 x 10^-12";
+const YNF_TEXT: &str = "ceil(2 + 2.5n) for |x| < n otherwise, the maximum absolute error is 2.2 x 10^-6";
+const YN_TEXT: &str = "For |x| > 1.5n, the maximum absolute error is 5 x 10^-12";
 const IEEE: &str = "IEEE-compliant.";
 const IEEE_CC2: &str = "IEEE-compliant. Requires compute capability > 2.";
-const FDIVIDEF_TEXT: &str = "For |y| in [2 -126 , 2 126 ], the maximum ulp error is 2.";
+const FDIVIDEF_TEXT: &str = "For |y| in [2^-126, 2^126], the maximum ulp error is 2.";
 
 /// Every row of Tables 7, 8, 10 and 11, in table order.
 pub static FUNCTIONS: &[MathFn] = &[
@@ -351,16 +351,16 @@ pub static FUNCTIONS: &[MathFn] = &[
     Row::new(T10, "__fdividef", "__fdividef(x,y)", F32, Div, Y_IN_FDIVIDEF_ZERO_RANGE, Documented(Behaviour::ZeroOrNanIfXInfinite), FDIVIDEF_TEXT),
     Row::new(T10, "__expf", "__expf(x)", F32, Exp, FULL, UlpLinear { base: 2.0, slope: 1.16 }, "The maximum ulp error is 2 + floor(abs(1.16 * x)) ."),
     Row::new(T10, "__exp10f", "__exp10f(x)", F32, Exp10, FULL, UlpLinear { base: 2.0, slope: 2.95 }, "The maximum ulp error is 2+ floor(abs(2.95 * x)) ."),
-    Row::new(T10, "__logf", "__logf(x)", F32, Log, X_IN_HALF_TO_2, Abs(AbsErr::Pow2(-21.41)), "For x in [0.5, 2], the maximum absolute error is 2 -21.41 , otherwise, the maximum ulp error is 3."),
-    Row::new(T10, "__logf", "__logf(x)", F32, Log, X_OUTSIDE_HALF_TO_2, Ulp(3.0), "For x in [0.5, 2], the maximum absolute error is 2 -21.41 , otherwise, the maximum ulp error is 3."),
-    Row::new(T10, "__log2f", "__log2f(x)", F32, Log2, X_IN_HALF_TO_2, Abs(AbsErr::Pow2(-22.0)), "For x in [0.5, 2], the maximum absolute error is 2 -22 , otherwise, the maximum ulp error is 2."),
-    Row::new(T10, "__log2f", "__log2f(x)", F32, Log2, X_OUTSIDE_HALF_TO_2, Ulp(2.0), "For x in [0.5, 2], the maximum absolute error is 2 -22 , otherwise, the maximum ulp error is 2."),
-    Row::new(T10, "__log10f", "__log10f(x)", F32, Log10, X_IN_HALF_TO_2, Abs(AbsErr::Pow2(-24.0)), "For x in [0.5, 2], the maximum absolute error is 2 -24 , otherwise, the maximum ulp error is 3."),
-    Row::new(T10, "__log10f", "__log10f(x)", F32, Log10, X_OUTSIDE_HALF_TO_2, Ulp(3.0), "For x in [0.5, 2], the maximum absolute error is 2 -24 , otherwise, the maximum ulp error is 3."),
-    Row::new(T10, "__sinf", "__sinf(x)", F32, Sin, X_IN_PI, Abs(AbsErr::Pow2(-21.41)), "For x in [-π,π], the maximum absolute error is 2 -21.41 , and larger otherwise."),
-    Row::new(T10, "__sinf", "__sinf(x)", F32, Sin, X_OUTSIDE_PI, LARGER_OUTSIDE_PI, "For x in [-π,π], the maximum absolute error is 2 -21.41 , and larger otherwise."),
-    Row::new(T10, "__cosf", "__cosf(x)", F32, Cos, X_IN_PI, Abs(AbsErr::Pow2(-21.19)), "For x in [-π,π], the maximum absolute error is 2 -21.19 , and larger otherwise."),
-    Row::new(T10, "__cosf", "__cosf(x)", F32, Cos, X_OUTSIDE_PI, LARGER_OUTSIDE_PI, "For x in [-π,π], the maximum absolute error is 2 -21.19 , and larger otherwise."),
+    Row::new(T10, "__logf", "__logf(x)", F32, Log, X_IN_HALF_TO_2, Abs(AbsErr::Pow2(-21.41)), "For x in [0.5, 2], the maximum absolute error is 2^-21.41, otherwise, the maximum ulp error is 3."),
+    Row::new(T10, "__logf", "__logf(x)", F32, Log, X_OUTSIDE_HALF_TO_2, Ulp(3.0), "For x in [0.5, 2], the maximum absolute error is 2^-21.41, otherwise, the maximum ulp error is 3."),
+    Row::new(T10, "__log2f", "__log2f(x)", F32, Log2, X_IN_HALF_TO_2, Abs(AbsErr::Pow2(-22.0)), "For x in [0.5, 2], the maximum absolute error is 2^-22, otherwise, the maximum ulp error is 2."),
+    Row::new(T10, "__log2f", "__log2f(x)", F32, Log2, X_OUTSIDE_HALF_TO_2, Ulp(2.0), "For x in [0.5, 2], the maximum absolute error is 2^-22, otherwise, the maximum ulp error is 2."),
+    Row::new(T10, "__log10f", "__log10f(x)", F32, Log10, X_IN_HALF_TO_2, Abs(AbsErr::Pow2(-24.0)), "For x in [0.5, 2], the maximum absolute error is 2^-24, otherwise, the maximum ulp error is 3."),
+    Row::new(T10, "__log10f", "__log10f(x)", F32, Log10, X_OUTSIDE_HALF_TO_2, Ulp(3.0), "For x in [0.5, 2], the maximum absolute error is 2^-24, otherwise, the maximum ulp error is 3."),
+    Row::new(T10, "__sinf", "__sinf(x)", F32, Sin, X_IN_PI, Abs(AbsErr::Pow2(-21.41)), "For x in [-π,π], the maximum absolute error is 2^-21.41, and larger otherwise."),
+    Row::new(T10, "__sinf", "__sinf(x)", F32, Sin, X_OUTSIDE_PI, LARGER_OUTSIDE_PI, "For x in [-π,π], the maximum absolute error is 2^-21.41, and larger otherwise."),
+    Row::new(T10, "__cosf", "__cosf(x)", F32, Cos, X_IN_PI, Abs(AbsErr::Pow2(-21.19)), "For x in [-π,π], the maximum absolute error is 2^-21.19, and larger otherwise."),
+    Row::new(T10, "__cosf", "__cosf(x)", F32, Cos, X_OUTSIDE_PI, LARGER_OUTSIDE_PI, "For x in [-π,π], the maximum absolute error is 2^-21.19, and larger otherwise."),
     Row::new(T10, "__sincosf", "__sincosf(x,sptr,cptr)", F32, Sincos, FULL, SameAs(&["__sinf", "__cosf"]), "Same as __sinf(x) and __cosf(x) ."),
     Row::new(T10, "__tanf", "__tanf(x)", F32, Tan, FULL, Derived("__sinf(x) * (1/__cosf(x))"), "Derived from its implementation as __sinf(x) * (1/__cosf(x)) ."),
     Row::new(T10, "__powf", "__powf(x, y)", F32, Pow, FULL, Derived("exp2f(y * __log2f(x))"), "Derived from its implementation as exp2f(y * __log2f(x)) ."),

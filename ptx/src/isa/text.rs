@@ -193,12 +193,38 @@ fn known_words() -> impl Iterator<Item = &'static str> {
         .chain(["approx", "full", "ftz", "sat", "relu", "NaN", "abs", "xorsign"])
 }
 
-/// `prefix` is `.` for modifiers and types, empty for opcodes.
+/// `prefix` is `.` for modifiers and types, empty for opcodes. Only a different spelling is
+/// suggested: a known word in the wrong place is [`misplaced`]'s to explain.
 fn did_you_mean(prefix: &str, word: &str) -> String {
-    match known_words().find(|k| k.eq_ignore_ascii_case(word)) {
+    match known_words().find(|k| k.eq_ignore_ascii_case(word) && *k != word) {
         Some(k) => format!(" (did you mean `{prefix}{k}`? PTX names are case-sensitive)"),
         None => String::new(),
     }
+}
+
+/// What a word is, when it is a known one: `f32` where an opcode goes is a type, not a typo.
+fn role_of(word: &str) -> Option<&'static str> {
+    if Opcode::from_name(word).is_some() {
+        Some("an opcode")
+    } else if Type::from_name(word).is_some() {
+        Some("a type")
+    } else if Modifier::from_word(word).is_some() || word == "xorsign" {
+        Some("a modifier")
+    } else {
+        None
+    }
+}
+
+/// The error for a known word where `expected` ("an opcode", "a modifier", "a type") goes, or
+/// `None` when the word is unknown.
+fn misplaced(word: &str, expected: &str, s: &str) -> Option<IsaError> {
+    let role = role_of(word).filter(|&r| r != expected)?;
+    Some(syntax(format!(
+        "`{}` in `{}` is {role}, not {expected}: an instruction is its opcode first, then modifiers, then the type last, \
+         e.g. `add.rn.f32` (order: {ORDER})",
+        shown(word),
+        shown(s)
+    )))
 }
 
 /// The text for messages, shortened so a huge input does not make a huge error.
@@ -248,6 +274,11 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
             shown(s)
         )));
     }
+    if Opcode::from_name(words[0]).is_none() {
+        if let Some(e) = misplaced(words[0], "an opcode", s) {
+            return Err(e);
+        }
+    }
     let op = Opcode::from_name(words[0]).ok_or_else(|| {
         let ops: Vec<&str> = Opcode::ALL.iter().map(|o| o.name()).collect();
         syntax(format!(
@@ -270,6 +301,9 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
             return Err(syntax(format!("`{}` has no type: end it with one of {}", shown(s), types_list())));
         }
         [] => {
+            if let Some(e) = misplaced(last, "a type", s) {
+                return Err(e);
+            }
             return Err(syntax(format!(
                 "unknown type `.{}` in `{}`{}; the types are {}",
                 shown(last),
@@ -309,12 +343,12 @@ fn parse_text(s: &str) -> Result<Instr, IsaError> {
         let m = match w {
             "xorsign.abs" => Modifier::Abs(AbsMode::XorsignAbs),
             _ => Modifier::from_word(w).ok_or_else(|| {
-                syntax(format!(
+                misplaced(w, "a modifier", s).unwrap_or_else(|| syntax(format!(
                     "unknown modifier `.{}` in `{}`{}; the modifiers are {MODIFIERS}",
                     shown(w),
                     shown(s),
                     did_you_mean(".", w)
-                ))
+                )))
             })?,
         };
         let slot = m.slot();
@@ -432,6 +466,17 @@ mod tests {
         let m = syntax_err("add.rnd.f32");
         assert!(m.starts_with("unknown modifier `.rnd` in `add.rnd.f32`; the modifiers are .rn .rz"), "{m}");
         assert!(syntax_err("min.nan.f32").contains("did you mean `.NaN`?"));
+        // A known word in the wrong place is named for what it is, never "did you mean" itself.
+        for (text, want) in [
+            ("f32", "`f32` in `f32` is a type, not an opcode"),
+            ("rn.add.f32", "`rn` in `rn.add.f32` is a modifier, not an opcode"),
+            ("ftz", "`ftz` in `ftz` is a modifier, not an opcode"),
+            ("add.add.f32", "`add` in `add.add.f32` is an opcode, not a modifier"),
+            ("add.rn.mul", "`mul` in `add.rn.mul` is an opcode, not a type"),
+        ] {
+            let e = syntax_err(text);
+            assert!(e.contains(want) && e.contains("e.g. `add.rn.f32`") && !e.contains("did you mean"), "{text}: {e}");
+        }
         assert!(syntax_err("add.rn").contains("has no type"));
         assert!(syntax_err("add").contains("has no type"));
     }

@@ -1,7 +1,7 @@
 //! `/api/v1/campaigns`: a worker registers its campaign (`PUT /campaigns/{id}`, idempotent)
 //! and sends heartbeats with absolute counters; anyone who may read lists them.
 
-use api::campaigns::{Campaign, CampaignPage, CampaignStart, Heartbeat};
+use api::campaigns::{Campaign, CampaignPage, CampaignStart, Counters, Heartbeat};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -13,9 +13,11 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, Reader, Role};
 use crate::db::campaigns::{self as db, Cursor, Registered};
+use crate::db::known;
 use crate::http::Json;
 use crate::problem::Problem;
 use crate::state::AppState;
+use crate::validate::fields::{cap, check_time, MAX_NAME};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -51,22 +53,70 @@ pub(crate) fn page_limit(limit: Option<i64>) -> Result<i64, Problem> {
     }
 }
 
+/// The sms a campaign may name: `major * 10 + minor` of a CUDA GPU (`sm_75` is 75, `sm_121`
+/// 121); 0, or a CUDA compute capability typed as `9.0`, is a worker bug.
+const SMS: std::ops::RangeInclusive<u32> = 10..=999;
+
 fn validate_start(s: &CampaignStart) -> Result<(), Problem> {
+    let unprocessable = |e: String| Problem::unprocessable(e);
     for (field, v) in [("worker_host", Some(&s.worker_host)), ("target", Some(&s.target)), ("device", Some(&s.device)),
         ("gpu_name", s.gpu_name.as_ref()), ("driver_version", s.driver_version.as_ref()),
         ("cuda_version", s.cuda_version.as_ref()), ("interpreter_commit", Some(&s.interpreter_commit))]
     {
         if let Some(v) = v {
             no_nul(field, v)?;
+            cap(field, v, MAX_NAME, "send the name, not a description or a log").map_err(unprocessable)?;
         }
     }
     if s.worker_host.trim().is_empty() || s.target.trim().is_empty() {
         return Err(Problem::unprocessable("worker_host and target must not be empty"));
     }
-    if let Some(sm) = s.sm {
-        if i32::try_from(sm).is_err() {
-            return Err(Problem::unprocessable(format!("sm: {sm} is out of range (an sm is a number like 90)")));
+    if s.interpreter_commit.trim().is_empty() {
+        return Err(Problem::unprocessable(
+            "interpreter_commit: empty; send the interpreter's version as `ptxfuzz --version` prints it (`ptxfuzz 0.1.0 (abc1234)`)",
+        ));
+    }
+    // A campaign on a CPU engine has no GPU or driver (the worker sends null): absent is
+    // fine, present must be a real one.
+    if s.gpu_name.as_ref().is_some_and(|g| g.trim().is_empty()) {
+        return Err(Problem::unprocessable("gpu_name: empty; send the GPU's name, or null for a campaign without a GPU"));
+    }
+    for (field, v) in [("driver_version", &s.driver_version), ("cuda_version", &s.cuda_version)] {
+        if let Some(v) = v.as_deref().filter(|v| !known::is_version(v)) {
+            return Err(Problem::unprocessable(format!(
+                "{field}: '{}' is not a dotted version of digits (such as 12.8 or 570.86.15); send the version, or null when there is none",
+                v.chars().take(40).collect::<String>()
+            )));
         }
+    }
+    if let Some(sm) = s.sm {
+        if !SMS.contains(&sm) {
+            return Err(Problem::unprocessable(format!(
+                "sm: {sm} is out of range; an sm is the GPU's compute capability as major * 10 + minor ({} to {}, such as 90), or null",
+                SMS.start(),
+                SMS.end()
+            )));
+        }
+    }
+    check_time("started_at", s.started_at, chrono::Utc::now()).map_err(unprocessable)?;
+    Ok(())
+}
+
+/// Counters that contradict each other: every case ran in one execution mode, and every
+/// finding was a mismatch first (the worker counts a new finding's hits as mismatches,
+/// worker/src/campaign/batch.rs).
+fn validate_counters(c: &Counters) -> Result<(), Problem> {
+    if c.cases_isa.checked_add(c.cases_compiled).is_none_or(|n| n > c.cases) {
+        return Err(Problem::unprocessable(format!(
+            "counters: cases_isa ({}) + cases_compiled ({}) exceed cases ({}); each case runs in one mode, so send counts of the same moment",
+            c.cases_isa, c.cases_compiled, c.cases
+        )));
+    }
+    if c.findings > c.mismatches {
+        return Err(Problem::unprocessable(format!(
+            "counters: findings ({}) exceed mismatches ({}); every finding is a mismatch first, so send counts of the same moment",
+            c.findings, c.mismatches
+        )));
     }
     Ok(())
 }
@@ -79,7 +129,7 @@ fn validate_start(s: &CampaignStart) -> Result<(), Problem> {
         (status = 201, description = "Registered", body = Campaign),
         (status = 200, description = "Already registered with this body", body = Campaign),
         (status = 409, description = "The id exists with another body"),
-        (status = 422, description = "A field is out of range"),
+        (status = 422, description = "A field is out of range, too long, or a time outside 2000-01-01 .. now + 1 day"),
     ),
     security(("bearer" = [])))]
 async fn register(
@@ -117,6 +167,7 @@ async fn heartbeat(
 ) -> Result<Json<Campaign>, Problem> {
     caller.require(Role::Worker)?;
     let Path(id) = id.map_err(bad_path)?;
+    validate_counters(&hb.counters)?;
     let c = hb.counters;
     let mut counters = [0i64; 8];
     for (slot, (name, v)) in counters.iter_mut().zip([

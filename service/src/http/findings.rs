@@ -28,6 +28,7 @@ use crate::http::campaigns::{bad_path, no_nul, page_limit};
 use crate::http::Json;
 use crate::problem::Problem;
 use crate::state::AppState;
+use crate::validate::fields::{cap, MAX_NOTE};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -51,9 +52,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
 async fn ingest_batch(
     State(state): State<AppState>,
     caller: Caller,
-    Json(batch): Json<IngestBatch>,
+    Json(body): Json<serde_json::Value>,
 ) -> Result<Json<IngestResult>, Problem> {
     caller.require(Role::Worker)?;
+    let batch = batch_of(body)?;
     match ingest::ingest(&state.pool, batch).await? {
         Ok(result) => {
             state.counters.reports_ingested.fetch_add(result.inserted, Relaxed);
@@ -71,6 +73,17 @@ async fn ingest_batch(
             "campaign_id: unknown campaign {id}; register it first with PUT /api/v1/campaigns/{id}"
         ))),
     }
+}
+
+/// The batch in an ingest body. `api::Reproducer` takes unknown fields (its `FIELDS` says
+/// why), so they are looked for in the JSON first and refused like an unknown field of any
+/// other body type: a 400 naming it (`findings[0].reproducer.foo`).
+fn batch_of(body: serde_json::Value) -> Result<IngestBatch, Problem> {
+    let bad_json = |detail: String| Problem::new(StatusCode::BAD_REQUEST, "bad-json", detail);
+    crate::validate::report::unknown_fields(&body).map_err(bad_json)?;
+    // The same words as axum's Json rejection, with the path of the field at fault.
+    serde_path_to_error::deserialize(body)
+        .map_err(|e| bad_json(format!("Failed to deserialize the JSON body into the target type: {e}")))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -224,7 +237,7 @@ async fn detail_with_known(state: &AppState, id: i64) -> Result<Json<FindingDeta
     responses(
         (status = 200, description = "The finding after the change", body = FindingDetail),
         (status = 404, description = "No such finding"),
-        (status = 422, description = "A bad duplicate_of"),
+        (status = 422, description = "A bad duplicate_of, or a note over 10,000 bytes"),
     ),
     security(("bearer" = [])))]
 async fn triage(
@@ -236,6 +249,7 @@ async fn triage(
     caller.require(Role::Triager)?;
     let Path(id) = id.map_err(bad_path)?;
     no_nul("note", &t.note)?;
+    cap("note", &t.note, MAX_NOTE, "shorten it; put long evidence in a file and link it").map_err(Problem::unprocessable)?;
     match db::triage(&state.pool, id, &t, &caller.name).await? {
         Triaged::Done => {}
         Triaged::NotFound => return Err(no_finding(id)),

@@ -2,9 +2,10 @@
 //! Triagers create and delete them; anyone who may read lists them.
 
 use api::findings::{KnownDivergence, KnownDivergenceNew};
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -90,10 +91,30 @@ async fn create_known(
     Ok((StatusCode::CREATED, Json(k)))
 }
 
+/// The list's query: it takes no parameter (every rule, unpaged), and refuses any, as every
+/// other list refuses the ones it does not know (a `?limit=5` must not look obeyed).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListQuery {}
+
 /// Every known divergence, expired ones included, newest first.
 #[utoipa::path(get, path = "/known-divergences", tag = "known-divergences",
-    responses((status = 200, body = Vec<KnownDivergence>)))]
-async fn list_known(State(state): State<AppState>, _reader: Reader) -> Result<Json<Vec<KnownDivergence>>, Problem> {
+    responses(
+        (status = 200, body = Vec<KnownDivergence>),
+        (status = 400, description = "A query parameter (the list takes none)", content_type = "application/problem+json"),
+    ))]
+async fn list_known(
+    State(state): State<AppState>,
+    _reader: Reader,
+    q: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Json<Vec<KnownDivergence>>, Problem> {
+    q.map_err(|e| {
+        Problem::new(
+            StatusCode::BAD_REQUEST,
+            "bad-query",
+            format!("{}; GET /api/v1/known-divergences takes no parameters (it lists every rule, not paged)", e.body_text()),
+        )
+    })?;
     Ok(Json(db::known::list(&state.pool).await?))
 }
 

@@ -208,7 +208,7 @@ async fn lease(
         (status = 200, description = "Already recorded (a retried post): the stored run", body = RegressionRun),
         (status = 403, description = "Needs a worker token", content_type = "application/problem+json"),
         (status = 404, description = "No such lease", content_type = "application/problem+json"),
-        (status = 409, description = "The lease expired and the regression was leased again", content_type = "application/problem+json"),
+        (status = 409, description = "The lease expired and the regression was leased again, or another worker holds it", content_type = "application/problem+json"),
         (status = 422, description = "Malformed results", content_type = "application/problem+json"),
     ),
     security(("bearer" = [])))]
@@ -246,6 +246,15 @@ async fn post_result(
     };
     if info.current_lease != Some(lease_id) {
         return Err(superseded());
+    }
+    // A result speaks for the worker that holds the lease: one posted under another name is
+    // a lease id leaked or mixed up between workers, and would put its run on the other's
+    // GPU and driver in the matrix.
+    if body.worker != info.worker {
+        return Err(Problem::conflict(format!(
+            "lease {lease_id} is held by worker '{}', not '{}'; post the result as the worker that leased it, or lease work of your own with POST /api/v1/leases",
+            info.worker, body.worker
+        )));
     }
     let (program, inputs, actual, claimed) = (info.program.clone(), info.inputs.clone(), body.actual.clone(), body.passed);
     let verdict = blocking(move || validate::judge(&program, &inputs, &actual, claimed)).await?;

@@ -17,6 +17,7 @@ use crate::auth::{Caller, Reader, Role};
 use crate::db;
 use crate::problem::Problem;
 use crate::state::AppState;
+use crate::validate::fields::check_time;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(post_sweep, list_sweeps))
@@ -81,7 +82,53 @@ pub fn validate(r: &SweepReport) -> Result<(), Problem> {
     if r.mismatches > r.inputs {
         return Err(Problem::unprocessable(format!("mismatches ({}) exceed inputs ({})", r.mismatches, r.inputs)));
     }
+    check_histogram(r)?;
+    if r.kind == SweepKind::Sweep {
+        check_form(&r.name)?;
+    }
+    check_time("at", r.at, chrono::Utc::now()).map_err(Problem::unprocessable)?;
     Ok(())
+}
+
+/// Every error is counted in the bucket whose range holds it (`lo` up to the next bucket's
+/// `lo`), and `max_ulps` is the largest of them (worker/src/sweep.rs): no error lies above
+/// `max_ulps`, and the bucket holding `max_ulps` counts it.
+fn check_histogram(r: &SweepReport) -> Result<(), Problem> {
+    if let Some(b) = r.histogram.iter().find(|b| b.count > 0 && b.lo > r.max_ulps) {
+        return Err(Problem::unprocessable(format!(
+            "histogram: bucket '{}' (lo {}) counts {} error(s) above max_ulps ({}); send the histogram and max_ulps of the same run",
+            b.label, b.lo, b.count, r.max_ulps
+        )));
+    }
+    if r.max_ulps > 0 {
+        let holder = r.histogram.iter().rev().find(|b| b.lo <= r.max_ulps);
+        if holder.is_none_or(|b| b.count == 0) {
+            return Err(Problem::unprocessable(format!(
+                "histogram: no bucket counts the largest error, max_ulps {}; send the histogram and max_ulps of the same run",
+                r.max_ulps
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A sweep is of one instruction form, named as `ptxfuzz sweep` takes it: a form of
+/// `ptx::form` (`cvt`, `setp`, `set`, `selp`, mixed-precision) or an instruction
+/// (`Instr::parse_default`), the worker's own two parsers. Math checks name CUDA functions,
+/// whose list lives in the `mathlib` crate, which the server does not link (it builds MPFR).
+fn check_form(name: &str) -> Result<(), Problem> {
+    let why = match ptx::form::Form::parse(name) {
+        Ok(_) => return Ok(()),
+        Err(ptx::form::FormError::Unknown(_)) => match ptx::isa::Instr::parse_default(name) {
+            Ok(_) => return Ok(()),
+            Err(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    Err(Problem::unprocessable(format!(
+        "name: '{}' is not an instruction form `ptxfuzz sweep` takes ({why}); send the form swept, such as rcp.approx.f32",
+        name.chars().take(60).collect::<String>()
+    )))
 }
 
 /// Store the report of a sweep or math check.
@@ -115,15 +162,18 @@ struct ListQuery {
 
 /// The latest report of each (kind, name, target), at most 500.
 #[utoipa::path(get, path = "/sweeps", tag = "sweeps", params(ListQuery),
-    responses((status = 200, body = SweepList), (status = 400, description = "Unknown kind")))]
+    responses((status = 200, body = SweepList), (status = 400, description = "Unknown or empty kind, unknown parameter", content_type = "application/problem+json")))]
 async fn list_sweeps(
     State(state): State<AppState>,
     _reader: Reader,
     q: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Json<SweepList>, Problem> {
     let Query(q) = q?;
+    // An empty kind is refused like an unknown one: `?kind=` most likely lost its value, and
+    // answering both kinds would hide that.
     let kind = match q.kind.as_deref() {
-        None | Some("") => None,
+        None => None,
+        Some("") => return Err(Problem::bad_request("kind is empty: give sweep or math-check, or leave kind out for both")),
         Some(k) => Some(
             SweepKind::parse(k)
                 .ok_or_else(|| Problem::bad_request(format!("kind='{k}': one of sweep, math-check")))?,

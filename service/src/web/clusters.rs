@@ -6,7 +6,7 @@
 
 use api::findings::Status;
 use axum::extract::rejection::{FormRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -55,8 +55,10 @@ fn model_name(c: &Cluster) -> &str {
     c.explanation.model.as_deref().unwrap_or("unexplained")
 }
 
-/// `GET /clusters?status=...`: only clusters of that status.
+/// `GET /clusters?status=...`: only clusters of that status. The page is not paged (it shows
+/// up to [`MAX_LISTED`]); any other parameter is refused, `after` included.
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ListQuery {
     status: Option<String>,
 }
@@ -64,9 +66,13 @@ struct ListQuery {
 async fn clusters_page(
     State(state): State<AppState>,
     session: MaybeSession,
+    RawQuery(raw): RawQuery,
     q: Result<Query<ListQuery>, QueryRejection>,
 ) -> Response {
     let session = session.get();
+    if let Some(e) = super::findings::unknown_parameter(raw.as_deref(), &["status"]) {
+        return error_page(StatusCode::BAD_REQUEST, "Clusters", &e, session);
+    }
     // A bad status is reported, as on the findings page, rather than silently listing all.
     let status = match q.map(|Query(q)| q.status.filter(|s| !s.is_empty())) {
         Ok(None) => None,

@@ -160,7 +160,7 @@ fn case_tables(r: &Reproducer, ev: &Evaluated) -> Markup {
                 tr class="result" {
                     td { code { (p.name(reg).to_string()) } }
                     td { (ty.name()) }
-                    td class="expected" { code { (e.to_string()) }
+                    td class="expected" { (values::expected(e))
                         @let rs = readings(e);
                         @if !rs.is_empty() { br; small { "readings: " (rs.join(", ")) } } }
                     td { (values::cell(ty, e.primary_bits())) }

@@ -55,8 +55,10 @@ impl Sort {
 }
 
 /// The page's query string: every field text, so that an empty form field is "no filter"
-/// and a bad value is a message rather than a rejection.
+/// and a bad value is a message rather than a rejection. An unknown parameter is refused, as
+/// the API refuses it ([`unknown_parameter`] says so first, naming the known ones).
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Params {
     instruction: Option<String>,
     opcode: Option<String>,
@@ -72,6 +74,26 @@ struct Params {
     cluster: Option<String>,
     sort: Option<String>,
     after: Option<String>,
+}
+
+/// The parameters of [`Params`], for the message about an unknown one.
+const PARAMS: [&str; 13] =
+    ["instruction", "opcode", "type", "modifier", "class", "status", "sm", "driver", "since", "until", "cluster", "sort", "after"];
+
+/// The message of a dashboard page's 400 for the first parameter of the query string `raw` that
+/// is not one of `known` (the page's parameters), naming those; `None` when all are known. Every
+/// dashboard list refuses an unknown parameter as the API's lists do: a misspelt filter that is
+/// silently ignored reads as obeyed.
+pub fn unknown_parameter(raw: Option<&str>, known: &[&str]) -> Option<String> {
+    let raw = raw.filter(|r| !r.is_empty())?;
+    let uri = format!("/?{raw}").parse().ok()?;
+    let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&uri).ok()?.0;
+    let (name, _) = pairs.iter().find(|(k, _)| !known.contains(&k.as_str()))?;
+    Some(if known.is_empty() {
+        format!("unknown parameter '{name}': this page takes no parameters")
+    } else {
+        format!("unknown parameter '{name}': this page takes {}", known.join(", "))
+    })
 }
 
 fn given(v: &Option<String>) -> Option<&str> {
@@ -301,6 +323,9 @@ async fn findings_page(State(state): State<AppState>, session: MaybeSession, Raw
 
 /// Parse the query string into [`Params`]; a malformed one (an unknown field) is a message.
 fn serde_urlencoded_params(raw: &str) -> Result<Params, String> {
+    if let Some(e) = unknown_parameter(Some(raw), &PARAMS) {
+        return Err(e);
+    }
     axum::extract::Query::<Params>::try_from_uri(&format!("/?{raw}").parse().map_err(|_| "the query string is malformed".to_string())?)
         .map(|q| q.0)
         .map_err(|e| format!("the query string is malformed: {}", e.body_text()))
@@ -334,6 +359,18 @@ mod tests {
         assert!(params("since=yesterday").parse().unwrap_err().starts_with("since:"));
         assert!(params("sort=occurrences").parse().unwrap_err().starts_with("sort:"));
         assert!(params("after=x").parse().unwrap_err().starts_with("after:"));
+    }
+
+    #[test]
+    fn an_unknown_parameter_is_named_with_the_known_ones() {
+        let e = serde_urlencoded_params("status=new&foo=bar").unwrap_err();
+        assert!(e.starts_with("unknown parameter 'foo': this page takes instruction, opcode, type,"), "{e}");
+        assert!(e.ends_with("sort, after"), "{e}");
+        // Every parameter the form and the paging links send is known.
+        assert!(serde_urlencoded_params("instruction=&opcode=&type=&modifier=&class=&status=&sm=&driver=&since=&until=&cluster=&sort=&after=").is_ok());
+        assert_eq!(unknown_parameter(Some("after=1"), &[]).unwrap(), "unknown parameter 'after': this page takes no parameters");
+        assert_eq!(unknown_parameter(Some("a%62=1"), &["ab"]), None);
+        assert_eq!(unknown_parameter(None, &["ab"]), None);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::{Query, RawQuery, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -29,6 +30,7 @@ pub fn routes() -> Router<AppState> {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Params {
     /// Rows with an id below this (the last id of the previous page).
     after: Option<String>,
@@ -56,8 +58,13 @@ pub fn history(cell: &Cell) -> String {
 async fn matrix(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
+    RawQuery(raw): RawQuery,
     q: Result<Query<Params>, QueryRejection>,
 ) -> Response {
+    // An unknown parameter (`limit`: the page size is fixed) is refused like a bad cursor.
+    if let Some(e) = super::findings::unknown_parameter(raw.as_deref(), &["after"]) {
+        return error_page(StatusCode::BAD_REQUEST, "Regressions", &e, session.as_ref());
+    }
     match matrix_page(&state, &session, q).await {
         Ok(markup) => markup.into_response(),
         Err(p) => error_page(p.status, "Regressions", &p.detail, session.as_ref()),

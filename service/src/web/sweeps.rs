@@ -1,17 +1,21 @@
 //! `GET /sweeps`: the latest sweep of each approximate instruction and math check of each
 //! function, per target: the error histogram in ulps (SVG) with a marker at the documented
-//! bound, the largest error against the bound, and pass or fail.
+//! bound, the largest error against the bound, and pass or fail. `?kind=sweep` or
+//! `?kind=math-check` shows one kind.
 
 use api::sweeps::{StoredSweep, SweepKind, SweepReport, MAX_LIST};
-use axum::extract::State;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use maud::{html, Markup};
+use serde::Deserialize;
 
 use super::layout::{page, Nav};
-use super::session::MaybeSession;
+use super::session::{error_page, MaybeSession};
 use super::svg::{self, Marker};
-use crate::problem::Problem;
 use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
@@ -25,8 +29,42 @@ pub fn marker(r: &SweepReport) -> Option<Marker> {
     Some(Marker { after, label: format!("bound {bound} ulp") })
 }
 
-async fn sweeps(State(state): State<AppState>, MaybeSession(session): MaybeSession) -> Result<Markup, Problem> {
-    let items = crate::db::sweeps::latest(&state.pool, None, MAX_LIST as i64).await?;
+/// `GET /sweeps?kind=...`: only reports of that kind (`sweep` or `math-check`; empty or absent:
+/// both), as `GET /api/v1/sweeps` filters. Any other parameter, or another kind, is a 400 page.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    kind: Option<String>,
+}
+
+async fn sweeps(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    RawQuery(raw): RawQuery,
+    q: Result<Query<Params>, QueryRejection>,
+) -> Response {
+    let session = session.as_ref();
+    let bad = |e: &str| error_page(StatusCode::BAD_REQUEST, "Sweeps & math checks", e, session);
+    if let Some(e) = super::findings::unknown_parameter(raw.as_deref(), &["kind"]) {
+        return bad(&e);
+    }
+    let only = match q {
+        Err(e) => return bad(&e.body_text()),
+        Ok(Query(p)) => match p.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+            None => None,
+            Some(k) => match SweepKind::parse(k) {
+                Some(kind) => Some(kind),
+                None => return bad(&format!("kind: '{k}' is not a kind; one of sweep, math-check (or leave it out for both)")),
+            },
+        },
+    };
+    let items = match crate::db::sweeps::latest(&state.pool, only, MAX_LIST as i64).await {
+        Ok(items) => items,
+        Err(e) => {
+            tracing::error!(error = %e, "sweeps page");
+            return error_page(StatusCode::SERVICE_UNAVAILABLE, "Sweeps & math checks", "The database is unavailable; try again later.", session);
+        }
+    };
     let content = html! {
         p.note { "The latest report of each " code { "ptxfuzz sweep INSTR --server" } " and "
             code { "ptxfuzz math-check FUNC --server" } " per target. Error: ulps from the correctly rounded result." }
@@ -41,7 +79,7 @@ async fn sweeps(State(state): State<AppState>, MaybeSession(session): MaybeSessi
             }
         }
     };
-    Ok(page("Sweeps & math checks", Nav::Sweeps, session.as_ref(), content))
+    page("Sweeps & math checks", Nav::Sweeps, session, content).into_response()
 }
 
 fn section(s: &StoredSweep) -> Markup {

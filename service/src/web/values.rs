@@ -1,8 +1,9 @@
 //! Register values as the finding page shows them: hex bits at the register's width, decimal
-//! (per lane for packed types, through `ptx::value`), and the distance in ulps between the
-//! interpreter's reference and the target's bits.
+//! (per lane for packed types, through `ptx::value`), the interpreter's allowed set in both,
+//! and the distance in ulps between the interpreter's reference and the target's bits.
 
 use maud::{html, Markup};
+use ptx::expect::Expectation;
 use ptx::isa::Type;
 use ptx::program::ValType;
 use ptx::value::{format_decimal, format_narrow_decimal, format_register_decimal, format_register_hex};
@@ -160,10 +161,38 @@ pub fn cell(ty: ValType, bits: u64) -> Markup {
     }
 }
 
+/// The interpreter's allowed set, as the results table's "Expected (allowed)" column shows it:
+/// the hex set (`0x3f22..0x3f23`, alternatives ` | `, lanes ` ; `) and, for a float result, the
+/// same set in decimal (`0.6328125..0.63671875`), as the other columns show both. An integer's
+/// or an 8-bit pair's hex set already gives each value in decimal.
+pub fn expected(e: &Expectation) -> Markup {
+    html! {
+        code class="hex" { (e.to_string()) }
+        @if let Some(d) = e.decimal() {
+            " " span class="dec" { (d) }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use ptx::isa::Type;
+
+    #[test]
+    fn an_expected_float_set_shows_its_decimals() {
+        use ptx::expect::{LaneExpectation, Outcome};
+        use ptx::isa::Ftz;
+        let one = |o: Outcome| Expectation::scalar(Scalar::BF16, LaneExpectation::of(o));
+        let dec = |b| format_decimal(Scalar::BF16, b);
+        let html = expected(&one(Outcome::Bits(0x7f7f))).into_string();
+        assert_eq!(html, format!(r#"<code class="hex">0x7f7f</code> <span class="dec">{}</span>"#, dec(0x7f7f)));
+        assert!(dec(0x7f7f).starts_with("3.39e38"), "{}", dec(0x7f7f));
+        let html = expected(&one(Outcome::Range { lo: 0x3f22, hi: 0x3f23, reference: 0x3f22, ftz: Ftz::Preserve })).into_string();
+        assert_eq!(html, format!(r#"<code class="hex">0x3f22..0x3f23</code> <span class="dec">{}..{}</span>"#, dec(0x3f22), dec(0x3f23)));
+        // A predicate has no decimal beyond its bits.
+        assert_eq!(expected(&Expectation::predicate(true)).into_string(), r#"<code class="hex">1</code>"#);
+    }
 
     #[test]
     fn packed_values_show_every_lane() {

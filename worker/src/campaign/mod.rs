@@ -162,8 +162,8 @@ pub struct CampaignArgs {
     /// Seconds an engine may take for one batch before it is a timeout fault (1 to 1e9).
     #[arg(long, default_value_t = 60, value_parser = crate::cli_values::count_in::<u64>(1, MAX_TIMEOUT_S, MAX_TIMEOUT_WHY))]
     pub timeout: u64,
-    /// Seconds between lines of --out/stats.jsonl.
-    #[arg(long, default_value_t = 60.0, value_parser = crate::cli_values::seconds)]
+    /// Seconds between lines of --out/stats.jsonl (at least 0.1).
+    #[arg(long, default_value_t = 60.0, value_parser = crate::cli_values::stats_interval)]
     pub stats_every: f64,
     /// Candidates a minimization may probe (0 to 10^7; 0: findings are kept unminimized).
     #[arg(long, default_value_t = 20_000, value_parser = crate::cli_values::count_in::<usize>(0, MAX_PROBES, MAX_PROBES_WHY))]
@@ -503,7 +503,7 @@ impl Filters {
 fn gen_config(args: &CampaignArgs, filters: &Filters, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
     let mut cfg = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let text = crate::input_file::read_text(path, crate::input_file::JSON_CAP, "a generator config")?;
             serde_json::from_str(&text).with_context(|| format!("{} is not a GenConfig", path.display()))?
         }
         None => default_generator(),

@@ -504,7 +504,9 @@ fn produce(gen: &Generator, cfg: &SourceConfig, stop: &AtomicBool, tx: &SyncSend
             vec![finished(cfg, Item { program: r.program.clone(), cases: r.cases[..n * k].to_vec(), origin: r.origin.clone(), done: None })]
         } else if let Some(path) = files.next() {
             report.corpus_files += 1;
-            let decoded = fs::read(path).map_err(|e| format!("cannot read it: {e}")).and_then(|b| decode(gen, &b));
+            let decoded = crate::input_file::read_bytes(path, crate::input_file::CORPUS_CAP, "a corpus file")
+                .map_err(|e| e.to_string())
+                .and_then(|b| decode(gen, &b));
             let (program, case) = match decoded {
                 Ok(d) => d,
                 Err(why) => {

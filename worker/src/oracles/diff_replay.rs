@@ -159,9 +159,16 @@ impl Capture {
         };
         let mut bad: HashMap<String, (u64, String)> = HashMap::new();
         let mut current: Option<(String, Option<Slot>)> = None;
-        for (n, line) in BufReader::new(reader).lines().enumerate() {
-            let n = n as u64 + 1;
-            let line = line.map_err(|cause| CaptureError::Corrupt { path: path.to_path_buf(), kind, line: n, cause })?;
+        // Line by line with a cap on each line's length: a capture may be gigabytes, and a file
+        // without newlines (`/dev/zero`, a binary) must not become one line without end.
+        let mut reader = BufReader::new(reader);
+        let mut line = String::new();
+        for n in 1u64.. {
+            match crate::input_file::read_line_capped(&mut reader, &mut line, crate::input_file::LINE_CAP) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(cause) => return Err(CaptureError::Corrupt { path: path.to_path_buf(), kind, line: n, cause }),
+            }
             let err = |why: String| CaptureError::Line { path: path.to_path_buf(), line: n, why };
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
@@ -189,15 +196,17 @@ impl Capture {
                     f
                 }
             };
-            let (cases, results, widths) = match slot {
+            let (cases, results, widths, result_bits) = match slot {
                 Some(Slot::Instr(f)) => {
                     let r = &mut c.forms[f];
                     let widths: Vec<u32> = r.program.inputs().iter().map(|t| t.bits()).collect();
-                    (&mut r.cases, &mut r.results, widths)
+                    let bits = ValType::of_result(&r.instr).bits();
+                    (&mut r.cases, &mut r.results, widths, bits)
                 }
                 Some(Slot::Other(f)) => {
                     let r = &mut c.others[f];
-                    (&mut r.cases, &mut r.results, r.form.operands().iter().map(|o| o.bits()).collect())
+                    let bits = r.form.result_bits();
+                    (&mut r.cases, &mut r.results, r.form.operands().iter().map(|o| o.bits()).collect(), bits)
                 }
                 None => {
                     let entry = bad.get_mut(mnemonic).expect("recorded above");
@@ -215,6 +224,16 @@ impl Capture {
             // file's error, said here with its line.
             if let Some((i, bits)) = ops[..k].iter().zip(&widths).enumerate().find(|(_, (&v, &b))| b < 64 && v >> b != 0).map(|(i, (_, &b))| (i, b)) {
                 return Err(err(format!("operand {} ({}) is wider than the {bits}-bit register {mnemonic} reads there", i + 1, words_of(&line, i + 1))));
+            }
+            // So is a result no destination holds (`0x123456789` for an f32, `0x7` for a setp's
+            // two predicates): compared as recorded, it would count as a difference of the engine.
+            if result_bits < 64 && got >> result_bits != 0 {
+                let what = match result_bits {
+                    1 => "a predicate result is 0 or 1".to_string(),
+                    2 => "a setp result is 0 to 3 (p in bit 0, q in bit 1)".to_string(),
+                    b => format!("{mnemonic} writes a {b}-bit register"),
+                };
+                return Err(err(format!("result {result} is too wide: {what}")));
             }
             match results.entry(ops) {
                 std::collections::hash_map::Entry::Occupied(e) => c.conflicts += u64::from(*e.get() != got),
@@ -485,6 +504,17 @@ mod tests {
             let e = Capture::parse(Path::new("x.txt"), text.as_bytes()).unwrap_err();
             assert!(e.to_string().contains("x.txt:2") && e.to_string().contains("operand(s), the line has"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_result_no_destination_holds_or_an_endless_line_is_an_error_with_its_line() {
+        let e = Capture::parse(Path::new("x.txt"), "add.f32 0x1 0x2 -> 0x3\nadd.f32 0x1 0x2 -> 0x123456789\n".as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("x.txt:2: result 0x123456789 is too wide: add.f32 writes a 32-bit register"), "{e}");
+        let e = Capture::parse(Path::new("x.txt"), "setp.lt.f32 0x1 0x2 -> 0x7\n".as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("x.txt:1: result 0x7 is too wide: a setp result is 0 to 3"), "{e}");
+        assert!(Capture::parse(Path::new("x.txt"), "setp.lt.f32 0x1 0x2 -> 0x3\n".as_bytes()).is_ok());
+        let e = Capture::parse(Path::new("z"), std::io::repeat(0).take(1 << 20)).unwrap_err().to_string();
+        assert!(e.contains("at line 1: a line longer than 64 KiB"), "{e}");
     }
 
     #[test]

@@ -121,7 +121,8 @@ pub fn decode_reply(line: &str, id: u64, p: &Program, trace: bool, n_cases: usiz
         format!("reply is not a JSON object {{\"id\":..,\"results\":..}}: {e}: {shown}")
     })?;
     if raw.id != Some(id) {
-        return Err(format!("reply id {:?}, expected {id} (answer requests in order, one line each)", raw.id));
+        let got = raw.id.map_or("none".to_string(), |i| i.to_string());
+        return Err(format!("reply id {got}, expected {id} (answer requests in order, one line each)"));
     }
     match (raw.results, raw.error) {
         (None, Some(e)) => Ok(Reply::Error(e)),
@@ -299,7 +300,8 @@ mod tests {
             Ok(Reply::Error("no f16".into()))
         );
         for (bad, why) in [
-            (r#"{"id":2,"results":[["0xbc00","0x1"]]}"#, "expected 1"),
+            (r#"{"id":2,"results":[["0xbc00","0x1"]]}"#, "reply id 2, expected 1"),
+            (r#"{"results":[["0xbc00","0x1"]]}"#, "reply id none, expected 1"),
             (r#"{"id":1,"results":[]}"#, "0 result rows"),
             (r#"{"id":1,"results":[["0xbc00"]]}"#, "1 values for 2"),
             (r#"{"id":1,"results":[["0x1bc00","0x1"]]}"#, "16 bits"),

@@ -74,11 +74,29 @@ fn engine_options(args: &ReproArgs, recorded: ptx::isa::Arch) -> EngineOptions {
     }
 }
 
+/// The engine to run on: `--target`, else the one repro.json records. A recorded `exec:`
+/// target is a shell command from a file that may have come from someone else, so it is
+/// never run unless the user names it: the error prints it and says how.
+fn target_spec(args: &ReproArgs, r: &Reproducer, file: &std::path::Path) -> Result<String> {
+    if let Some(t) = &args.target {
+        return Ok(t.clone());
+    }
+    if let Some(cmd) = r.target.strip_prefix("exec:") {
+        bail!(
+            "{} records the target `exec:{cmd}`, a shell command; repro does not run a command from a file on its own. \
+             To run it, pass it yourself: --target 'exec:{cmd}'; or re-run the finding elsewhere with --target interp (or host, cuda)",
+            file.display()
+        );
+    }
+    Ok(r.target.clone())
+}
+
 pub fn run(args: ReproArgs) -> Result<ExitCode> {
     check_sm(&args)?;
     let r = Reproducer::load(&args.file)?;
     let opts = engine_options(&args, ptx::isa::Arch { sm: r.sm, variant: r.variant });
-    let case = r.case()?;
+    // api's messages name "repro.json" alone: which one matters when several are open.
+    let case = r.case().with_context(|| format!("{}: the finding's program or inputs do not load", args.file.display()))?;
     let p = &case.program;
     if args.regenerate {
         let dir = if args.file.is_dir() { args.file.clone() } else { args.file.parent().map(PathBuf::from).unwrap_or_default() };
@@ -86,8 +104,14 @@ pub fn run(args: ReproArgs) -> Result<ExitCode> {
         write_synced(&dir.join("repro.cu"), cuda::source(&r)?.as_bytes())?;
         println!("wrote {} and {}", dir.join("repro.ptx").display(), dir.join("repro.cu").display());
     }
-    let spec = args.target.clone().unwrap_or_else(|| r.target.clone());
-    let mut engine = open(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
+    let spec = target_spec(&args, &r, &args.file)?;
+    let mut engine = open(&spec, &opts).with_context(|| match &args.target {
+        Some(_) => format!("cannot open target '{spec}' (given by --target)"),
+        None => format!(
+            "cannot open target '{spec}', which {} records; pass --target (interp, host, cuda, exec:COMMAND) to run it elsewhere",
+            args.file.display()
+        ),
+    })?;
     let judge = args.judge.as_deref().unwrap_or(&r.judge);
     let profile = ptx::profile::Profile::named(judge)?;
     let expected =
@@ -177,6 +201,21 @@ mod tests {
             let o = options(sm).unwrap();
             assert_eq!((o.sm, o.variant), want, "{sm}");
         }
+    }
+
+    #[test]
+    fn a_recorded_exec_target_is_never_run_without_target() {
+        let mut r = crate::repro::tests::sample();
+        r.target = "exec:touch /tmp/x; false".into();
+        let args = Cli::try_parse_from(["repro", "f"]).unwrap().repro;
+        let e = target_spec(&args, &r, std::path::Path::new("d/repro.json")).unwrap_err().to_string();
+        assert!(e.contains("`exec:touch /tmp/x; false`") && e.contains("--target 'exec:touch /tmp/x; false'") && e.contains("--target interp"), "{e}");
+        // Named by the user, it runs; a recorded non-exec target runs as before.
+        let args = Cli::try_parse_from(["repro", "f", "--target", "exec:touch /tmp/x; false"]).unwrap().repro;
+        assert_eq!(target_spec(&args, &r, std::path::Path::new("d")).unwrap(), "exec:touch /tmp/x; false");
+        r.target = "interp".into();
+        let args = Cli::try_parse_from(["repro", "f"]).unwrap().repro;
+        assert_eq!(target_spec(&args, &r, std::path::Path::new("d")).unwrap(), "interp");
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn instr_of_op(op: &str) -> Option<String> {
 /// The recorded fingerprints of a `sweeps.jsonl` file (lines without `op` and `hash`, such as
 /// the device line, are skipped; an `op` this build does not know is an error).
 pub fn read_recorded(path: &Path) -> Result<Vec<Recorded>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::input_file::read_text(path, 64 << 20, "a sweeps.jsonl")?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let v: serde_json::Value =

@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::db::clusters::{self, ClusterInfo};
+use crate::validate::fields::{cap, MAX_PTX, MAX_SASS};
 use uuid::Uuid;
 
 /// Hits one report may add (keeps the BIGINT sums far from overflow).
@@ -116,7 +117,8 @@ fn check_hex(field: &str, values: &[String]) -> Result<(), String> {
 }
 
 /// Validate one report; errors are relative to the report (`reproducer.signature: ...`).
-fn prepare(report: &FindingReport) -> Result<Row, String> {
+/// `now` is the server's clock, for the report's `found_at`.
+fn prepare(report: &FindingReport, now: chrono::DateTime<chrono::Utc>) -> Result<Row, String> {
     let r = &report.reproducer;
     if r.ptxfuzz_repro != FORMAT {
         return Err(format!("reproducer.ptxfuzz_repro: format {} is not the one this server reads ({FORMAT}); upgrade the worker or the server", r.ptxfuzz_repro));
@@ -149,6 +151,14 @@ fn prepare(report: &FindingReport) -> Result<Row, String> {
     crate::validate::check_reported(r, &program).map_err(|e| format!("reproducer.{e}"))?;
     if let Some(&k) = r.failing_outputs.iter().find(|&&k| k >= outputs) {
         return Err(format!("reproducer.failing_outputs: output {k} does not exist (the program has {outputs})"));
+    }
+    // Text, decimals and failing outputs that contradict the program and values above.
+    crate::validate::report::check_consistent(r, &program, now).map_err(|e| format!("reproducer.{e}"))?;
+    if let Some(ptx) = &report.ptx {
+        cap("ptx", ptx, MAX_PTX, "send the .ptx file of the minimized program (`ptxfuzz minimize`), or none (null)")?;
+    }
+    if let Some(sass) = &report.sass {
+        cap("sass", sass, MAX_SASS, "send the SASS of the reproducer's one kernel, or none (null)")?;
     }
     if report.hits > MAX_HITS {
         return Err(format!("hits: {} is out of range (at most {MAX_HITS})", report.hits));
@@ -193,11 +203,12 @@ fn validate_batch(batch: &IngestBatch) -> Result<Vec<Row>, Rejected> {
         n if n > MAX_BATCH => return Err(Rejected::TooLarge(n)),
         _ => {}
     }
+    let now = chrono::Utc::now();
     batch
         .findings
         .iter()
         .enumerate()
-        .map(|(k, r)| prepare(r).map_err(|e| Rejected::Invalid(format!("findings[{k}].{e}"))))
+        .map(|(k, r)| prepare(r, now).map_err(|e| Rejected::Invalid(format!("findings[{k}].{e}"))))
         .collect()
 }
 
@@ -409,6 +420,36 @@ mod tests {
         assert!(!has_nul_escape(br#"{"a":"x\\u0000"}"#));
         assert!(has_nul_escape(br#"{"a":"x\\\u0000"}"#));
         assert!(!has_nul_escape(br#"{"a":"u0000"}"#));
+    }
+
+    /// The 281 reports of a real H100 campaign (read as `ptxfuzz deliver --findings` reads
+    /// them) and the 8 of `shared/hw/h100-sm90/findings` pass every check of a report: the
+    /// consistency checks refuse contradictions, not what workers send.
+    #[test]
+    fn every_real_report_of_the_h100_campaign_is_accepted() {
+        let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90");
+        let tar = format!("{shared}/campaign-60s.tar.gz");
+        if !std::path::Path::new(&tar).exists() {
+            eprintln!("skipped: {tar} is absent");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("ptxfuzz-ingest-real-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ok = std::process::Command::new("tar").arg("xzf").arg(&tar).arg("-C").arg(&dir).status().unwrap();
+        assert!(ok.success(), "tar xzf {tar}");
+        let mut reports = api::folder::read_campaign(&dir.join("campaign")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(reports.len(), 281);
+        reports.extend(api::folder::read_campaign(std::path::Path::new(&format!("{shared}/findings"))).unwrap());
+        let now = chrono::Utc::now();
+        for r in &reports {
+            if let Err(e) = prepare(r, now) {
+                panic!("{}: {e}", r.reproducer.signature);
+            }
+            // And their JSON names no unknown field.
+            let batch = serde_json::json!({"findings": [r]});
+            crate::validate::report::unknown_fields(&batch).unwrap();
+        }
     }
 
     #[test]
