@@ -467,7 +467,8 @@ fn an_error_line_names_its_cause_once() {
     let (code, _, err) = ptxfuzz(&["repro", dir.to_str().unwrap(), "--target", "interp"]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(code, 1, "{err}");
-    assert!(err.starts_with("error: repro.json: bad program: instruction 0"), "{err}");
+    // The folder given, then the file and its cause, once.
+    assert!(err.starts_with(&format!("error: {}: ", dir.display())) && err.contains("repro.json: bad program: instruction 0"), "{err}");
     assert_eq!(err.matches(".sat is not allowed").count(), 1, "{err}");
 }
 
