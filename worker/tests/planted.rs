@@ -265,7 +265,12 @@ fn check_reproducer(out: &Path, r: &Value, deviation: &str) {
         }
         c.output().unwrap()
     };
-    let again = run(None);
+    // The recorded target is an exec: command, which repro runs only when asked by name.
+    let refused = run(None);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{deviation}: {err}");
+    assert!(err.contains(r["target"].as_str().unwrap()) && err.contains("--target"), "{deviation}: {err}");
+    let again = run(r["target"].as_str());
     let text = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{deviation}: repro on the recorded target:\n{text}");
     assert!(text.contains("verdict: REPRODUCED"), "{text}");
