@@ -5,8 +5,8 @@
 //! (`POST /clusters/{id}/triage`, a triager session and its CSRF token, as a finding's form).
 
 use api::findings::Status;
-use axum::extract::rejection::{FormRejection, QueryRejection};
-use axum::extract::{Path, Query, RawQuery, State};
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -15,6 +15,7 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::layout::{page, Nav};
+use super::query::PageQuery;
 use super::session::{error_page, require_triager, MaybeSession, Session};
 use crate::db::clusters::{self as db, Cluster, ClusterTriage, ClusterTriaged};
 use crate::db::findings::list::{self, Filter};
@@ -66,21 +67,17 @@ struct ListQuery {
 async fn clusters_page(
     State(state): State<AppState>,
     session: MaybeSession,
-    RawQuery(raw): RawQuery,
-    q: Result<Query<ListQuery>, QueryRejection>,
+    PageQuery(q): PageQuery<ListQuery>,
 ) -> Response {
     let session = session.get();
-    if let Some(e) = super::findings::unknown_parameter(raw.as_deref(), &["status"]) {
-        return error_page(StatusCode::BAD_REQUEST, "Clusters", &e, session);
-    }
     // A bad status is reported, as on the findings page, rather than silently listing all.
-    let status = match q.map(|Query(q)| q.status.filter(|s| !s.is_empty())) {
+    let status = match q.map(|q| q.status.filter(|s| !s.is_empty())) {
         Ok(None) => None,
         Ok(Some(s)) => match s.parse::<Status>() {
             Ok(st) => Some(st),
             Err(e) => return error_page(StatusCode::BAD_REQUEST, "Clusters", &format!("status: {e}"), session),
         },
-        Err(e) => return error_page(StatusCode::BAD_REQUEST, "Clusters", &e.body_text(), session),
+        Err(e) => return error_page(StatusCode::BAD_REQUEST, "Clusters", &e, session),
     };
     let (mut items, more) = match db::list(&state.pool, None, status, MAX_LISTED, None).await {
         Ok(page) => page,

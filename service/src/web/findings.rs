@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use api::findings::{FindingSummary, Status};
 use api::MismatchClass;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -19,6 +19,7 @@ use serde::Deserialize;
 use sqlx::PgPool;
 
 use super::layout::{page, Nav};
+use super::query::{self, PageQuery};
 use super::session::{encode, error_page, MaybeSession};
 use crate::db::findings::list::{self, Cursor, Filter};
 use crate::db::known;
@@ -56,7 +57,7 @@ impl Sort {
 
 /// The page's query string: every field text, so that an empty form field is "no filter"
 /// and a bad value is a message rather than a rejection. An unknown parameter is refused, as
-/// the API refuses it ([`unknown_parameter`] says so first, naming the known ones).
+/// the API refuses it ([`query::parse`] names it with these fields).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Params {
@@ -74,26 +75,6 @@ struct Params {
     cluster: Option<String>,
     sort: Option<String>,
     after: Option<String>,
-}
-
-/// The parameters of [`Params`], for the message about an unknown one.
-const PARAMS: [&str; 13] =
-    ["instruction", "opcode", "type", "modifier", "class", "status", "sm", "driver", "since", "until", "cluster", "sort", "after"];
-
-/// The message of a dashboard page's 400 for the first parameter of the query string `raw` that
-/// is not one of `known` (the page's parameters), naming those; `None` when all are known. Every
-/// dashboard list refuses an unknown parameter as the API's lists do: a misspelt filter that is
-/// silently ignored reads as obeyed.
-pub fn unknown_parameter(raw: Option<&str>, known: &[&str]) -> Option<String> {
-    let raw = raw.filter(|r| !r.is_empty())?;
-    let uri = format!("/?{raw}").parse().ok()?;
-    let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&uri).ok()?.0;
-    let (name, _) = pairs.iter().find(|(k, _)| !known.contains(&k.as_str()))?;
-    Some(if known.is_empty() {
-        format!("unknown parameter '{name}': this page takes no parameters")
-    } else {
-        format!("unknown parameter '{name}': this page takes {}", known.join(", "))
-    })
 }
 
 fn given(v: &Option<String>) -> Option<&str> {
@@ -266,8 +247,7 @@ fn row(f: &FindingSummary, gpus: Option<&(Vec<String>, Vec<String>)>) -> Markup 
     }
 }
 
-async fn findings_page(State(state): State<AppState>, session: MaybeSession, RawQuery(raw): RawQuery) -> Response {
-    let params: Result<Params, String> = serde_urlencoded_params(raw.as_deref().unwrap_or(""));
+async fn findings_page(State(state): State<AppState>, session: MaybeSession, PageQuery(params): PageQuery<Params>) -> Response {
     let session = session.get();
     let (p, parsed) = match params {
         Ok(p) => {
@@ -321,16 +301,6 @@ async fn findings_page(State(state): State<AppState>, session: MaybeSession, Raw
     page("Findings", Nav::Findings, session, body).into_response()
 }
 
-/// Parse the query string into [`Params`]; a malformed one (an unknown field) is a message.
-fn serde_urlencoded_params(raw: &str) -> Result<Params, String> {
-    if let Some(e) = unknown_parameter(Some(raw), &PARAMS) {
-        return Err(e);
-    }
-    axum::extract::Query::<Params>::try_from_uri(&format!("/?{raw}").parse().map_err(|_| "the query string is malformed".to_string())?)
-        .map(|q| q.0)
-        .map_err(|e| format!("the query string is malformed: {}", e.body_text()))
-}
-
 pub fn routes() -> Router<AppState> {
     Router::new().route("/findings", get(findings_page))
 }
@@ -340,7 +310,7 @@ mod tests {
     use super::*;
 
     fn params(raw: &str) -> Params {
-        serde_urlencoded_params(raw).unwrap()
+        query::parse(Some(raw)).unwrap()
     }
 
     #[test]
@@ -363,14 +333,11 @@ mod tests {
 
     #[test]
     fn an_unknown_parameter_is_named_with_the_known_ones() {
-        let e = serde_urlencoded_params("status=new&foo=bar").unwrap_err();
+        let e = query::parse::<Params>(Some("status=new&foo=bar")).unwrap_err();
         assert!(e.starts_with("unknown parameter 'foo': this page takes instruction, opcode, type,"), "{e}");
         assert!(e.ends_with("sort, after"), "{e}");
         // Every parameter the form and the paging links send is known.
-        assert!(serde_urlencoded_params("instruction=&opcode=&type=&modifier=&class=&status=&sm=&driver=&since=&until=&cluster=&sort=&after=").is_ok());
-        assert_eq!(unknown_parameter(Some("after=1"), &[]).unwrap(), "unknown parameter 'after': this page takes no parameters");
-        assert_eq!(unknown_parameter(Some("a%62=1"), &["ab"]), None);
-        assert_eq!(unknown_parameter(None, &["ab"]), None);
+        assert!(query::parse::<Params>(Some("instruction=&opcode=&type=&modifier=&class=&status=&sm=&driver=&since=&until=&cluster=&sort=&after=")).is_ok());
     }
 
     #[test]

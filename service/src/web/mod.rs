@@ -16,6 +16,7 @@ pub mod findings;
 pub mod layout;
 pub mod overview;
 pub mod ptx_html;
+pub mod query;
 pub mod regressions;
 pub mod session;
 pub mod sweeps;

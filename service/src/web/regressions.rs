@@ -5,8 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, RawQuery, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -15,6 +14,7 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::layout::{page, Nav};
+use super::query::PageQuery;
 use super::session::{error_page, MaybeSession, Session};
 use crate::db::matrix::{self as db, Cell, Verdict};
 use crate::problem::Problem;
@@ -58,13 +58,13 @@ pub fn history(cell: &Cell) -> String {
 async fn matrix(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    RawQuery(raw): RawQuery,
-    q: Result<Query<Params>, QueryRejection>,
+    PageQuery(q): PageQuery<Params>,
 ) -> Response {
     // An unknown parameter (`limit`: the page size is fixed) is refused like a bad cursor.
-    if let Some(e) = super::findings::unknown_parameter(raw.as_deref(), &["after"]) {
-        return error_page(StatusCode::BAD_REQUEST, "Regressions", &e, session.as_ref());
-    }
+    let q = match q {
+        Ok(q) => q,
+        Err(e) => return error_page(StatusCode::BAD_REQUEST, "Regressions", &e, session.as_ref()),
+    };
     match matrix_page(&state, &session, q).await {
         Ok(markup) => markup.into_response(),
         Err(p) => error_page(p.status, "Regressions", &p.detail, session.as_ref()),
@@ -74,9 +74,8 @@ async fn matrix(
 async fn matrix_page(
     state: &AppState,
     session: &Option<Session>,
-    q: Result<Query<Params>, QueryRejection>,
+    q: Params,
 ) -> Result<Markup, Problem> {
-    let Query(q) = q?;
     let before = match q.after.as_deref().filter(|s| !s.is_empty()) {
         None => None,
         Some(s) => Some(s.parse::<i64>().map_err(|_| {

@@ -4,8 +4,7 @@
 //! `?kind=math-check` shows one kind.
 
 use api::sweeps::{StoredSweep, SweepKind, SweepReport, MAX_LIST};
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, RawQuery, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -14,6 +13,7 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::layout::{page, Nav};
+use super::query::PageQuery;
 use super::session::{error_page, MaybeSession};
 use super::svg::{self, Marker};
 use crate::state::AppState;
@@ -40,17 +40,13 @@ struct Params {
 async fn sweeps(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    RawQuery(raw): RawQuery,
-    q: Result<Query<Params>, QueryRejection>,
+    PageQuery(q): PageQuery<Params>,
 ) -> Response {
     let session = session.as_ref();
     let bad = |e: &str| error_page(StatusCode::BAD_REQUEST, "Sweeps & math checks", e, session);
-    if let Some(e) = super::findings::unknown_parameter(raw.as_deref(), &["kind"]) {
-        return bad(&e);
-    }
     let only = match q {
-        Err(e) => return bad(&e.body_text()),
-        Ok(Query(p)) => match p.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        Err(e) => return bad(&e),
+        Ok(p) => match p.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
             None => None,
             Some(k) => match SweepKind::parse(k) {
                 Some(kind) => Some(kind),
