@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use worker::oracles::diff_interp;
 use worker::oracles::exec_protocol::serve;
-use worker::smoke::smoke;
+use worker::smoke::{smoke, Failure};
 use worker::oracles::{open, Engine, EngineOptions, EngineSpec, Job};
 
 /// List the engines (interp, host, cuda, exec:COMMAND) and the devices behind them.
@@ -67,9 +67,7 @@ pub fn run(args: EnginesArgs) -> Result<()> {
         for (name, why) in &r.skipped {
             writeln!(out, "  skipped: {name} ({why})")?;
         }
-        for f in &r.failed {
-            writeln!(out, "  FAILED: {f}")?;
-        }
+        write_failures(&mut out, &r.failed)?;
         failed += r.failed.len();
     }
     if failed > 0 {
@@ -97,13 +95,37 @@ fn check_replay(engine: &mut dyn Engine, out: &mut impl Write) -> Result<usize> 
         // The fault's text says which case was not recorded.
         writeln!(out, "  not covered: {name}: {why}")?;
     }
-    for f in &r.failed {
-        writeln!(out, "  FAILED: {f}")?;
-    }
+    write_failures(out, &r.failed)?;
     if !r.skipped.is_empty() && r.passed.is_empty() && r.failed.is_empty() {
         writeln!(out, "  the capture records none of the known cases: `ptxfuzz capture-check FILE --target interp` checks every case it does record")?;
     }
     Ok(r.failed.len())
+}
+
+/// The failures, one line each. A fault of the whole batch (a timeout, an engine that exited)
+/// fails every check with the same text: three or more such are one line, with their count and
+/// the first and last names, so that the cause is read once rather than 28 times.
+fn write_failures(out: &mut impl Write, failed: &[Failure]) -> Result<()> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for f in failed {
+        match groups.iter_mut().find(|(why, _)| *why == f.why) {
+            Some((_, names)) => names.push(&f.name),
+            None => groups.push((&f.why, vec![&f.name])),
+        }
+    }
+    for (why, names) in groups {
+        match names.as_slice() {
+            [first, .., last] if names.len() >= 3 => {
+                writeln!(out, "  FAILED: {} checks ({first} ... {last}), each: {why}", names.len())?
+            }
+            _ => {
+                for name in names {
+                    writeln!(out, "  FAILED: {name}: {why}")?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Answer the exec protocol on stdin/stdout with the reference interpreter (primary results).

@@ -10,7 +10,7 @@
 
 mod forms;
 
-use ptx::program::Program;
+use ptx::program::{Program, ValType};
 
 use crate::oracles::{Engine, EngineFault, Exec, Job};
 use crate::compare::{self, CompareOptions};
@@ -91,7 +91,26 @@ pub struct SmokeReport {
     pub passed: Vec<String>,
     /// Checks the engine does not support (with its fault), not failures.
     pub skipped: Vec<(String, String)>,
-    pub failed: Vec<String>,
+    pub failed: Vec<Failure>,
+}
+
+/// One failed check: its name (as in `passed`) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub name: String,
+    pub why: String,
+}
+
+impl Failure {
+    fn new(name: impl Into<String>, why: impl Into<String>) -> Failure {
+        Failure { name: name.into(), why: why.into() }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.name, self.why)
+    }
 }
 
 impl SmokeReport {
@@ -125,7 +144,7 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
     }
     let results = engine.run(&jobs);
     if results.len() != jobs.len() {
-        report.failed.push(format!("{} results for {} jobs", results.len(), jobs.len()));
+        report.failed.push(Failure::new("the batch", format!("{} results for {} jobs", results.len(), jobs.len())));
         return report;
     }
     for (((&i, job), r), name) in idx.iter().zip(&jobs).zip(results).zip(names) {
@@ -137,7 +156,7 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
                 continue;
             }
             Err(f) => {
-                report.failed.push(format!("{name}: {f}"));
+                report.failed.push(Failure::new(name, f.to_string()));
                 continue;
             }
         };
@@ -149,37 +168,38 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
             };
             v & e == e && v & m != 0
         };
-        let widths: Vec<u32> = (0..job.per_case())
+        let types: Vec<ValType> = (0..job.per_case())
             .map(|s| {
                 let p = job.program;
-                let r = if s < p.outputs().len() { p.outputs()[s] } else { p.dst(s - p.outputs().len()) };
-                p.reg_type(r).bits()
+                p.reg_type(if s < p.outputs().len() { p.outputs()[s] } else { p.dst(s - p.outputs().len()) })
             })
             .collect();
+        // Each value in hex and as its register reads it, so that a wrong answer is readable.
+        let show = |ty: ValType, v: u64| format!("{} ({})", ty.format_hex(v), ty.format_decimal(v));
         let bad: Vec<String> = kn
             .expected
             .iter()
-            .zip(&widths)
+            .zip(&types)
             .enumerate()
-            .filter_map(|(s, (want, &bits))| {
+            .filter_map(|(s, (want, &ty))| {
                 let got = *out.values.get(s)?;
                 let ok = match want {
                     Some(w) => got == *w,
-                    None => nan(got, bits),
+                    None => nan(got, ty.bits()),
                 };
-                (!ok).then(|| format!("slot {s}: got 0x{got:x}, expected {}", want.map_or("NaN".into(), |w| format!("0x{w:x}"))))
+                (!ok).then(|| format!("slot {s}: got {}, expected {}", show(ty, got), want.map_or("a NaN".into(), |w| show(ty, w))))
             })
             .collect();
         if out.values.len() != kn.expected.len() {
-            report.failed.push(format!("{name}: {} values, expected {}", out.values.len(), kn.expected.len()));
+            report.failed.push(Failure::new(name, format!("{} values, expected {}", out.values.len(), kn.expected.len())));
         } else if !bad.is_empty() {
-            report.failed.push(format!("{name}: {}", bad.join("; ")));
+            report.failed.push(Failure::new(name, bad.join("; ")));
         } else {
             // The reference must agree with the known value too.
             match compare::check(job, &out, &CompareOptions::default()) {
                 Ok(v) if v.is_clean() => report.passed.push(name),
-                Ok(v) => report.failed.push(format!("{name}: the known value is a mismatch for compare: {:?}", v.signatures)),
-                Err(f) => report.failed.push(format!("{name}: {f}")),
+                Ok(v) => report.failed.push(Failure::new(name, format!("the known value is a mismatch for compare: {:?}", v.signatures))),
+                Err(f) => report.failed.push(Failure::new(name, f.to_string())),
             }
         }
     }
@@ -188,7 +208,7 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
         match verdict {
             forms::Verdict::Passed => report.passed.push(name),
             forms::Verdict::Skipped(why) => report.skipped.push((name, why)),
-            forms::Verdict::Failed(why) => report.failed.push(format!("{name}: {why}")),
+            forms::Verdict::Failed(why) => report.failed.push(Failure::new(name, why)),
         }
     }
     // An engine with a sweep kernel (a GPU): the kernel against its own job path.
@@ -196,7 +216,7 @@ pub fn smoke(engine: &mut dyn Engine) -> SmokeReport {
         for (name, verdict) in crate::sweep::gpu::self_check(engine) {
             match verdict {
                 Ok(()) => report.passed.push(name),
-                Err(why) => report.failed.push(format!("{name}: {why}")),
+                Err(why) => report.failed.push(Failure::new(name, why)),
             }
         }
     }
@@ -242,7 +262,8 @@ pub(crate) mod tests {
         }
         let r = smoke(&mut Truncating(Default::default()));
         assert_eq!(r.failed.len(), 1, "{:#?}", r.failed);
-        assert!(r.failed[0].starts_with("cvt.rn.bf16.f32 ties to even (up): got [3f81]"), "{:?}", r.failed);
+        assert_eq!(r.failed[0].name, "cvt.rn.bf16.f32 ties to even (up)");
+        assert_eq!(r.failed[0].why, "got [0x3f81 (1.01)], expected [0x3f82 (1.016)]");
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -296,7 +317,9 @@ pub(crate) mod tests {
         let mut e = RzAsRn { inner: Default::default(), modes: &[Exec::Compiled], broken: &[Exec::Compiled] };
         let r = smoke(&mut e);
         assert_eq!(r.failed.len(), 1, "{:#?}", r.failed);
-        assert!(r.failed[0].starts_with("add.rz.f32 truncates"), "{:?}", r.failed);
+        assert_eq!(r.failed[0].name, "add.rz.f32 truncates", "{:?}", r.failed);
+        // Both values in hex and decimal: the rounded-up sum against the truncated one.
+        assert_eq!(r.failed[0].why, "slot 0: got 0x3f800001 (1.0000001), expected 0x3f800000 (1)");
     }
 
     #[test]
@@ -305,6 +328,6 @@ pub(crate) mod tests {
         let r = smoke(&mut e);
         assert_eq!(r.passed.len(), 2 * KNOWN.len() - 1, "{:?}", r.failed);
         assert_eq!(r.failed.len(), 1, "{:#?}", r.failed);
-        assert!(r.failed[0].starts_with("add.rz.f32 truncates [isa]:"), "{:?}", r.failed);
+        assert_eq!(r.failed[0].name, "add.rz.f32 truncates [isa]", "{:?}", r.failed);
     }
 }

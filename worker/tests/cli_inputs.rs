@@ -126,5 +126,8 @@ fn engines_check_takes_a_timeout() {
     let (code, out, err) = ptxfuzz(&["engines", "--timeout", "1", "--check", "exec:sleep 100"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("timed out after 1 s (raise --timeout"), "{out}{err}");
+    // The batch's one timeout fails every check: one line says so, not one per check.
+    assert_eq!(out.matches("FAILED").count(), 1, "{out}");
+    assert!(out.contains("FAILED: 28 checks (add.rn.f32 rounds up past the half ulp ... "), "{out}");
     assert!(t0.elapsed().as_secs() < 30, "took {:?}", t0.elapsed());
 }

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use sqlx::PgPool;
 
 use super::layout::{page, Nav};
-use super::query::{self, PageQuery};
+use super::query::PageQuery;
 use super::session::{encode, error_page, MaybeSession};
 use crate::db::findings::list::{self, Cursor, Filter};
 use crate::db::known;
@@ -308,6 +308,7 @@ pub fn routes() -> Router<AppState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::web::query;
 
     fn params(raw: &str) -> Params {
         query::parse(Some(raw)).unwrap()

@@ -63,7 +63,7 @@ pub fn check(engine: &mut dyn Engine) -> Vec<(String, Verdict)> {
         }
         let verdict = match engine.run_forms(&form, kn.operands) {
             Ok(words) if words == [kn.expected] => Verdict::Passed,
-            Ok(words) => Verdict::Failed(format!("got {words:x?}, expected [0x{:x}]", kn.expected)),
+            Ok(words) => Verdict::Failed(format!("got {}, expected {}", shown(&form, &words), shown(&form, &[kn.expected]))),
             // As `smoke` treats a program's job: the engine says it cannot answer this case.
             Err(f @ (EngineFault::Unsupported { .. } | EngineFault::Refused { .. })) => Verdict::Skipped(f.to_string()),
             Err(f) => Verdict::Failed(f.to_string()),
@@ -71,6 +71,12 @@ pub fn check(engine: &mut dyn Engine) -> Vec<(String, Verdict)> {
         out.push((kn.name.to_string(), verdict));
     }
     out
+}
+
+/// Result words in hex and as the form's destination reads them: `[0x3f81 (1.0078125)]`.
+fn shown(form: &Form, words: &[u64]) -> String {
+    let each: Vec<String> = words.iter().map(|&w| format!("{w:#x} ({})", ptx::form_value::result_decimal(form, w))).collect();
+    format!("[{}]", each.join(", "))
 }
 
 /// Number of known form results.
