@@ -11,7 +11,13 @@ use std::fmt::{self, Write};
 /// Parses one operand of type `ty`: floats as hex bits (`0x3f800000`) or decimal (`1.5`,
 /// `-inf`, `nan`, rounded to nearest); integers as decimal or hex.
 pub fn parse_operand(ty: Ty, s: &str) -> Result<u64, MathError> {
-    let bad = |why: &str| MathError::Operand { operand: s.to_string(), ty, why: why.to_string() };
+    // What to write instead depends on the argument: an int (jnf's n) takes no float.
+    let advice = match ty {
+        Ty::F32 | Ty::F64 => "give hex bits (0x3f800000) or a decimal",
+        Ty::Int => "give a whole number from -2147483648 to 2147483647 (decimal or 0x hex), e.g. 3",
+        Ty::Long => "give a whole number (decimal or 0x hex), e.g. 3",
+    };
+    let bad = |why: &str| MathError::Operand { operand: s.to_string(), ty, why: why.to_string(), advice };
     let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
     match ty {
         Ty::F32 | Ty::F64 => {
@@ -35,7 +41,7 @@ pub fn parse_operand(ty: Ty, s: &str) -> Result<u64, MathError> {
             };
             let v = v.map_err(|e| bad(&e.to_string()))?;
             if ty == Ty::Int && i32::try_from(v).is_err() {
-                return Err(bad("out of range for int"));
+                return Err(bad("out of range for a 32-bit int"));
             }
             Ok(v as u64)
         }
@@ -90,13 +96,14 @@ impl fmt::Display for Evaluation {
             }
         }
         match &self.allowed {
-            Some(a) => write!(
-                f,
-                "  bound: {} [{}: \"{}\"]",
-                bound_text(&a.row.bound),
-                a.row.table,
-                a.row.text
-            ),
+            Some(a) => {
+                // A documented behaviour cites the prose that states it, not the row's cell.
+                let (source, quote) = match a.row.bound {
+                    Bound::Documented(b) => (b.source().0.to_string(), b.source().1),
+                    _ => (a.row.table.to_string(), a.row.text),
+                };
+                write!(f, "  bound: {} [{source}: \"{quote}\"]", bound_text(&a.row.bound))
+            }
             None => write!(f, "  bound: none documented for these arguments and build"),
         }
     }
@@ -110,7 +117,7 @@ pub fn bound_text(b: &Bound) -> String {
         Bound::UlpPerN { base, per_n } => format!("ceil({base} + {per_n} n) ulp"),
         Bound::Abs(e) => format!("abs {:.3e}", e.value()),
         Bound::Ieee => "IEEE (correctly rounded)".into(),
-        Bound::Documented(d) => format!("documented: {d:?}"),
+        Bound::Documented(d) => format!("documented: {}", d.text()),
         Bound::SameAs(n) => format!("same as {}", n.join(", ")),
         Bound::Derived(s) => format!("derived from {s}"),
         Bound::NoneDocumented(s) => format!("none ({s})"),

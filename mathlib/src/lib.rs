@@ -37,8 +37,8 @@ pub enum MathError {
     Arity { function: String, want: usize, got: usize },
     #[error("int argument {0} does not fit in a 32-bit int")]
     IntRange(i64),
-    #[error("operand `{operand}` is not a valid {ty}: {why}; give hex bits (0x3f800000) or a decimal")]
-    Operand { operand: String, ty: Ty, why: String },
+    #[error("operand `{operand}` is not a valid {ty}: {why}; {advice}")]
+    Operand { operand: String, ty: Ty, why: String, advice: &'static str },
     /// The reference cannot compute this input in reasonable time (and no bound decides it):
     /// the function, the arguments as given, and why.
     #[error("{call}: beyond the reference: {why}")]

@@ -61,6 +61,7 @@ pub struct CaptureArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Opcodes to record (comma-separated PTX names). Default: all, unless --forms is given.
+    /// cvt, setp, set and selp record their spelled forms, as --forms cvt (and so on) does.
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
     /// Also record the forms outside the instruction table: `cvt`, `setp`, `set`, `selp` and
@@ -102,23 +103,32 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     let arch = Arch { sm, variant };
     let mut cfg = GenConfig { approximate: true, sm, variant, ..GenConfig::default() };
     cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_arch(arch)?);
-    if !args.families.is_empty() {
-        cfg.opcodes = args
-            .families
-            .iter()
-            .map(|f| worker::cli_values::family(f).map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?;
+    // `cvt`, `setp`, `set` and `selp` are families of the generator, but a capture records
+    // them as spelled forms (`ptx::form`, what --forms records, with the registers each
+    // needs): `--families cvt` is `--forms cvt`. Run as one-instruction table programs they
+    // failed on their first form (`operand %h0 is a f16 register, but cvt.rn.f16.u32 needs u32`).
+    let (mut table, mut prefixes) = (Vec::new(), args.forms.clone());
+    for f in &args.families {
+        let op = worker::cli_values::family(f).map_err(anyhow::Error::msg)?;
+        match op.in_arith_table() {
+            true => table.push(op),
+            false => prefixes.push(op.name().to_string()),
+        }
+    }
+    let only_spelled = table.is_empty() && !prefixes.is_empty();
+    if !table.is_empty() {
+        cfg.opcodes = table;
     }
     let gen = Generator::new(cfg)?;
-    let forms: Vec<Instr> = if args.families.is_empty() && !args.forms.is_empty() { Vec::new() } else { gen.forms().collect() };
-    let (others, off_sm) = select_forms(&args.forms, sm)?;
+    let forms: Vec<Instr> = if only_spelled { Vec::new() } else { gen.forms().collect() };
+    let (others, off_sm) = select_forms(&prefixes, sm)?;
     if forms.is_empty() && others.is_empty() {
         // Say so before any file is made (`--forms add.rn.f32` picks the mixed-precision
         // add.rn.f32.f16 and .bf16, which sm_90 lacks; the table's add is --families add).
         let needs: Vec<String> = off_sm.iter().take(4).map(|f| format!("{f} (sm_{}+)", f.needs().sm)).collect();
         bail!(
             "--forms {} selects {} form(s), none of them on sm_{sm}: {}{}; record them with --sm N (an sm named), or the instruction table's forms with --families (add, fma, rcp, ...)",
-            args.forms.join(","),
+            prefixes.join(","),
             off_sm.len(),
             needs.join(", "),
             if off_sm.len() > needs.len() { ", ..." } else { "" }

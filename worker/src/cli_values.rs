@@ -92,12 +92,21 @@ pub fn share(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// A whole number, decimal or `0x` hex, `_` allowed between digits.
-pub fn number(s: &str) -> Result<u64, std::num::ParseIntError> {
+/// A whole number, decimal or `0x` hex, `_` allowed between digits; decimal also with a
+/// power of ten (`1e9`, `2.5e6`), as the help writes the bounds, when the value is whole and
+/// exact in a double (up to 2^53).
+pub fn number(s: &str) -> Result<u64, String> {
     let digits = s.replace('_', "");
     match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16),
-        None => digits.parse(),
+        Some(h) => u64::from_str_radix(h, 16).map_err(|e| e.to_string()),
+        None if digits.contains(['e', 'E']) => {
+            let v: f64 = digits.parse().map_err(|_| "invalid digit found in string".to_string())?;
+            if !(0.0..=9007199254740992.0).contains(&v) || v.fract() != 0.0 {
+                return Err(format!("{s} is not a whole number up to 2^53"));
+            }
+            Ok(v as u64)
+        }
+        None => digits.parse().map_err(|e: std::num::ParseIntError| e.to_string()),
     }
 }
 
@@ -112,6 +121,17 @@ mod tests {
         assert!(e.starts_with("unknown family 'fmad': the families are the PTX opcodes testp, copysign, add") && e.ends_with("selp"), "{e}");
         assert_eq!(register_type("f16x2"), Ok(ptx::isa::Type::F16x2));
         assert_eq!(register_type("f8").unwrap_err(), "unknown type 'f8': the types are f16, f16x2, bf16, bf16x2, f32, f32x2, f64");
+    }
+
+    #[test]
+    fn counts_read_decimal_hex_underscores_and_whole_powers_of_ten() {
+        assert_eq!(number("65_536"), Ok(65536));
+        assert_eq!(number("0x1_0000"), Ok(65536));
+        assert_eq!(number("1e9"), Ok(1_000_000_000));
+        assert_eq!(number("2.5E3"), Ok(2500));
+        assert!(number("1.5e0").unwrap_err().contains("not a whole number"));
+        assert!(number("1e30").is_err() && number("-1e3").is_err() && number("e9").is_err());
+        assert_eq!(count_in::<u64>(1, 1_000_000_000, "why")("1e9"), Ok(1_000_000_000));
     }
 
     #[test]

@@ -99,7 +99,14 @@ pub fn run(args: ExplainArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut clusters: BTreeMap<ClusterKey, usize> = BTreeMap::new();
     let mut skipped = Vec::new();
+    // A folder given twice (`explain f f`, or `f` and `./f`) is explained once: counted twice
+    // it doubled every cluster's count.
+    let mut seen = std::collections::BTreeSet::new();
     for dir in &args.dirs {
+        if !seen.insert(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone())) {
+            eprintln!("note: {} was given already; explained once", dir.display());
+            continue;
+        }
         for (folder, report) in folders(dir, &mut skipped)? {
             let r = &report.reproducer;
             // A repro.json that parses but whose program does not load is skipped as one that

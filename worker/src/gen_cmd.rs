@@ -114,6 +114,11 @@ fn sass_input(input: &str, arch: ptx::isa::Arch) -> Result<(String, String)> {
         let text = worker::input_file::read_text(path, worker::input_file::JSON_CAP, "a PTX file")?;
         return Ok((text, arch.to_string()));
     }
+    // A path that is not there (a slash or a .ptx name: never a form) is named as a missing
+    // file, not parsed as an instruction.
+    if input.contains('/') || input.ends_with(".ptx") {
+        anyhow::bail!("{input} does not exist: give a PTX file (`ptxfuzz gen --out DIR` writes some) or a form such as add.rn.f32");
+    }
     match ptx::form::Form::parse(input) {
         Ok(form) => {
             let target = form.target_on(arch.sm).with_context(|| {

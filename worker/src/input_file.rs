@@ -19,8 +19,8 @@ pub const LINE_CAP: usize = 64 << 10;
 pub enum InputError {
     #[error("cannot read {path}: {cause}")]
     Io { path: PathBuf, cause: std::io::Error },
-    #[error("{path} is not a regular file (a device, FIFO or socket); give the path of a file")]
-    NotRegular { path: PathBuf },
+    #[error("{path} is not a regular file ({kind}); give the path of a file")]
+    NotRegular { path: PathBuf, kind: &'static str },
     #[error("{path} is larger than {limit} MiB, the most ptxfuzz reads as {what}; give the right file")]
     TooLarge { path: PathBuf, limit: u64, what: &'static str },
     #[error("{path} is not UTF-8 text (at byte {at}); give {what} as ptxfuzz writes it")]
@@ -33,7 +33,9 @@ pub fn open_regular(path: &Path) -> Result<File, InputError> {
     let io = |cause| InputError::Io { path: path.to_path_buf(), cause };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
-        return Err(InputError::NotRegular { path: path.to_path_buf() });
+        // A folder is the usual slip (the folder of a file given for the file): say which.
+        let kind = if meta.is_dir() { "a folder" } else { "a device, FIFO or socket" };
+        return Err(InputError::NotRegular { path: path.to_path_buf(), kind });
     }
     File::open(path).map_err(io)
 }
@@ -90,11 +92,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_device_is_refused_and_a_large_file_names_its_limit() {
+    fn a_device_or_folder_is_refused_by_kind_and_a_large_file_names_its_limit() {
         let e = read_text(Path::new("/dev/zero"), JSON_CAP, "a reproducer").unwrap_err().to_string();
-        assert!(e.contains("/dev/zero is not a regular file"), "{e}");
+        assert!(e.contains("/dev/zero is not a regular file (a device, FIFO or socket)"), "{e}");
         let dir = std::env::temp_dir().join(format!("ptxfuzz-input-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        let e = read_text(&dir, JSON_CAP, "a reproducer").unwrap_err().to_string();
+        assert!(e.contains("is not a regular file (a folder)"), "{e}");
         let big = dir.join("big.json");
         std::fs::write(&big, vec![b' '; (1 << 20) + 1]).unwrap();
         let e = read_text(&big, 1 << 20, "a reproducer").unwrap_err().to_string();

@@ -17,7 +17,9 @@
 //! rounded results), both without a GPU. The GPU path has NOT run in this project's CI (no
 //! GPU there); `scripts/gpu-check` is where it runs on hardware.
 
-use anyhow::{bail, Context, Result};
+use std::sync::atomic::Ordering;
+
+use anyhow::{bail, Result};
 use clap::Args;
 use mathlib::op::Ty;
 use mathlib::{Build, Cc, Flags};
@@ -39,19 +41,24 @@ Table 7's 1/sqrtf(x).\n\n\
 Needs an NVIDIA GPU and driver (NVRTC too): without them it says so and runs nothing; \
 --print-source and --reference-only work anywhere.\n\n\
 Examples:\n  ptxfuzz math-check sinf --samples 10000000\n  ptxfuzz math-check __expf --exhaustive\n  \
-ptxfuzz math-check sinf --fast-math       (Table 9: sinf becomes __sinf)")]
+ptxfuzz math-check sinf --fast-math       (Table 9: sinf becomes __sinf)\n\n\
+Ctrl-C or SIGTERM stops at the chunk of inputs in flight and prints the report of the inputs \
+checked so far, marked interrupted; the exit status is then 130 (a second signal ends it at \
+once, also with 130).")]
 pub struct MathCheckArgs {
     /// The function (see below).
     pub func: String,
     /// Random inputs (about one in eight a special value: zeros, infinities, NaN, subnormal and
     /// normal bounds, 1, 2, 0.5).
-    /// 1 to 2^40.
-    #[arg(long, default_value_t = 1_000_000, value_parser = count_in::<u64>(1, MAX_SAMPLES, MAX_SAMPLES_WHY))]
+    /// 1 to 2^40. Not with --exhaustive, which checks every input.
+    #[arg(long, default_value_t = 1_000_000, conflicts_with = "exhaustive", value_parser = count_in::<u64>(1, MAX_SAMPLES, MAX_SAMPLES_WHY))]
     pub samples: u64,
     /// Every input (one-argument single-precision functions only: 2^32 inputs).
     #[arg(long)]
     pub exhaustive: bool,
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the random inputs (decimal or 0x hex): the same seed draws the same inputs.
+    /// Unused with --exhaustive.
+    #[arg(long, default_value_t = 1, value_parser = count_in::<u64>(0, u64::MAX, "a seed is any 64-bit number"))]
     pub seed: u64,
     /// GPU ordinal.
     #[arg(long, default_value_t = 0)]
@@ -65,9 +72,10 @@ pub struct MathCheckArgs {
     /// Compile with -prec-sqrt=false.
     #[arg(long)]
     pub no_prec_sqrt: bool,
-    /// Elements passed to norm/normf/rnorm/rnormf(dim, arr), 1 to 1024.
-    #[arg(long, default_value_t = 3, value_parser = count_in::<usize>(1, MAX_DIM, MAX_DIM_WHY))]
-    pub dim: usize,
+    /// Elements passed to norm/normf/rnorm/rnormf(dim, arr), 1 to 1024 [default: 3]; only for
+    /// those functions.
+    #[arg(long, value_parser = count_in::<usize>(1, MAX_DIM, MAX_DIM_WHY))]
+    pub dim: Option<usize>,
     /// Print the kernel source and exit (no GPU needed).
     #[arg(long)]
     pub print_source: bool,
@@ -105,6 +113,9 @@ const MAX_DIM_WHY: &str = "the kernel holds the dim elements per thread (one var
 /// The most `--examples`: 10,000. Each is a line printed, kept in memory until the end.
 const MAX_EXAMPLES: u64 = 10_000;
 const MAX_EXAMPLES_WHY: &str = "each example is a printed line kept until the report; more is not read";
+
+/// `--dim` when not given: norm3d's three elements.
+const DEFAULT_DIM: usize = 3;
 
 /// Inputs (rows of `k` words) made, run and judged at once: 2^22 words, 32 MiB of inputs
 /// (at least one row). The whole of an exhaustive check (2^32 inputs, 32 GiB) or a `--dim 1024`
@@ -186,8 +197,28 @@ fn flags_text(f: &Flags) -> String {
     }
 }
 
+/// Flag combinations that would be silently ignored: refused with what to do instead.
+/// (`--samples` with `--exhaustive` is refused by clap: `conflicts_with`.)
+fn check_flags(args: &MathCheckArgs, row: &mathlib::MathFn) -> Result<()> {
+    if args.no_prefilter && !args.exhaustive {
+        bail!("--no-prefilter applies to --exhaustive only (a sampled check judges every input on the CPU already): drop --no-prefilter or add --exhaustive");
+    }
+    if let Some(dim) = args.dim {
+        if row.op.kernel.args() != mathlib::op::Args::Array {
+            bail!(
+                "--dim {dim} ({dim:#x}) applies to the array functions norm, normf, rnorm and rnormf only; {} takes {} argument(s) of its own: drop --dim",
+                args.func,
+                row.op.arg_types(0).len()
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: MathCheckArgs) -> Result<()> {
     let row = mathlib::reference::row(&args.func)?;
+    check_flags(&args, row)?;
+    let dim = args.dim.unwrap_or(DEFAULT_DIM);
     let client = args.post.client()?;
     let flags = build_flags(&args);
     // The module: `check`, and with a pre-filter `check_filtered` (which needs the compute
@@ -201,7 +232,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
             .ok()
     };
     let source = |filter: Option<&Filter>| {
-        let mut src = kernel_source(row, "check", args.dim);
+        let mut src = kernel_source(row, "check", dim);
         if let Some(f) = filter {
             src.push_str(prefilter::DECIDE_C);
             src.push_str(&filtered_kernel_source(f, "check_filtered"));
@@ -212,7 +243,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
         print!("{}", source(filter_for(Build::default().cc).as_ref()));
         return Ok(());
     }
-    let types = arg_types(row, args.dim);
+    let types = arg_types(row, dim);
     if args.exhaustive && types != [Ty::F32] {
         bail!("--exhaustive needs a one-argument single-precision function ({} takes {:?}); use --samples", args.func, types);
     }
@@ -230,10 +261,13 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     // Every input a chunk at a time (drawn in the same order whatever the chunk, so the report
     // is the one of a single pass), computed by `exec` (the GPU, or the reference on the CPU)
     // and judged; progress on stderr, as an exhaustive check is 1024 chunks.
+    // Ctrl-C/SIGTERM: the chunk in flight finishes and the report covers the inputs done
+    // (`interrupt::stop_flag`, as sweep and campaign do).
+    let stop = crate::interrupt::stop_flag()?;
     let mut checked = |label: String, build: &Build, exec: &mut dyn FnMut(&[u64]) -> Result<Vec<u64>>| -> Result<Report> {
         let (chunk, mut done, mut report) = (chunk_of(k), 0u64, None::<Report>);
         let mut progress = Progress::new(label, n as u128);
-        while done < n {
+        while done < n && !stop.load(Ordering::Relaxed) {
             progress.update(done as u128);
             let count = chunk.min(n - done);
             let inputs = gen_inputs(done, count, &mut rng);
@@ -246,7 +280,11 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
             done += count;
         }
         progress.finish();
-        report.context("no inputs")
+        // Interrupted before the first chunk ended: an empty report, still printed.
+        let mut r = report.unwrap_or_else(|| judge(&args.func, row, build, &[], &[], (k, m), 0));
+        r.planned = n;
+        r.interrupted = done < n;
+        Ok(r)
     };
     let t0 = std::time::Instant::now();
     if args.reference_only {
@@ -270,7 +308,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
             }
             Ok(bits)
         })?;
-        r.exhaustive = args.exhaustive;
+        r.exhaustive = args.exhaustive && !r.interrupted;
         r.device = "no GPU: the correctly rounded reference judged against itself".into();
         r.flags = flags_text(&flags);
         r.seconds = t0.elapsed().as_secs_f64();
@@ -281,7 +319,7 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
         if let Some(c) = client {
             crate::sweep::post::post(&c, &server::server_report(&r, "reference", None, &flags))?;
         }
-        return Ok(());
+        return exit_if_interrupted(&r);
     }
     // cudarc panics on first use without the libraries: check them first.
     // SAFETY: these only try to dlopen the libraries.
@@ -304,18 +342,38 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     )?;
     let build = Build { flags, cc: gpu.cc };
     if let Some(f) = &filter {
-        return run_filtered(&args, &mut gpu, &build, f, client, t0);
+        return run_filtered(&args, &mut gpu, &build, f, client, (t0, &stop));
     }
     let mut r = checked(format!("math-check {}", args.func), &build, &mut |inputs| gpu.run(inputs, k, m))?;
     r.device = gpu.name.clone();
     r.flags = flags_text(&flags);
-    r.exhaustive = args.exhaustive;
+    r.exhaustive = args.exhaustive && !r.interrupted;
     r.seconds = t0.elapsed().as_secs_f64();
     print_report(&r, args.json)?;
-    match client {
-        Some(c) => crate::sweep::post::post(&c, &server::server_report(&r, &format!("cuda:{}", args.gpu), Some(&gpu.name), &flags)),
-        None => Ok(()),
+    if let Some(c) = client {
+        crate::sweep::post::post(&c, &server::server_report(&r, &format!("cuda:{}", args.gpu), Some(&gpu.name), &flags))?;
     }
+    exit_if_interrupted(&r)
+}
+
+/// The exit status of an interrupted check: 128 + SIGINT, what a shell shows for a command
+/// Ctrl-C ended and what `interrupt::stop_flag` exits with on a second signal, so a script
+/// never reads a partial report as a pass.
+pub const INTERRUPTED: i32 = 130;
+
+/// After an interrupted check's report is printed (and posted): say so on stderr and exit
+/// with [`INTERRUPTED`]. `main` maps every error to 1, hence the exit here.
+fn exit_if_interrupted(r: &Report) -> Result<()> {
+    if !r.interrupted {
+        return Ok(());
+    }
+    use std::io::Write as _;
+    eprintln!(
+        "math-check: interrupted after {} of {} inputs ({:#x} of {:#x}): the report above covers those only; run again without interrupting for all",
+        r.inputs, r.planned, r.inputs, r.planned
+    );
+    let _ = std::io::stdout().flush();
+    std::process::exit(INTERRUPTED)
 }
 
 /// The pre-filtered exhaustive check: 2^26 inputs per launch, tallies accumulated, then one
@@ -326,14 +384,14 @@ fn run_filtered(
     build: &Build,
     filter: &Filter,
     client: Option<crate::server::client::Client>,
-    t0: std::time::Instant,
+    (t0, stop): (std::time::Instant, &std::sync::atomic::AtomicBool),
 ) -> Result<()> {
     let n: u64 = 1 << 32;
     let chunk: u64 = 1 << 26;
     let mut tallies = Tallies::new();
     let mut done = 0;
     let mut progress = Progress::new(format!("math-check {}", args.func), n as u128);
-    while done < n {
+    while done < n && !stop.load(Ordering::Relaxed) {
         progress.update(done as u128);
         tallies.absorb(gpu.run_filtered(done, chunk, filter.rel, filter.bound)?);
         done += chunk;
@@ -348,7 +406,9 @@ fn run_filtered(
     }
     r.device = gpu.name.clone();
     r.flags = flags_text(&build.flags);
-    r.exhaustive = true;
+    r.planned = n;
+    r.interrupted = done < n;
+    r.exhaustive = !r.interrupted;
     r.seconds = t0.elapsed().as_secs_f64();
     print_report(&r, args.json)?;
     if let Some(c) = client {
@@ -361,7 +421,7 @@ fn run_filtered(
             filter.reference.name
         );
     }
-    Ok(())
+    exit_if_interrupted(&r)
 }
 
 mod gpu;

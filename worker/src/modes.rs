@@ -81,13 +81,20 @@ pub struct OneMode {
     pub modes: String,
 }
 
+/// Whether `engine` runs programs both ways (isa and compiled): what [`compare_modes`] needs,
+/// asked before anything is written.
+pub fn both_modes(engine: &dyn Engine) -> Result<(), OneMode> {
+    let modes = engine.exec_modes();
+    if modes.contains(&Exec::Isa) && modes.contains(&Exec::Compiled) {
+        return Ok(());
+    }
+    let modes = modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
+    Err(OneMode { engine: engine.info().name.clone(), modes })
+}
+
 /// Run `items` in both modes on `engine` and compare every output bit for bit.
 pub fn compare_modes(engine: &mut dyn Engine, items: &[Item]) -> Result<ModesReport, OneMode> {
-    let modes = engine.exec_modes();
-    if !(modes.contains(&Exec::Isa) && modes.contains(&Exec::Compiled)) {
-        let modes = modes.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
-        return Err(OneMode { engine: engine.info().name.clone(), modes });
-    }
+    both_modes(engine)?;
     let mut report = ModesReport::default();
     let runnable: Vec<&Item> = items.iter().filter(|i| engine.supports(&i.program)).collect();
     report.skipped = (items.len() - runnable.len()) as u64;

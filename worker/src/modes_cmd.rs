@@ -31,11 +31,12 @@ pub struct ModesCheckArgs {
     /// Engine with both modes: cuda or cuda:N (default: the first GPU).
     #[arg(long)]
     pub target: Option<String>,
-    /// Programs to generate.
-    #[arg(long, default_value_t = 10_000)]
+    /// Programs to generate, at least 1.
+    #[arg(long, default_value_t = 10_000, value_parser = worker::cli_values::at_least_one::<u64>)]
     pub programs: u64,
-    /// Cases per program: the campaign's biased cases (special values, boundaries).
-    #[arg(long, default_value_t = 64)]
+    /// Cases per program, 1 to 65536: the campaign's biased cases (special values,
+    /// boundaries).
+    #[arg(long, default_value_t = 64, value_parser = worker::cli_values::count_in::<usize>(1, MAX_CASES, MAX_CASES_WHY))]
     pub cases: usize,
     /// Seed: the same seed generates the same programs and cases.
     #[arg(long, default_value_t = 1)]
@@ -59,6 +60,12 @@ pub struct ModesCheckArgs {
 /// Programs per batch: a module of this many programs is what a campaign's compiled mode loads.
 const BATCH: u64 = 512;
 
+/// The largest `--cases`: a batch's programs hold their cases at once, both modes' results
+/// beside them; 512 programs x 2^16 cases x 3 operands is 768 MiB of operands. A larger
+/// count once aborted allocating.
+const MAX_CASES: u64 = 1 << 16;
+const MAX_CASES_WHY: &str = "a batch of 512 programs holds its cases and both modes' results in memory at once";
+
 pub fn run(args: ModesCheckArgs) -> Result<()> {
     let t0 = Instant::now();
     let spec: EngineSpec = match &args.target {
@@ -81,6 +88,8 @@ pub fn run(args: ModesCheckArgs) -> Result<()> {
         cfg.ptx = cfg.ptx.max(ptx::kernel::min_ptx_for_sm(sm).with_context(|| ptx::kernel::KernelError::UnknownSm(sm).to_string())?);
     }
     let gen = Generator::new(cfg)?;
+    // Before --differ is created: a target with one mode must not truncate an earlier file.
+    worker::modes::both_modes(target.as_ref())?;
     eprintln!("modes-check: {} programs x {} cases on {}", args.programs, args.cases, target.info());
     let mut differ = match &args.differ {
         Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?)),

@@ -23,6 +23,12 @@ use rayon::prelude::*;
 use crate::oracles::{open_spec, Engine, EngineSpec, Job};
 use crate::progress::Progress;
 
+/// The largest `--batch`: a batch's inputs, operands and results are held at once (and, on
+/// the GPU, in device memory), about 48 bytes an input: 2^24 is under 1 GiB. A larger count
+/// once aborted allocating.
+const MAX_BATCH: u64 = 1 << 24;
+const MAX_BATCH_WHY: &str = "a batch's inputs, operands and results are held in memory at once (2^24 is under 1 GiB)";
+
 /// Run one instruction on every input (or a regular sample of them) and measure its error.
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Examples:\n  ptxfuzz sweep rcp.approx.f32 --target cuda        (all 2^32 inputs)\n  \
@@ -55,8 +61,9 @@ pub struct SweepArgs {
     /// First input number. Decimal or 0x hex.
     #[arg(long, default_value = "0", value_parser = parse_u64)]
     pub start: u64,
-    /// Inputs per batch handed to the engine (default: the engine's preferred size, at least 64 K).
-    #[arg(long, value_parser = crate::cli_values::at_least_one::<usize>)]
+    /// Inputs per batch handed to the engine, 1 to 2^24 (default: the engine's preferred size,
+    /// at least 64 K).
+    #[arg(long, value_parser = crate::cli_values::count_in::<usize>(1, MAX_BATCH, MAX_BATCH_WHY))]
     pub batch: Option<usize>,
     /// Mismatching inputs printed (all are counted).
     #[arg(long, default_value_t = 10)]

@@ -176,3 +176,35 @@ fn engines_check_of_a_capture_counts_unrecorded_cases_as_not_covered_not_failed(
     assert!(out.contains("FAILED: cvt.rn.bf16.f32 ties to even (down)"), "{out}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn modes_check_on_a_one_mode_target_leaves_an_earlier_differ_file_untouched() {
+    let d = scratch_created("ptxfuzz-capture-probe", "modes-differ");
+    let f = d.join("modes.jsonl");
+    std::fs::write(&f, "{\"earlier\": true}\n").unwrap();
+    let (code, out, err) = ptxfuzz(&["modes-check", "--target", "interp", "--programs", "4", "--differ", s(&f)]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("runs programs one way only"), "{err}");
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "{\"earlier\": true}\n", "--differ was truncated before the target was refused");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `--families cvt` (and setp, set, selp) records the spelled forms `--forms cvt` records; it
+/// once stopped at its first form with an internal register error.
+#[test]
+fn families_cvt_setp_set_and_selp_record_the_forms_that_forms_records() {
+    let d = scratch_created("ptxfuzz-capture-probe", "families-spelled");
+    for family in ["cvt", "setp", "set", "selp"] {
+        let (a, b) = (d.join(format!("{family}-families.txt")), d.join(format!("{family}-forms.txt")));
+        let (code, _, err) = capture(&a, "90", family);
+        assert_eq!(code, 0, "--families {family}: {err}");
+        assert!(!err.contains("register"), "{err}");
+        let (code, _, err) =
+            ptxfuzz(&["capture", "--target", "interp", "--sm", "90", "--forms", family, "--cases-per-form", "8", "--out", s(&b)]);
+        assert_eq!(code, 0, "--forms {family}: {err}");
+        let (got, want) = (std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+        assert!(got.lines().count() > 8, "--families {family} recorded {} line(s)", got.lines().count());
+        assert_eq!(got, want, "--families {family} and --forms {family} differ");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

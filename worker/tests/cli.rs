@@ -434,6 +434,11 @@ fn sass_of_a_form_disassembles_its_one_instruction_kernel() {
     let (code, _, folder_err) = ptxfuzz(&["sass", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{folder_err}");
     assert!(folder_err.contains("is a folder: give one PTX file in it"), "{folder_err}");
+    // A file that is not there is named as missing, not parsed as a form.
+    let missing = dir.join("nosuch.ptx");
+    let (code, _, err) = ptxfuzz(&["sass", missing.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with(&format!("error: {} does not exist: give a PTX file", missing.display())), "{err}");
     let (code, out, err) = ptxfuzz(&["sass", dir.join("s1_000000.ptx").to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(code, 0, "{err}");
@@ -489,6 +494,20 @@ fn explain_names_a_folder_without_findings_instead_of_counting_zero() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("0 findings in ") && out.contains("nothing to explain"), "{out}");
+}
+
+/// A folder given twice (also as `DIR/.`) is explained and counted once, with a note.
+#[test]
+fn explain_counts_a_folder_given_twice_once() {
+    let finding = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/findings/abs.f64~nan-payload~nan~sm90");
+    let again = format!("{finding}/.");
+    let (code, once, err) = ptxfuzz(&["explain", finding]);
+    assert_eq!(code, 0, "{err}");
+    let (code, twice, err) = ptxfuzz(&["explain", finding, finding, &again]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("was given already; explained once").count(), 2, "{err}");
+    assert!(once.contains("1 cluster over 1 finding:"), "{once}");
+    assert_eq!(twice, once);
 }
 
 /// A compiled program's finding that a whole-program rewrite of ptxas explains is named by it

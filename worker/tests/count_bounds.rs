@@ -40,6 +40,8 @@ fn huge_counts_are_refused_up_front_with_the_option_its_range_and_why() {
         (&["bench", "--cases", big, "--form", "add.rn.f32", "--seconds", "0"], "--cases", "1 to 16777216"),
         (&["bench", "--judge", "--programs", big, "--seconds", "0.1"], "--programs", "1 to 4096"),
         (&["gen", "--count", big, "--out", "g"], "--count", "1 to 1000000"),
+        (&["sweep", "rcp.approx.f32", "--target", "interp", "--batch", big], "--batch", "1 to 16777216"),
+        (&["modes-check", "--target", "interp", "--cases", big], "--cases", "1 to 65536"),
     ] {
         let value = if option == "--dim" { "4294967296" } else if option == "--samples" { "2000000000000" } else { big };
         refused(&dir, args, value, option, range);
@@ -51,7 +53,7 @@ fn huge_counts_are_refused_up_front_with_the_option_its_range_and_why() {
 }
 
 #[test]
-fn zero_samples_dim_and_cases_are_refused_instead_of_running_nothing() {
+fn zero_samples_dim_cases_and_programs_are_refused_instead_of_running_nothing() {
     let dir = scratch_created("ptxfuzz-count-bounds", "zero");
     refused(&dir, &["math-check", "sinf", "--reference-only", "--samples", "0"], "0", "--samples", "1 to 1099511627776");
     refused(&dir, &["math-check", "normf", "--reference-only", "--dim", "0"], "0", "--dim", "1 to 1024");
@@ -59,6 +61,10 @@ fn zero_samples_dim_and_cases_are_refused_instead_of_running_nothing() {
     let (code, _, err) = ptxfuzz_in(&dir, &["campaign", "--target", "interp", "--cases", "0", "--out", "f"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.starts_with("error: invalid value '0' for '--cases <CASES>': give at least 1"), "{err}");
+    // modes-check --programs 0 compared nothing and exited 0, a pass.
+    let (code, _, err) = ptxfuzz_in(&dir, &["modes-check", "--target", "interp", "--programs", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: invalid value '0' for '--programs <PROGRAMS>': give at least 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -128,3 +128,45 @@ fn without_a_gpu_math_check_says_so_and_the_reference_side_runs() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown math function"));
 }
+
+#[test]
+fn flags_that_would_be_ignored_are_refused_with_what_to_do() {
+    for (args, want) in [
+        (&["math-check", "expf", "--reference-only", "--no-prefilter"][..], "--no-prefilter applies to --exhaustive only"),
+        (&["math-check", "expf", "--reference-only", "--dim", "4"][..], "applies to the array functions"),
+        (&["math-check", "expf", "--reference-only", "--exhaustive", "--samples", "10"][..], "cannot be used with"),
+    ] {
+        let o = Command::new(PTXFUZZ).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} ran: {}", String::from_utf8_lossy(&o.stdout));
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed a report");
+    }
+    // --dim is still taken where it means something.
+    let o = Command::new(PTXFUZZ).args(["math-check", "normf", "--reference-only", "--dim", "4", "--samples", "100"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// SIGINT during a long check: the chunk in flight ends, the report of the inputs judged so far
+/// is printed, marked interrupted, and the exit status is 130, never a pass.
+#[test]
+fn sigint_prints_the_report_of_the_inputs_checked_marked_interrupted_and_exits_130() {
+    use std::process::Stdio;
+    let child = Command::new(PTXFUZZ)
+        .args(["math-check", "expf", "--reference-only", "--exhaustive", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exhaustive"], false, "an interrupted exhaustive check did not see every input: {r}");
+    assert_eq!(r["planned"], 1u64 << 32, "{r}");
+    assert!(r["inputs"].as_u64().unwrap() < 1 << 32, "{r}");
+    assert!(err.contains("interrupted after"), "{err}");
+}

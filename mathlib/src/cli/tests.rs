@@ -24,6 +24,9 @@ fn operands_parse_as_hex_bits_or_decimals() {
     assert!(parse_operand(Ty::Int, "3000000000").is_err());
     let err = parse_operand(Ty::F64, "one").unwrap_err().to_string();
     assert!(err.contains("hex bits"), "{err}");
+    // An int argument is asked for as a whole number, never as float bits.
+    let err = parse_operand(Ty::Int, "3.5").unwrap_err().to_string();
+    assert!(err.contains("give a whole number from -2147483648 to 2147483647") && !err.contains("hex bits"), "{err}");
 }
 
 #[test]
@@ -43,6 +46,16 @@ fn eval_without_documented_bound_says_so() {
     let fast = Build { flags: Flags::FAST_MATH, ..Build::default() };
     let e = evaluate("sinf", &["1.0"], &fast).unwrap();
     assert_eq!(e.allowed.unwrap().row.name, "__sinf");
+}
+
+#[test]
+fn eval_of_a_documented_behaviour_names_it_in_words_and_cites_the_prose_that_states_it() {
+    // |y| = 2^127: H.2's prose range where __fdividef gives zero (not Table 10's 2-ulp cell).
+    let e = evaluate("__fdividef", &["1.0", "0x7f000000"], &Build::default()).unwrap();
+    let text = e.to_string();
+    assert!(text.contains("documented: a zero result, NaN when x is infinite or NaN"), "{text}");
+    assert!(text.contains("[H.2 prose: \"for 2^126 < |y| < 2^128, __fdividef(x,y) delivers a result of zero"), "{text}");
+    assert!(!text.contains("ZeroOrNan") && !text.contains("the maximum ulp error is 2"), "{text}");
 }
 
 #[test]

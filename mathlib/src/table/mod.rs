@@ -205,6 +205,26 @@ pub enum Behaviour {
     ZeroOrNanIfXInfinite,
 }
 
+impl Behaviour {
+    /// What a user reads in a report for this behaviour (never the Rust variant's name).
+    pub fn text(self) -> &'static str {
+        match self {
+            Behaviour::ZeroOrNanIfXInfinite => "a zero result, NaN when x is infinite or NaN",
+        }
+    }
+
+    /// Where the behaviour is documented, and its words: prose of the appendix, not the
+    /// table cell of the row (which documents the bound of the other argument range).
+    pub fn source(self) -> (&'static str, &'static str) {
+        match self {
+            Behaviour::ZeroOrNanIfXInfinite => (
+                "H.2 prose",
+                "for 2^126 < |y| < 2^128, __fdividef(x,y) delivers a result of zero ... if x is infinity, __fdividef(x,y) delivers a NaN (as a result of multiplying infinity by zero)",
+            ),
+        }
+    }
+}
+
 /// The documented error of a row.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bound {

@@ -341,7 +341,8 @@ fn bound(i: &Instr, cases: &[Case]) -> Vec<(Model, String)> {
     }
     let s = i.ty.scalar();
     let (mut excess, mut ulps, mut abs) = (0u64, 0u64, 0f64);
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    // The input range, with the bits of its ends (hex beside decimal in the detail).
+    let (mut lo, mut hi) = ((f64::INFINITY, 0u64), (f64::NEG_INFINITY, 0u64));
     for c in cases {
         let Ok(e) = eval(i, &c.operands) else { return vec![] };
         for l in 0..i.ty.lanes() as usize {
@@ -355,17 +356,23 @@ fn bound(i: &Instr, cases: &[Case]) -> Vec<(Model, String)> {
             ulps = ulps.max(s.ulps_between(reference, v).unwrap_or(0));
             abs = abs.max((s.to_f64(reference) - s.to_f64(v)).abs());
             for &o in &c.operands {
-                let x = s.to_f64(lane(i.ty, o, l));
-                lo = lo.min(x);
-                hi = hi.max(x);
+                let bits = lane(i.ty, o, l);
+                let x = s.to_f64(bits);
+                if x < lo.0 {
+                    lo = (x, bits);
+                }
+                if x > hi.0 {
+                    hi = (x, bits);
+                }
             }
         }
     }
     if excess == 0 || excess > MAX_BOUND_EXCESS_ULPS {
         return vec![];
     }
-    let detail = format!(
-        "{excess} ulp past the bound ({ulps} ulp, {abs:e} absolute from the correctly rounded result) on inputs in [{lo:e}, {hi:e}]"
-    );
+    let digits = s.bits() as usize / 4;
+    let at = |(x, b): (f64, u64)| format!("{b:#0w$x} ({x:e})", w = digits + 2);
+    let inputs = if lo.1 == hi.1 { format!("the input {}", at(lo)) } else { format!("inputs in [{}, {}]", at(lo), at(hi)) };
+    let detail = format!("{excess} ulp past the bound ({ulps} ulp, {abs:e} absolute from the correctly rounded result) on {inputs}");
     vec![(Model::WithinUlps(excess), detail)]
 }

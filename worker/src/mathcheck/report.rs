@@ -20,6 +20,10 @@ pub struct Report {
     pub device: String,
     pub flags: String,
     pub inputs: u64,
+    /// Inputs the check set out to judge (`inputs` is fewer when interrupted).
+    pub planned: u64,
+    /// Stopped by Ctrl-C/SIGTERM before `planned` inputs: the tallies cover `inputs` only.
+    pub interrupted: bool,
     pub exhaustive: bool,
     /// Inputs whose row documents a bound.
     pub bounded: u64,
@@ -104,6 +108,8 @@ pub fn judge(name: &str, row: &MathFn, build: &Build, inputs: &[u64], results: &
         device: String::new(),
         flags: String::new(),
         inputs: n as u64,
+        planned: n as u64,
+        interrupted: false,
         exhaustive: false,
         bounded: 0,
         mismatches: 0,
@@ -154,7 +160,13 @@ impl Report {
             self.device,
             self.flags,
             self.inputs,
-            if self.exhaustive { " (all)" } else { "" },
+            if self.interrupted {
+                format!(" of {} ({:#x} of {:#x}), interrupted", self.planned, self.inputs, self.planned)
+            } else if self.exhaustive {
+                " (all)".into()
+            } else {
+                String::new()
+            },
             self.seconds
         );
         for b in &self.bounds {
@@ -244,6 +256,7 @@ pub fn judge_filtered(name: &str, build: &Build, filter: &Filter, t: &Tallies, k
 
 pub(super) fn merge(mut a: Report, b: Report, keep: usize) -> Report {
     a.inputs += b.inputs;
+    a.planned += b.planned;
     a.bounded += b.bounded;
     a.mismatches += b.mismatches;
     if b.max_ulps > a.max_ulps {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use api::findings::{FindingReport, IngestBatch, IngestResult};
@@ -35,16 +35,18 @@ pub struct DeliverArgs {
     /// ingests by content, so sending the same folders twice adds nothing.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub findings: Option<PathBuf>,
-    /// Give up after this many seconds (retrying while the server is unreachable).
-    #[arg(long, default_value_t = 60.0)]
+    /// Give up after this many seconds (0 to 1e9), retrying while the server is unreachable
+    /// or busy (no answer, 5xx, 429), with --out's spool and with --findings alike.
+    #[arg(long, default_value_t = 60.0, value_parser = crate::cli_values::seconds)]
     pub wait: f64,
 }
 
 /// `ptxfuzz deliver`.
 pub fn deliver(args: DeliverArgs) -> Result<()> {
     let client = Client::new(&args.server, args.token.clone()).map_err(anyhow::Error::msg)?;
+    let wait = Duration::try_from_secs_f64(args.wait).unwrap_or(Duration::ZERO);
     if let Some(dir) = &args.findings {
-        return deliver_folders(&client, dir).map(|_| ());
+        return deliver_folders(&client, dir, wait).map(|_| ());
     }
     let dir = spool_dir(&args.out);
     if !dir.is_dir() {
@@ -53,7 +55,7 @@ pub fn deliver(args: DeliverArgs) -> Result<()> {
     let spool = Arc::new(Spool::open(&dir).with_context(|| format!("cannot open {}", dir.display()))?);
     let before = spool.pending().len();
     let outbox = Outbox::start(spool, client, Backoff { min: Duration::from_millis(500), max: Duration::from_secs(10) });
-    let status = outbox.finish(Duration::try_from_secs_f64(args.wait.max(0.0)).unwrap_or(Duration::ZERO));
+    let status = outbox.finish(wait);
     println!("{before} message(s) in {}", dir.display());
     println!("server: {status}");
     if let Link::Unauthorized(d) = &status.link {
@@ -87,7 +89,12 @@ pub fn deliver(args: DeliverArgs) -> Result<()> {
 /// the 299 from the server. The run still fails at the end, naming how many were skipped, so
 /// a script notices; sending again after the repair adds only what is missing (the server
 /// ingests by content).
-pub fn deliver_folders(client: &Client, dir: &Path) -> Result<IngestResult> {
+///
+/// An unreachable or busy server is retried for up to `wait` in all. An answer that no report
+/// could change (a 404 or 405: no ptxfuzz API at that address; a 401 or 403: the token) stops
+/// the run at once, blaming the address or the token, not the folders.
+pub fn deliver_folders(client: &Client, dir: &Path, wait: Duration) -> Result<IngestResult> {
+    let deadline = Instant::now() + wait;
     anyhow::ensure!(dir.is_dir(), "--findings {}: {}: give a campaign's --out folder", dir.display(), what_is(dir));
     let read = api::folder::read_campaign_each(dir)?;
     if let Some(e) = &read.summary {
@@ -100,22 +107,22 @@ pub fn deliver_folders(client: &Client, dir: &Path) -> Result<IngestResult> {
     let mut total = IngestResult { received: 0, inserted: 0, duplicates: 0, finding_ids: Vec::new() };
     for chunk in read.reports.chunks(spool::BATCH) {
         let reports: Vec<FindingReport> = chunk.iter().map(|(_, r)| r.clone()).collect();
-        match send(client, reports) {
+        match send(client, reports, deadline) {
             Ok(r) => add(&mut total, r),
             // One report the server refuses for good refuses its whole batch: send the batch's
             // reports one by one, so the refused one is named and the others get through.
-            Err(Failure::Rejected { .. }) => {
+            Err(Failure::Rejected { status, .. }) if !no_api(status) => {
                 for (folder, r) in chunk {
-                    match send(client, vec![r.clone()]) {
+                    match send(client, vec![r.clone()], deadline) {
                         Ok(r) => add(&mut total, r),
-                        Err(Failure::Rejected { status, detail }) => {
+                        Err(Failure::Rejected { status, detail }) if !no_api(status) => {
                             skipped.push(format!("{}: the server refused it (HTTP {status}: {detail})", folder.display()))
                         }
-                        Err(e) => bail!("the server did not take the findings of {}: {e}", dir.display()),
+                        Err(e) => return Err(not_taken(client, dir, e, &total)),
                     }
                 }
             }
-            Err(e) => bail!("the server did not take the findings of {}: {e}", dir.display()),
+            Err(e) => return Err(not_taken(client, dir, e, &total)),
         }
     }
     println!("{} finding folder(s) of {}: {} new, {} already on the server", total.received, dir.display(), total.inserted, total.duplicates);
@@ -134,8 +141,49 @@ pub fn deliver_folders(client: &Client, dir: &Path) -> Result<IngestResult> {
     Ok(total)
 }
 
-fn send(client: &Client, findings: Vec<FindingReport>) -> Result<IngestResult, Failure> {
-    client.post_json("/findings/batch", &IngestBatch { campaign_id: None, findings })
+/// A 404 or 405 for `POST /findings/batch` says nothing about a report: no ptxfuzz API
+/// answers at that address (a wrong host, port or path prefix).
+fn no_api(status: u16) -> bool {
+    matches!(status, 404 | 405)
+}
+
+/// The error that ends a delivery the server did not take: what to check, and what was sent.
+fn not_taken(client: &Client, dir: &Path, e: Failure, total: &IngestResult) -> anyhow::Error {
+    let why = match &e {
+        Failure::Rejected { status, .. } if no_api(*status) => format!(
+            "no ptxfuzz API answers at {} (HTTP {status} for POST /findings/batch): check --server, the address ptxfuzz-server prints when it starts (http://HOST:PORT)",
+            client.api()
+        ),
+        Failure::Unauthorized { .. } => format!("the server refused the token: give --token {WORKER_TOKEN}"),
+        Failure::Retryable(_) => "the server stayed unreachable: run this again when it is up, or give a longer --wait".into(),
+        Failure::Rejected { .. } => "the server refused the request".into(),
+    };
+    anyhow::anyhow!(
+        "the server did not take the findings of {} ({e}); {why}. The finding folders are unchanged; {} of them sent before this.",
+        dir.display(),
+        total.received
+    )
+}
+
+/// Send one batch, retrying an unreachable or busy server (with a backoff from 0.5 s to 10 s)
+/// until `deadline`.
+fn send(client: &Client, findings: Vec<FindingReport>, deadline: Instant) -> Result<IngestResult, Failure> {
+    let batch = IngestBatch { campaign_id: None, findings };
+    let mut pause = Duration::from_millis(500);
+    loop {
+        match client.post_json("/findings/batch", &batch) {
+            Err(Failure::Retryable(why)) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(Failure::Retryable(why));
+                }
+                eprintln!("server unreachable or busy ({why}); retrying for up to {:.0} s more (--wait)", left.as_secs_f64());
+                std::thread::sleep(pause.min(left));
+                pause = (pause * 2).min(Duration::from_secs(10));
+            }
+            r => return r,
+        }
+    }
 }
 
 fn add(total: &mut IngestResult, r: IngestResult) {
