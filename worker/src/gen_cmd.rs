@@ -59,7 +59,17 @@ pub fn gen(args: GenCmd) -> Result<()> {
     let mut rng = SplitMix(args.seed);
     let mut bytes = vec![0u8; 4096];
     let mut written = 0;
+    // Progress on stderr (a million programs take minutes); Ctrl-C ends between programs,
+    // so every file pair written is whole.
+    let stop = worker::interrupt::stop_flag()?;
+    let mut progress = worker::progress::Progress::new("gen", args.count as u128).counting("programs");
     for i in 0..args.count {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            progress.finish();
+            eprintln!("gen: interrupted: wrote {written} of {} programs ({arch}) to {}, each whole", args.count, args.out.display());
+            std::process::exit(worker::interrupt::EXIT_STATUS);
+        }
+        progress.update(i as u128);
         let (program, name) = match args.campaign_from {
             Some(from) => {
                 let n = from.checked_add(i as u64).context("--campaign-from plus --count is past the last program number")?;
@@ -81,6 +91,7 @@ pub fn gen(args: GenCmd) -> Result<()> {
         std::fs::write(args.out.join(format!("{name}.json")), program.to_json() + "\n")?;
         written += 1;
     }
+    progress.finish();
     eprintln!("wrote {written} programs ({arch}) to {}", args.out.display());
     Ok(())
 }

@@ -5,7 +5,12 @@ use clap::Args;
 use ptx::gen::GenConfig;
 use ptx::isa::{Arch, PtxVersion};
 
-/// Generator options; each default is `GenConfig::default()`'s (documented there).
+/// The bound of `--min-len`/`--max-len`: the generator's (`ptx::gen::MAX_LEN`).
+const MAX_LEN: u64 = ptx::gen::MAX_LEN as u64;
+const MAX_LEN_WHY: &str = "the generator's longest program (register numbers stay far below 2^15)";
+
+/// Generator options; each default is `GenConfig::default()`'s (documented there; the help
+/// repeats it, checked by a test).
 #[derive(Args, Debug, Clone, Default)]
 pub struct GenArgs {
     /// Read the whole generator config from a JSON file (GenConfig's serde form); the flags
@@ -28,25 +33,25 @@ pub struct GenArgs {
     /// Instruction types to draw from, comma-separated (e.g. f32,f16x2); default all.
     #[arg(long, value_delimiter = ',')]
     pub types: Vec<String>,
-    /// Fewest instructions in a multi-instruction program.
-    #[arg(long)]
+    /// Fewest instructions in a multi-instruction program, 1 to 4096 [default: 2].
+    #[arg(long, value_parser = worker::cli_values::count_in::<usize>(1, MAX_LEN, MAX_LEN_WHY))]
     pub min_len: Option<usize>,
-    /// Most instructions in a program.
-    #[arg(long)]
+    /// Most instructions in a program, 1 to 4096 [default: 8].
+    #[arg(long, value_parser = worker::cli_values::count_in::<usize>(1, MAX_LEN, MAX_LEN_WHY))]
     pub max_len: Option<usize>,
-    /// Share of single-instruction programs (0..1).
-    #[arg(long)]
+    /// Share of single-instruction programs, 0 to 1 [default: 0.5].
+    #[arg(long, value_parser = worker::cli_values::share)]
     pub single_share: Option<f64>,
-    /// Share of instructions given `.ftz` where the form has it (0..1).
-    #[arg(long)]
+    /// Share of instructions given `.ftz` where the form has it, 0 to 1 [default: 0.3].
+    #[arg(long, value_parser = worker::cli_values::share)]
     pub ftz_share: Option<f64>,
-    /// Share of instructions given `.sat`/`.relu` where the form has it (0..1).
-    #[arg(long)]
+    /// Share of instructions given `.sat`/`.relu` where the form has it, 0 to 1 [default: 0.2].
+    #[arg(long, value_parser = worker::cli_values::share)]
     pub sat_share: Option<f64>,
-    /// Share of special operand values (zeros, subnormals, NaNs, halfway points...) (0..1).
-    /// A campaign's program of one input gets each special it draws once, the rest ordinary
-    /// values: a repeated case would test nothing.
-    #[arg(long)]
+    /// Share of special operand values (zeros, subnormals, NaNs, halfway points...), 0 to 1
+    /// [default: 0.5]. A campaign's program of one input gets each special it draws once, the
+    /// rest ordinary values: a repeated case would test nothing.
+    #[arg(long, value_parser = worker::cli_values::share)]
     pub special_share: Option<f64>,
     /// Also emit unrounded mul+add pairs that ptxas may contract into fma.
     #[arg(long)]
@@ -109,6 +114,17 @@ impl GenArgs {
             ($($f:ident),*) => { $( if let Some(v) = self.$f { cfg.$f = v; } )* };
         }
         set!(min_len, max_len, single_share, ftz_share, sat_share, special_share);
+        // Named as the flags (and the file) the user wrote, not as GenConfig's fields.
+        if cfg.min_len > cfg.max_len {
+            let from = |flag: Option<usize>| if flag.is_some() { "" } else if self.config.is_some() { " (from --config)" } else { " (the default)" };
+            bail!(
+                "--min-len {}{} is above --max-len {}{}: give --min-len at most --max-len",
+                cfg.min_len,
+                from(self.min_len),
+                cfg.max_len,
+                from(self.max_len)
+            );
+        }
         cfg.contraction |= self.contraction;
         cfg.approximate |= self.approximate;
         if self.documented_only {
@@ -142,6 +158,38 @@ mod tests {
         // Without --sm, the config's own target (sm_90).
         assert!(config(None, "7.0").is_err());
         assert_eq!(config(None, "9.0").unwrap().ptx, PtxVersion::new(9, 0));
+    }
+
+    #[test]
+    fn the_help_s_defaults_are_the_generator_s() {
+        let d = GenConfig::default();
+        let help = {
+            use clap::CommandFactory;
+            #[derive(clap::Parser)]
+            struct Cli {
+                #[command(flatten)]
+                gen: GenArgs,
+            }
+            Cli::command().render_long_help().to_string()
+        };
+        for (flag, value) in [
+            ("--min-len", d.min_len.to_string()),
+            ("--max-len", d.max_len.to_string()),
+            ("--single-share", d.single_share.to_string()),
+            ("--ftz-share", d.ftz_share.to_string()),
+            ("--sat-share", d.sat_share.to_string()),
+            ("--special-share", d.special_share.to_string()),
+        ] {
+            let at = help.find(&format!("{flag} <")).unwrap_or_else(|| panic!("{flag} not in {help}"));
+            let text: String = help[at..].split("\n\n").next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(text.contains(&format!("[default: {value}]")), "{flag}: {text}");
+        }
+    }
+
+    #[test]
+    fn lengths_the_wrong_way_round_are_named_by_their_flags() {
+        let e = GenArgs { min_len: Some(9), ..GenArgs::default() }.to_config().unwrap_err().to_string();
+        assert_eq!(e, "--min-len 9 is above --max-len 8 (the default): give --min-len at most --max-len");
     }
 
     #[test]

@@ -3,6 +3,12 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+/// The exit status of a command a signal stopped: 128 + SIGINT, what a shell shows for a
+/// command Ctrl-C ended. A second signal exits with it at once; `sweep` and `math-check` exit
+/// with it after printing the report of the work done, so a script never reads part of the
+/// work as a pass.
+pub const EXIT_STATUS: i32 = 130;
+
 /// A flag the first SIGINT or SIGTERM sets, so the work in flight finishes and what it found
 /// is written; the second exits at once with status 130 (the flag is set by then), for a
 /// user who will not wait for the batch.
@@ -11,7 +17,7 @@ pub fn stop_flag() -> std::io::Result<Arc<AtomicBool>> {
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // Registered first, so it sees the flag as it was before this signal's own handler
         // below sets it: only a second signal finds it set.
-        signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())?;
+        signal_hook::flag::register_conditional_shutdown(sig, EXIT_STATUS, stop.clone())?;
         signal_hook::flag::register(sig, stop.clone())?;
     }
     Ok(stop)

@@ -356,13 +356,8 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     exit_if_interrupted(&r)
 }
 
-/// The exit status of an interrupted check: 128 + SIGINT, what a shell shows for a command
-/// Ctrl-C ended and what `interrupt::stop_flag` exits with on a second signal, so a script
-/// never reads a partial report as a pass.
-pub const INTERRUPTED: i32 = 130;
-
 /// After an interrupted check's report is printed (and posted): say so on stderr and exit
-/// with [`INTERRUPTED`]. `main` maps every error to 1, hence the exit here.
+/// with [`crate::interrupt::EXIT_STATUS`]. `main` maps every error to 1, hence the exit here.
 fn exit_if_interrupted(r: &Report) -> Result<()> {
     if !r.interrupted {
         return Ok(());
@@ -373,7 +368,7 @@ fn exit_if_interrupted(r: &Report) -> Result<()> {
         r.inputs, r.planned, r.inputs, r.planned
     );
     let _ = std::io::stdout().flush();
-    std::process::exit(INTERRUPTED)
+    std::process::exit(crate::interrupt::EXIT_STATUS)
 }
 
 /// The pre-filtered exhaustive check: 2^26 inputs per launch, tallies accumulated, then one

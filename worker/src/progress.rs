@@ -12,11 +12,16 @@ use crate::campaign::stats::si;
 
 /// `what: 1.07 G of 4.29 G inputs (25%), 53.69 M/s, about 60 s left`.
 pub fn line(what: &str, done: u128, total: u128, secs: f64) -> String {
+    line_of(what, done, total, secs, "inputs")
+}
+
+/// As [`line`], counting `unit` (`programs` for `gen`).
+fn line_of(what: &str, done: u128, total: u128, secs: f64, unit: &str) -> String {
     let si = |v: f64| si(v).trim_end().to_string();
     let rate = done as f64 / secs.max(1e-9);
     let left = if done == 0 { "time left not known yet".to_string() } else { time_left(total.saturating_sub(done) as f64 / rate) };
     format!(
-        "{what}: {} of {} inputs ({:.0}%), {}/s, {left}",
+        "{what}: {} of {} {unit} ({:.0}%), {}/s, {left}",
         si(done as f64),
         si(total as f64),
         100.0 * done as f64 / total.max(1) as f64,
@@ -62,13 +67,21 @@ pub struct Progress {
     /// Seconds between lines: 0.5 on a terminal, 10 elsewhere.
     every: f64,
     drawn: bool,
+    /// What is counted: `inputs` unless [`Progress::counting`] says otherwise.
+    unit: &'static str,
 }
 
 impl Progress {
     pub fn new(what: impl Into<String>, total: u128) -> Progress {
         let tty = std::io::stderr().is_terminal();
         let now = Instant::now();
-        Progress { what: what.into(), total, started: now, last: now, tty, every: if tty { 0.5 } else { 10.0 }, drawn: false }
+        Progress { what: what.into(), total, started: now, last: now, tty, every: if tty { 0.5 } else { 10.0 }, drawn: false, unit: "inputs" }
+    }
+
+    /// Count `unit` instead of inputs (`programs`).
+    pub fn counting(mut self, unit: &'static str) -> Progress {
+        self.unit = unit;
+        self
     }
 
     /// `done` of the total so far: a line if one is due.
@@ -83,7 +96,7 @@ impl Progress {
             return;
         }
         self.last = Instant::now();
-        let mut l = line(&self.what, done, self.total, self.started.elapsed().as_secs_f64());
+        let mut l = line_of(&self.what, done, self.total, self.started.elapsed().as_secs_f64(), self.unit);
         let extra = extra();
         if !extra.is_empty() {
             l.push_str(", ");
@@ -116,6 +129,8 @@ mod tests {
         // 2^64 inputs (a sweep of an f32 pair) and none done yet: no overflow, no NaN.
         let l = line("sweep add.rn.f32", 0, 1 << 64, 0.0);
         assert_eq!(l, "sweep add.rn.f32: 0 of 18.45 E inputs (0%), 0/s, time left not known yet");
+        // gen counts programs.
+        assert_eq!(line_of("gen", 500, 1000, 1.0, "programs"), "gen: 500 of 1000 programs (50%), 500/s, about 1 s left");
     }
 
     #[test]

@@ -42,7 +42,8 @@ between adjacent values, both zeros one value; packed forms: the worse lane). Mi
 results the PTX ISA does not allow (bound, special-case table, NaN rules), judged as campaigns \
 judge them.\n\n\
 Exit status 1: an error, a --truth fingerprint that differs, a GPU pre-filter failure, or every batch ended in an engine \
-fault (nothing was judged).")]
+fault (nothing was judged). Exit status 130: interrupted (Ctrl-C, SIGTERM): the report, printed, saved and posted as \
+usual, covers the inputs swept before the signal.")]
 pub struct SweepArgs {
     /// The instruction as PTX spells it (rcp.approx.f32, sqrt.rn.f16, add.rn.bf16, ...), or a
     /// cvt/setp/set/selp form with at most 32 bits of operands (cvt.rn.bf16.f32, setp.ltu.f16).
@@ -514,6 +515,17 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     if let Some(c) = client {
         post::post(&c, &server_report(&report, &instr, engine.info()))?;
+    }
+    // Interrupted: 130 (128 + SIGINT, as math-check and a second signal exit), whether or not
+    // --truth was asked, so a script never reads part of a sweep as a pass.
+    if report.interrupted {
+        use std::io::Write as _;
+        eprintln!(
+            "sweep: interrupted after {} of {} input(s): the report covers those only; run again without interrupting for all",
+            report.inputs, plan.count
+        );
+        let _ = std::io::stdout().flush();
+        std::process::exit(crate::interrupt::EXIT_STATUS);
     }
     // Every batch faulted (an exec engine that does not start): nothing was tested, whatever
     // the zero mismatches above say (the GPU sweep kernel judges only what its pre-filter

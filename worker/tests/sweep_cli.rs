@@ -152,3 +152,49 @@ fn math_eval_notes_an_argument_that_rounds_to_zero_in_the_function_s_type() {
     let (_, _, err) = ptxfuzz(&["math", "eval", "sinf", "1e-5"]);
     assert!(!err.contains("note"), "{err}");
 }
+
+/// SIGINT during a sweep: the batch in flight ends, the report of the inputs swept so far is
+/// printed (and saved), and the exit status is 130, never a pass.
+#[test]
+fn an_interrupted_sweep_prints_its_partial_report_and_exits_130() {
+    use std::process::{Command, Stdio};
+    let d = scratch_created("ptxfuzz-sweep-cli", "sigint");
+    let save = d.join("report.json");
+    let child = Command::new(PTXFUZZ)
+        .args(["sweep", "add.rn.f32", "--target", "interp", "--json", "--save"])
+        .arg(&save)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("sweep: interrupted after"), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+    assert_eq!(r["interrupted"], true, "{r}");
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(saved["interrupted"], true);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// SIGINT during a long `gen`: it stops between programs (every .ptx has its .json), says how
+/// many it wrote, and exits 130.
+#[test]
+fn an_interrupted_gen_leaves_whole_file_pairs_and_exits_130() {
+    use std::process::{Command, Stdio};
+    let d = scratch_created("ptxfuzz-sweep-cli", "gen-sigint");
+    let child = Command::new(PTXFUZZ).args(["gen", "--count", "1000000", "--out"]).arg(&d).stderr(Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("gen: interrupted: wrote "), "{err}");
+    let files = listing(&d);
+    let ptx = files.iter().filter(|f| f.ends_with(".ptx")).count();
+    assert!(ptx > 0 && files.len() == 2 * ptx, "{} files, {ptx} .ptx", files.len());
+    std::fs::remove_dir_all(&d).unwrap();
+}
