@@ -551,7 +551,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
 /// that can give one to compare it with (every input once).
 fn truth_before(path: &std::path::Path, instr: &Instr, plan: Plan, bits: u32) -> Result<u64> {
     let Some(recorded) = fingerprint::recorded_for(path, instr)? else {
-        bail!("{} records no sweep of {instr}; its forms are listed by their `op` field", path.display());
+        // The forms it does record, in `sweep`'s spelling (the file's `op` names are not).
+        let forms: Vec<String> = fingerprint::read_recorded(path)?.into_iter().map(|r| r.instr).collect();
+        bail!(
+            "{} records no sweep of {instr}; it records {} form(s): {}; sweep one of those with --truth, or {instr} without it",
+            path.display(),
+            forms.len(),
+            forms.join(", ")
+        );
     };
     if !fingerprint::defined_for(instr, bits) {
         bail!("--truth: {instr} has no output fingerprint (only forms of 32 input bits or fewer do)");

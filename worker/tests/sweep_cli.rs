@@ -159,24 +159,27 @@ fn math_eval_notes_an_argument_that_rounds_to_zero_in_the_function_s_type() {
 fn an_interrupted_sweep_prints_its_partial_report_and_exits_130() {
     use std::process::{Command, Stdio};
     let d = scratch_created("ptxfuzz-sweep-cli", "sigint");
-    let save = d.join("report.json");
-    let child = Command::new(PTXFUZZ)
-        .args(["sweep", "add.rn.f32", "--target", "interp", "--json", "--save"])
-        .arg(&save)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let o = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(130), "{err}");
-    assert!(err.contains("sweep: interrupted after"), "{err}");
-    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
-    assert_eq!(r["interrupted"], true, "{r}");
-    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
-    assert_eq!(saved["interrupted"], true);
+    // An instruction and a spelled form (cvt/setp/set/selp: sweep/forms.rs), each.
+    for form in ["add.rn.f32", "cvt.rn.bf16.f32"] {
+        let save = d.join(format!("{form}.json"));
+        let child = Command::new(PTXFUZZ)
+            .args(["sweep", form, "--target", "interp", "--json", "--save"])
+            .arg(&save)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "{err}");
+        assert!(err.contains("sweep: interrupted after"), "{err}");
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+        assert_eq!(r["interrupted"], true, "{r}");
+        let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+        assert_eq!(saved["interrupted"], true);
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -197,4 +200,16 @@ fn an_interrupted_gen_leaves_whole_file_pairs_and_exits_130() {
     let ptx = files.iter().filter(|f| f.ends_with(".ptx")).count();
     assert!(ptx > 0 && files.len() == 2 * ptx, "{} files, {ptx} .ptx", files.len());
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `--truth` for a form the file does not record lists the forms it does, in sweep's spelling.
+#[test]
+fn truth_without_the_form_lists_the_forms_the_file_records() {
+    let truth = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/hw/h100-sm90/sweeps.jsonl");
+    refused_up_front(
+        &["sweep", "add.rn.f32", "--target", "interp", "--truth", truth],
+        "records no sweep of add.rn.f32; it records 21 form(s): ",
+    );
+    let (_, _, err) = ptxfuzz(&["sweep", "add.rn.f32", "--target", "interp", "--truth", truth]);
+    assert!(err.contains("rcp.approx.f32") && err.contains("add.rn.bf16") && !err.contains("`op`"), "{err}");
 }

@@ -193,10 +193,11 @@ impl FormSweep {
     }
 }
 
-/// `ptxfuzz sweep FORM`: the options that apply to a form, then the sweep; exit 1 on a mismatch.
+/// `ptxfuzz sweep FORM`: the options that apply to a form, then the sweep; exit 1 on a
+/// mismatch, 130 when interrupted.
 pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     if args.dump.is_some() || args.truth.is_some() || args.judge != "spec" || args.post.server.is_some() {
-        bail!("{form}: a sweep of a cvt/setp/set/selp form takes --target, --start, --stride, --limit, --batch, --examples, --sm, --json and --save; --dump, --truth, --judge and --server are for instructions");
+        bail!("{form}: a sweep of a cvt/setp/set/selp form takes --target, --start, --stride, --limit, --batch, --examples, --timeout, --sm, --json and --save; --dump, --truth, --judge and --server are for instructions");
     }
     let bits = space_bits(&form)?;
     super::sweep_checks::check_start(args.start, bits, &form.to_string())?;
@@ -227,6 +228,13 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
         println!("{json}");
     } else {
         print!("{}", report.text());
+    }
+    // Interrupted: 130, as the instruction sweep (the report above covers the inputs run).
+    if report.interrupted {
+        use std::io::Write as _;
+        eprintln!("sweep: interrupted after {} of {} input(s): the report covers those only", report.inputs, plan.count);
+        let _ = std::io::stdout().flush();
+        std::process::exit(crate::interrupt::EXIT_STATUS);
     }
     if report.mismatches > 0 {
         bail!("{} input(s) of {form} gave a result the PTX ISA does not allow", report.mismatches);
