@@ -308,12 +308,23 @@ impl Value {
     }
 }
 
+/// The shortest decimal that round-trips: plain between 1e-5 and 1e16 (`1`, `0.1`,
+/// `123456.79`), with an exponent outside (`1.7014118e38`, `1e-45`), so that `1` never reads
+/// as `1e0` nor `f32::MAX` as 39 digits.
+fn shortest<T: fmt::Display + fmt::LowerExp>(x: T, abs: f64) -> String {
+    if abs == 0.0 || abs.is_nan() || abs.is_infinite() || (1e-5..1e16).contains(&abs) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 impl fmt::Display for Value {
     /// Hex bits and the shortest decimal that round-trips (`0x3f800000 (1)`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Value::F32(b) => write!(f, "{b:#010x} ({:e})", f32::from_bits(b)),
-            Value::F64(b) => write!(f, "{b:#018x} ({:e})", f64::from_bits(b)),
+            Value::F32(b) => write!(f, "{b:#010x} ({})", shortest(f32::from_bits(b), f32::from_bits(b).abs() as f64)),
+            Value::F64(b) => write!(f, "{b:#018x} ({})", shortest(f64::from_bits(b), f64::from_bits(b).abs())),
             Value::Int(i) => write!(f, "{i}"),
             Value::Long(i) => write!(f, "{i}"),
             Value::Unspecified => f.write_str("unspecified"),

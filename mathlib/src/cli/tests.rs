@@ -98,3 +98,14 @@ fn every_row_has_a_reference_and_an_acceptance() {
     }
     assert!(evaluated > 1500, "{evaluated}");
 }
+
+#[test]
+fn values_read_as_the_shortest_decimal_plain_in_the_middle_with_an_exponent_at_the_ends() {
+    assert_eq!(Value::F32(0x3f80_0000).to_string(), "0x3f800000 (1)");
+    assert_eq!(Value::F32(0x7f7f_ffff).to_string(), "0x7f7fffff (3.4028235e38)");
+    assert_eq!(Value::F32(1).to_string(), "0x00000001 (1e-45)");
+    assert_eq!(Value::F32(0x8000_0000).to_string(), "0x80000000 (-0)");
+    assert_eq!(Value::F64(0.1f64.to_bits()).to_string(), "0x3fb999999999999a (0.1)");
+    let e = evaluate("__fdividef", &["1.0", "0x7f000000"], &Build::default()).unwrap();
+    assert!(e.to_string().starts_with("__fdividef(0x3f800000 (1), 0x7f000000 (1.7014118e38))"), "{e}");
+}
