@@ -99,7 +99,10 @@ impl fmt::Display for Evaluation {
             Some(a) => {
                 // A documented behaviour cites the prose that states it, not the row's cell.
                 let (source, quote) = match a.row.bound {
-                    Bound::Documented(b) => (b.source().0.to_string(), b.source().1),
+                    Bound::Documented(b) => {
+                        let (source, quote) = b.source();
+                        (source.to_string(), quote)
+                    }
                     _ => (a.row.table.to_string(), a.row.text),
                 };
                 write!(f, "  bound: {} [{source}: \"{quote}\"]", bound_text(&a.row.bound))

@@ -66,8 +66,11 @@ pub fn gen(args: GenCmd) -> Result<()> {
     for i in 0..args.count {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             progress.finish();
-            eprintln!("gen: interrupted: wrote {written} of {} programs ({arch}) to {}, each whole", args.count, args.out.display());
-            std::process::exit(worker::interrupt::EXIT_STATUS);
+            worker::interrupt::exit_interrupted(&format!(
+                "gen: interrupted: wrote {written} of {} programs ({arch}) to {}, each whole",
+                args.count,
+                args.out.display()
+            ));
         }
         progress.update(i as u128);
         let (program, name) = match args.campaign_from {

@@ -22,3 +22,13 @@ pub fn stop_flag() -> std::io::Result<Arc<AtomicBool>> {
     }
     Ok(stop)
 }
+
+/// The end of work a signal stopped, once its report is out: `why` on stderr (what was done,
+/// what the report covers), stdout flushed, exit with [`EXIT_STATUS`]. The commands' errors
+/// all exit 1 in `main`, hence an exit here rather than an error.
+pub fn exit_interrupted(why: &str) -> ! {
+    use std::io::Write as _;
+    eprintln!("{why}");
+    let _ = std::io::stdout().flush();
+    std::process::exit(EXIT_STATUS)
+}

@@ -356,19 +356,16 @@ pub fn run(args: MathCheckArgs) -> Result<()> {
     exit_if_interrupted(&r)
 }
 
-/// After an interrupted check's report is printed (and posted): say so on stderr and exit
-/// with [`crate::interrupt::EXIT_STATUS`]. `main` maps every error to 1, hence the exit here.
+/// After an interrupted check's report is printed (and posted): say so and exit 130
+/// ([`crate::interrupt::exit_interrupted`]).
 fn exit_if_interrupted(r: &Report) -> Result<()> {
     if !r.interrupted {
         return Ok(());
     }
-    use std::io::Write as _;
-    eprintln!(
+    crate::interrupt::exit_interrupted(&format!(
         "math-check: interrupted after {} of {} inputs ({:#x} of {:#x}): the report above covers those only; run again without interrupting for all",
         r.inputs, r.planned, r.inputs, r.planned
-    );
-    let _ = std::io::stdout().flush();
-    std::process::exit(crate::interrupt::EXIT_STATUS)
+    ))
 }
 
 /// The pre-filtered exhaustive check: 2^26 inputs per launch, tallies accumulated, then one

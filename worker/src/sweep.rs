@@ -519,13 +519,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     // Interrupted: 130 (128 + SIGINT, as math-check and a second signal exit), whether or not
     // --truth was asked, so a script never reads part of a sweep as a pass.
     if report.interrupted {
-        use std::io::Write as _;
-        eprintln!(
+        crate::interrupt::exit_interrupted(&format!(
             "sweep: interrupted after {} of {} input(s): the report covers those only; run again without interrupting for all",
             report.inputs, plan.count
-        );
-        let _ = std::io::stdout().flush();
-        std::process::exit(crate::interrupt::EXIT_STATUS);
+        ));
     }
     // Every batch faulted (an exec engine that does not start): nothing was tested, whatever
     // the zero mismatches above say (the GPU sweep kernel judges only what its pre-filter

@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -44,17 +44,10 @@ fn host_against_interp_for_30_seconds_gives_no_finding() {
 #[test]
 fn sigint_finishes_the_batch_and_writes_the_summary() {
     let out = scratch("campaign", "sigint");
-    let child = Command::new(PTXFUZZ)
-        .args(["campaign", "--target", "interp", "--quiet", "--stats-every", "0.5", "--out"])
-        .arg(&out)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(3));
-    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
-    let o = child.wait_with_output().unwrap();
+    let o = common::ptxfuzz_interrupted(
+        &["campaign", "--target", "interp", "--quiet", "--stats-every", "0.5", "--out", out.to_str().unwrap()],
+        Duration::from_secs(3),
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout.contains("(interrupted)"), "{stdout}");

@@ -5,6 +5,8 @@
 //! nvcc: env `NVCC`, else the `nvidia` Python package, else `PATH`; missing, the compile test
 //! fails unless `PTXFUZZ_SKIP_NVCC=1`.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
@@ -151,16 +153,7 @@ fn flags_that_would_be_ignored_are_refused_with_what_to_do() {
 /// is printed, marked interrupted, and the exit status is 130, never a pass.
 #[test]
 fn sigint_prints_the_report_of_the_inputs_checked_marked_interrupted_and_exits_130() {
-    use std::process::Stdio;
-    let child = Command::new(PTXFUZZ)
-        .args(["math-check", "expf", "--reference-only", "--exhaustive", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let o = child.wait_with_output().unwrap();
+    let o = common::ptxfuzz_interrupted(&["math-check", "expf", "--reference-only", "--exhaustive", "--json"], std::time::Duration::from_secs(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{err}");
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));

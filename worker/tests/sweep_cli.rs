@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{ptxfuzz_in, scratch_created};
+use common::{ptxfuzz_in, ptxfuzz_interrupted, scratch_created};
 
 const PTXFUZZ: &str = env!("CARGO_BIN_EXE_ptxfuzz");
 
@@ -157,21 +157,11 @@ fn math_eval_notes_an_argument_that_rounds_to_zero_in_the_function_s_type() {
 /// printed (and saved), and the exit status is 130, never a pass.
 #[test]
 fn an_interrupted_sweep_prints_its_partial_report_and_exits_130() {
-    use std::process::{Command, Stdio};
     let d = scratch_created("ptxfuzz-sweep-cli", "sigint");
     // An instruction and a spelled form (cvt/setp/set/selp: sweep/forms.rs), each.
     for form in ["add.rn.f32", "cvt.rn.bf16.f32"] {
         let save = d.join(format!("{form}.json"));
-        let child = Command::new(PTXFUZZ)
-            .args(["sweep", form, "--target", "interp", "--json", "--save"])
-            .arg(&save)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_secs(2));
-        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-        let o = child.wait_with_output().unwrap();
+        let o = ptxfuzz_interrupted(&["sweep", form, "--target", "interp", "--json", "--save", save.to_str().unwrap()], Duration::from_secs(2));
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(130), "{err}");
         assert!(err.contains("sweep: interrupted after"), "{err}");
@@ -187,12 +177,8 @@ fn an_interrupted_sweep_prints_its_partial_report_and_exits_130() {
 /// many it wrote, and exits 130.
 #[test]
 fn an_interrupted_gen_leaves_whole_file_pairs_and_exits_130() {
-    use std::process::{Command, Stdio};
     let d = scratch_created("ptxfuzz-sweep-cli", "gen-sigint");
-    let child = Command::new(PTXFUZZ).args(["gen", "--count", "1000000", "--out"]).arg(&d).stderr(Stdio::piped()).spawn().unwrap();
-    std::thread::sleep(Duration::from_secs(2));
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let o = child.wait_with_output().unwrap();
+    let o = ptxfuzz_interrupted(&["gen", "--count", "1000000", "--out", d.to_str().unwrap()], Duration::from_secs(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{err}");
     assert!(err.contains("gen: interrupted: wrote "), "{err}");

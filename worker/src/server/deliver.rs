@@ -41,6 +41,10 @@ pub struct DeliverArgs {
     pub wait: f64,
 }
 
+/// Retry pacing of `deliver`, the spool's and `--findings`' alike: short, as a user waits
+/// for it (a campaign's background delivery uses `Backoff::default()`, 1 s to 60 s).
+const DELIVER_BACKOFF: Backoff = Backoff { min: Duration::from_millis(500), max: Duration::from_secs(10) };
+
 /// `ptxfuzz deliver`.
 pub fn deliver(args: DeliverArgs) -> Result<()> {
     let client = Client::new(&args.server, args.token.clone()).map_err(anyhow::Error::msg)?;
@@ -54,7 +58,7 @@ pub fn deliver(args: DeliverArgs) -> Result<()> {
     }
     let spool = Arc::new(Spool::open(&dir).with_context(|| format!("cannot open {}", dir.display()))?);
     let before = spool.pending().len();
-    let outbox = Outbox::start(spool, client, Backoff { min: Duration::from_millis(500), max: Duration::from_secs(10) });
+    let outbox = Outbox::start(spool, client, DELIVER_BACKOFF);
     let status = outbox.finish(wait);
     println!("{before} message(s) in {}", dir.display());
     println!("server: {status}");
@@ -165,11 +169,11 @@ fn not_taken(client: &Client, dir: &Path, e: Failure, total: &IngestResult) -> a
     )
 }
 
-/// Send one batch, retrying an unreachable or busy server (with a backoff from 0.5 s to 10 s)
+/// Send one batch, retrying an unreachable or busy server (paced by `DELIVER_BACKOFF`)
 /// until `deadline`.
 fn send(client: &Client, findings: Vec<FindingReport>, deadline: Instant) -> Result<IngestResult, Failure> {
     let batch = IngestBatch { campaign_id: None, findings };
-    let mut pause = Duration::from_millis(500);
+    let mut pause = DELIVER_BACKOFF.min;
     loop {
         match client.post_json("/findings/batch", &batch) {
             Err(Failure::Retryable(why)) => {
@@ -179,7 +183,7 @@ fn send(client: &Client, findings: Vec<FindingReport>, deadline: Instant) -> Res
                 }
                 eprintln!("server unreachable or busy ({why}); retrying for up to {:.0} s more (--wait)", left.as_secs_f64());
                 std::thread::sleep(pause.min(left));
-                pause = (pause * 2).min(Duration::from_secs(10));
+                pause = (pause * 2).min(DELIVER_BACKOFF.max);
             }
             r => return r,
         }

@@ -231,10 +231,10 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     }
     // Interrupted: 130, as the instruction sweep (the report above covers the inputs run).
     if report.interrupted {
-        use std::io::Write as _;
-        eprintln!("sweep: interrupted after {} of {} input(s): the report covers those only", report.inputs, plan.count);
-        let _ = std::io::stdout().flush();
-        std::process::exit(crate::interrupt::EXIT_STATUS);
+        crate::interrupt::exit_interrupted(&format!(
+            "sweep: interrupted after {} of {} input(s): the report covers those only",
+            report.inputs, plan.count
+        ));
     }
     if report.mismatches > 0 {
         bail!("{} input(s) of {form} gave a result the PTX ISA does not allow", report.mismatches);

@@ -45,3 +45,14 @@ pub fn ptxfuzz_output(args: &[&str]) -> Output {
 pub fn text(o: &Output) -> String {
     format!("{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// `ptxfuzz ARGS` (stdout and stderr piped) sent SIGINT after `after`, as a user's Ctrl-C:
+/// everything it said and its exit status.
+pub fn ptxfuzz_interrupted(args: &[&str], after: std::time::Duration) -> Output {
+    use std::process::Stdio;
+    let child = Command::new(PTXFUZZ).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs");
+    std::thread::sleep(after);
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success(), "kill -INT {}", child.id());
+    child.wait_with_output().unwrap()
+}
