@@ -206,7 +206,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
     partial.rename_to(&args.out)?;
     info_partial.rename_to(&info_path)?;
     let total = forms.len() + others.len();
-    println!("capture: {recorded} cases of {} forms in {}", total - skipped - faults.len(), args.out.display());
+    println!("capture: {recorded} case(s) of {} form(s) in {}", total - skipped - faults.len(), args.out.display());
     if skipped > 0 {
         println!("  {skipped} form(s) the target does not support were skipped");
     }

@@ -41,7 +41,8 @@ Error: the distance in ulps between the target's result and the correctly rounde
 between adjacent values, both zeros one value; packed forms: the worse lane). Mismatches are \
 results the PTX ISA does not allow (bound, special-case table, NaN rules), judged as campaigns \
 judge them.\n\n\
-Exit status 1: an error, a --truth fingerprint that differs, a GPU pre-filter failure, or every batch ended in an engine \
+Exit status 0: the sweep ran, whatever it found (mismatches are in the report; --json's \
+\"mismatches\"), for an instruction and a cvt/setp/set/selp form alike. Exit status 1: an error, a --truth fingerprint that differs, a GPU pre-filter failure, or every batch ended in an engine \
 fault (nothing was judged). Exit status 130: interrupted (Ctrl-C, SIGTERM): the report, printed, saved and posted as \
 usual, covers the inputs swept before the signal.")]
 pub struct SweepArgs {

@@ -199,3 +199,20 @@ fn truth_without_the_form_lists_the_forms_the_file_records() {
     let (_, _, err) = ptxfuzz(&["sweep", "add.rn.f32", "--target", "interp", "--truth", truth]);
     assert!(err.contains("rcp.approx.f32") && err.contains("add.rn.bf16") && !err.contains("`op`"), "{err}");
 }
+
+/// A sweep's mismatches are its measurement: an instruction's and a spelled form's sweep both
+/// report them and exit 0 (1 is for a sweep that failed), as `math-check` does.
+#[test]
+fn a_spelled_forms_sweep_with_mismatches_reports_them_and_exits_0() {
+    let d = scratch_created("ptxfuzz-sweep-cli", "form-mismatch");
+    // A "GPU" that rounds 1.5 + 1 ulp down in bf16 (0x3fc0, allowed) but gives 1.5 itself as
+    // 0x3fc1 (not allowed: 1.5 is exact in bf16).
+    let capture = d.join("capture.txt");
+    std::fs::write(&capture, "cvt.rn.bf16.f32 0x3fc00000 -> 0x3fc1\ncvt.rn.bf16.f32 0x3fc00001 -> 0x3fc0\n").unwrap();
+    let target = format!("replay:{}", capture.display());
+    let (code, out, err) = ptxfuzz(&["sweep", "cvt.rn.bf16.f32", "--target", &target, "--start", "0x3fc00000", "--limit", "2", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!((r["inputs"].as_u64(), r["mismatches"].as_u64()), (Some(2), Some(1)), "{r}");
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -6,6 +6,7 @@ use super::model::{lane, lane_excess, tf32_via_integer, Model};
 use super::Case;
 use crate::format::Scalar;
 use crate::interp::eval;
+use crate::value::format_decimal;
 use crate::isa::{AbsMode, Clamp, CmpOp, Comparison, Ftz, Instr, Opcode, Precision, Type};
 use crate::Rounding;
 
@@ -371,8 +372,9 @@ fn bound(i: &Instr, cases: &[Case]) -> Vec<(Model, String)> {
         return vec![];
     }
     let digits = s.bits() as usize / 4;
-    let at = |(x, b): (f64, u64)| format!("{b:#0w$x} ({x:e})", w = digits + 2);
+    // Decimals as everywhere else: the shortest text that reads back to the same bits.
+    let at = |(_, b): (f64, u64)| format!("{b:#0w$x} ({})", format_decimal(s, b), w = digits + 2);
     let inputs = if lo.1 == hi.1 { format!("the input {}", at(lo)) } else { format!("inputs in [{}, {}]", at(lo), at(hi)) };
-    let detail = format!("{excess} ulp past the bound ({ulps} ulp, {abs:e} absolute from the correctly rounded result) on {inputs}");
+    let detail = format!("{excess} ulp past the bound ({ulps} ulp, {} absolute from the correctly rounded result) on {inputs}", format_decimal(Scalar::F64, abs.to_bits()));
     vec![(Model::WithinUlps(excess), detail)]
 }

@@ -342,7 +342,7 @@ impl ReplayEngine {
         let mut info = EngineInfo::new(
             format!("replay:{}", capture.path.display()),
             format!(
-                "{} recorded: {} cases of {} forms",
+                "{} recorded: {} case(s) of {} form(s)",
                 capture.gpu.as_deref().unwrap_or("a GPU"),
                 capture.case_count(),
                 capture.forms.len() + capture.others.len()

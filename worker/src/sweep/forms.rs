@@ -193,8 +193,10 @@ impl FormSweep {
     }
 }
 
-/// `ptxfuzz sweep FORM`: the options that apply to a form, then the sweep; exit 1 on a
-/// mismatch, 130 when interrupted.
+/// `ptxfuzz sweep FORM`: the options that apply to a form, then the sweep; 130 when
+/// interrupted. Mismatches are the measurement, in the report, and exit 0 as an instruction's
+/// sweep and `math-check` do: a script tells "the hardware disagrees" from "the sweep failed"
+/// by the status (until 2026-12-07 a form's mismatches exited 1, an instruction's 0).
 pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     if args.dump.is_some() || args.truth.is_some() || args.judge != "spec" || args.post.server.is_some() {
         bail!("{form}: a sweep of a cvt/setp/set/selp form takes --target, --start, --stride, --limit, --batch, --examples, --timeout, --sm, --json and --save; --dump, --truth, --judge and --server are for instructions");
@@ -235,9 +237,6 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
             "sweep: interrupted after {} of {} input(s): the report covers those only",
             report.inputs, plan.count
         ));
-    }
-    if report.mismatches > 0 {
-        bail!("{} input(s) of {form} gave a result the PTX ISA does not allow", report.mismatches);
     }
     Ok(())
 }
