@@ -520,10 +520,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     // Interrupted: 130 (128 + SIGINT, as math-check and a second signal exit), whether or not
     // --truth was asked, so a script never reads part of a sweep as a pass.
     if report.interrupted {
-        crate::interrupt::exit_interrupted(&format!(
-            "sweep: interrupted after {} of {} input(s): the report covers those only; run again without interrupting for all",
-            report.inputs, plan.count
-        ));
+        exit_interrupted(report.inputs, plan.count);
     }
     // Every batch faulted (an exec engine that does not start): nothing was tested, whatever
     // the zero mismatches above say (the GPU sweep kernel judges only what its pre-filter
@@ -543,6 +540,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
         (Some(path), Some(recorded)) => compare_truth(&report, &instr, path, recorded),
         _ => Ok(()),
     }
+}
+
+/// After an interrupted sweep's report is out (an instruction's or a spelled form's): say
+/// what it covers and exit 130 ([`crate::interrupt::exit_interrupted`]).
+fn exit_interrupted(inputs: impl std::fmt::Display, planned: u128) -> ! {
+    crate::interrupt::exit_interrupted(&format!(
+        "sweep: interrupted after {inputs} of {planned} input(s): the report covers those only; run again without interrupting for all"
+    ))
 }
 
 /// `--truth`, before the sweep: the fingerprint recorded for the form in `path`, and a plan

@@ -6,8 +6,8 @@ use super::model::{lane, lane_excess, tf32_via_integer, Model};
 use super::Case;
 use crate::format::Scalar;
 use crate::interp::eval;
-use crate::value::format_decimal;
 use crate::isa::{AbsMode, Clamp, CmpOp, Comparison, Ftz, Instr, Opcode, Precision, Type};
+use crate::value::format_decimal;
 use crate::Rounding;
 
 /// One named perturbation. `id` is stable (it keys clusters in the database).

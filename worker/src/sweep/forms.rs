@@ -233,10 +233,7 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     }
     // Interrupted: 130, as the instruction sweep (the report above covers the inputs run).
     if report.interrupted {
-        crate::interrupt::exit_interrupted(&format!(
-            "sweep: interrupted after {} of {} input(s): the report covers those only",
-            report.inputs, plan.count
-        ));
+        super::exit_interrupted(report.inputs, plan.count);
     }
     Ok(())
 }
