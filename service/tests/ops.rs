@@ -233,6 +233,20 @@ fn command_line_errors_are_one_line_that_says_what_to_give() {
     assert!(err.starts_with("error: DATABASE_URL notaurl is not a PostgreSQL URL") && err.contains("give postgres://"), "{err}");
 }
 
+#[test]
+fn a_database_that_does_not_exist_is_named_once_with_how_to_create_it() {
+    let base = base_url();
+    let cut = base.rfind('/').expect("URL has a database");
+    let url = format!("{}/ptxfuzz_t_never_created", &base[..cut]);
+    let (code, _, err) = server_cli(&url, &["migrate"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The server's message once, without sqlx's repeat and the server's source line.
+    assert_eq!(err.matches("does not exist").count(), 1, "{err}");
+    assert!(!err.contains("at line"), "{err}");
+    assert!(err.contains(r#"database "ptxfuzz_t_never_created" does not exist: create it (`createdb NAME`"#), "{err}");
+}
+
 /// `ptxfuzz-server ARGS` against `url`; (exit status, stdout, stderr).
 fn server_cli(url: &str, args: &[&str]) -> (Option<i32>, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxfuzz-server")).args(args).env("DATABASE_URL", url).output().unwrap();

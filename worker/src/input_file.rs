@@ -19,6 +19,8 @@ pub const LINE_CAP: usize = 64 << 10;
 pub enum InputError {
     #[error("cannot read {path}: {cause}")]
     Io { path: PathBuf, cause: std::io::Error },
+    #[error("{path} does not exist; give the path of {what}")]
+    Missing { path: PathBuf, what: &'static str },
     #[error("{path} is not a regular file ({kind}); give the path of a file")]
     NotRegular { path: PathBuf, kind: &'static str },
     #[error("{path} is larger than {limit} MiB, the most ptxfuzz reads as {what}; give the right file")]
@@ -28,10 +30,14 @@ pub enum InputError {
 }
 
 /// Open `path` for reading, refusing anything but a regular file (a device or FIFO would
-/// never end, or block).
-pub fn open_regular(path: &Path) -> Result<File, InputError> {
+/// never end, or block). A path that does not exist is said to (a mistyped name is the usual
+/// slip), with `what` to give instead, not as the OS's "No such file or directory".
+pub fn open_regular(path: &Path, what: &'static str) -> Result<File, InputError> {
     let io = |cause| InputError::Io { path: path.to_path_buf(), cause };
-    let meta = std::fs::metadata(path).map_err(io)?;
+    let meta = std::fs::metadata(path).map_err(|cause| match cause.kind() {
+        std::io::ErrorKind::NotFound => InputError::Missing { path: path.to_path_buf(), what },
+        _ => io(cause),
+    })?;
     if !meta.is_file() {
         // A folder is the usual slip (the folder of a file given for the file): say which.
         let kind = if meta.is_dir() { "a folder" } else { "a device, FIFO or socket" };
@@ -43,7 +49,7 @@ pub fn open_regular(path: &Path) -> Result<File, InputError> {
 /// The bytes of the regular file `path`, at most `cap` of them (`what` names the kind of
 /// file in the error, e.g. "a reproducer").
 pub fn read_bytes(path: &Path, cap: u64, what: &'static str) -> Result<Vec<u8>, InputError> {
-    let file = open_regular(path)?;
+    let file = open_regular(path, what)?;
     let mut bytes = Vec::new();
     // One byte past the cap tells a file of exactly `cap` bytes from a larger one (the size
     // in the metadata may change while reading, so the read itself is bounded).
@@ -107,6 +113,12 @@ mod tests {
         std::fs::write(&big, b"\xef\xbb\xbf{}").unwrap();
         assert_eq!(read_text(&big, 5, "x").unwrap(), "{}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_file_is_named_with_what_to_give() {
+        let e = read_text(Path::new("/nonexistent/config.json"), JSON_CAP, "a generator config").unwrap_err().to_string();
+        assert_eq!(e, "/nonexistent/config.json does not exist; give the path of a generator config");
     }
 
     #[test]

@@ -117,6 +117,12 @@ impl ReproducerExt for Reproducer {
 
     /// Read `repro.json`, or `DIR/repro.json` when given a finding folder.
     fn load(path: &Path) -> Result<Reproducer> {
+        if !path.exists() {
+            bail!(
+                "{} does not exist: give a finding folder (`ptxfuzz campaign` writes one per signature under its --out) or its repro.json",
+                path.display()
+            );
+        }
         let file = if path.is_dir() { path.join("repro.json") } else { path.to_path_buf() };
         if path.is_dir() && !file.exists() {
             // A campaign's --out (or ../shared/hw/h100-sm90/findings) holds findings, one a folder.
@@ -333,7 +339,10 @@ mod tests {
         let empty = base.join("empty");
         fs::create_dir(&empty).unwrap();
         let e = Reproducer::load(&empty).unwrap_err().to_string();
-        fs::remove_dir_all(&base).unwrap();
         assert!(e.contains("is not a finding folder: it has no repro.json") && e.contains("or its repro.json"), "{e}");
+        // A mistyped path is said not to exist, with what to give: not the OS's "os error 2".
+        let e = Reproducer::load(&base.join("typo")).unwrap_err().to_string();
+        fs::remove_dir_all(&base).unwrap();
+        assert!(e.ends_with("typo does not exist: give a finding folder (`ptxfuzz campaign` writes one per signature under its --out) or its repro.json"), "{e}");
     }
 }

@@ -395,7 +395,7 @@ pub fn sweep_with(
     let bits = space_bits(instr)?;
     let p = program_of(instr)?;
     if !engine.supports(&p) {
-        bail!("target {} does not support {instr}; pick another with --target (cuda, interp, exec:COMMAND)", engine.info().name);
+        return Err(sweep_checks::not_run_on(&engine.info().name, instr, ptx::isa::requirements::requirement_of(instr), false));
     }
     let kernel = Kernel::new(instr)?;
     let t0 = Instant::now();
@@ -490,6 +490,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let mut engine = open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?;
     if let (Some(note), None) = (note, &dump) {
         eprintln!("{note}");
+    }
+    // Before the "sweeping" line: a target that cannot run the instruction ran nothing.
+    if !engine.supports(&program_of(&instr)?) {
+        let needs = ptx::isa::requirements::requirement_of(&instr);
+        return Err(sweep_checks::not_run_on(&engine.info().name, &instr, needs, args.target.is_none()));
     }
     let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
     let stop = crate::interrupt::stop_flag()?;

@@ -165,6 +165,8 @@ fn a_negative_number_after_an_option_is_its_value_and_the_value_s_parser_answers
         (&["campaign", "--compiled-share", "-0.5"], "'-0.5' for '--compiled-share <COMPILED_SHARE>': give a share from 0 to 1"),
         (&["sweep", "add.rn.f32", "--target", "interp", "--limit", "-5"], "'-5' for '--limit <LIMIT>': not a count"),
         (&["campaign", "--target", "interp", "--jobs", "-2"], "'-2' for '--jobs <JOBS>'"),
+        // Zero is refused by the same parser, with the range and what the default is.
+        (&["campaign", "--target", "interp", "--jobs", "0"], "'0' for '--jobs <JOBS>': give 1 to 65535: threads, one per core without --jobs"),
     ] {
         let (code, out, err) = ptxfuzz(args);
         assert_eq!(code, 2, "{args:?}: {err}");

@@ -216,3 +216,19 @@ fn a_spelled_forms_sweep_with_mismatches_reports_them_and_exits_0() {
     assert_eq!((r["inputs"].as_u64(), r["mismatches"].as_u64()), (Some(2), Some(1)), "{r}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn a_target_that_cannot_run_the_form_is_refused_before_the_sweep_naming_the_targets_that_can() {
+    // An instruction and a spelled form, on the host FPU (x86-64: the only host engine).
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    for (form, gpu) in [("add.rn.f16", "cuda (an NVIDIA GPU of sm_53 or later)"), ("cvt.rn.f16.f32", "cuda (an NVIDIA GPU of sm_20 or later)")] {
+        let why = format!("error: host does not run {form}; pick another with --target: interp (the reference interpreter), {gpu} or exec:COMMAND\n");
+        refused_up_front(&["sweep", form, "--target", "host", "--limit", "5"], &why);
+        let (_, _, err) = ptxfuzz(&["sweep", form, "--target", "host", "--limit", "5"]);
+        // Chosen with --target, host is not explained; and no "sweeping" line promised a run.
+        assert!(!err.contains("sweeping") && !err.contains("Without --target"), "{err}");
+    }
+    refused_up_front(&["sweep", "rcp.approx.f32", "--target", "host", "--dump", "/tmp"], "host does not run rcp.approx.f32; pick another with --target");
+}

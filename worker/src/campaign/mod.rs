@@ -175,7 +175,7 @@ pub struct CampaignArgs {
     /// every core; on a GPU target of 8 cores or more, every core but the engine's packing
     /// threads). What a campaign finds does not depend on it: each program draws from its own
     /// seeded stream and findings are handled in program order.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_parser = crate::cli_values::count_in::<u16>(1, 65535, "threads, one per core without --jobs"))]
     pub jobs: Option<u16>,
     #[command(flatten)]
     pub server: crate::server::ServerArgs,

@@ -125,10 +125,11 @@ const CORPUS_DEPTH: usize = 8;
 /// `--out` replays the reproducers it wrote (SIGNATURE/repro.json).
 pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    let entries = fs::read_dir(dir).with_context(|| match dir.exists() {
-        true => format!("cannot read corpus folder {}: give a folder of corpus files", dir.display()),
-        false => format!("corpus folder {} does not exist", dir.display()),
-    })?;
+    // A missing folder is named without the OS's "No such file or directory (os error 2)".
+    if !dir.exists() {
+        anyhow::bail!("corpus folder {} does not exist: give a folder of corpus files (a campaign's --out replays its reproducers)", dir.display());
+    }
+    let entries = fs::read_dir(dir).with_context(|| format!("cannot read corpus folder {}: give a folder of corpus files", dir.display()))?;
     collect_corpus(entries, 0, &mut files);
     files.sort();
     Ok(files)

@@ -375,3 +375,11 @@ fn a_campaigns_out_folder_as_corpus_replays_the_reproducers_in_its_finding_folde
     fs::remove_dir_all(&dir).unwrap();
     assert_eq!(files, [PathBuf::from("add.rz.f32~rounding~normal.normal~sm90/repro.json"), PathBuf::from("raw")]);
 }
+
+#[test]
+fn a_missing_corpus_folder_is_named_with_what_to_give_without_the_os_error() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-no-corpus-{}", std::process::id()));
+    let e = format!("{:#}", corpus_files(&dir).unwrap_err());
+    assert!(e.ends_with("does not exist: give a folder of corpus files (a campaign's --out replays its reproducers)"), "{e}");
+    assert!(!e.contains("os error"), "{e}");
+}

@@ -66,7 +66,7 @@ pub fn record(engine: &mut dyn crate::oracles::Engine, instr: &ptx::isa::Instr, 
     }
     let p = super::program_of(instr)?;
     if !engine.supports(&p) {
-        bail!("target {} does not support {instr}; pick another with --target", engine.info().name);
+        return Err(super::sweep_checks::not_run_on(&engine.info().name, instr, ptx::isa::requirements::requirement_of(instr), false));
     }
     let mut outputs = Vec::with_capacity(plan.count as usize);
     let mut cases = Vec::new();

@@ -102,7 +102,7 @@ pub fn space_bits(form: &Form) -> Result<u32> {
 pub fn sweep_form(engine: &mut dyn Engine, form: &Form, plan: Plan, batch: usize, examples: usize, stop: &AtomicBool) -> Result<FormSweep> {
     let bits = space_bits(form)?;
     if !engine.supports_form(form) {
-        bail!("{} does not run {form}: sweep it on interp, or on a GPU where its table allows it ({})", engine.info().name, form.needs().target());
+        return Err(super::sweep_checks::not_run_on(&engine.info().name, form, form.needs(), false));
     }
     let space = 1u64 << bits;
     let kinds = form.operands();
@@ -215,6 +215,10 @@ pub fn run(args: &SweepArgs, form: Form) -> Result<()> {
     // and the note says which inputs the report covers.
     if let Some(note) = note {
         eprintln!("{note}");
+    }
+    // Before the "sweeping" line: a target that cannot run the form ran nothing.
+    if !engine.supports_form(&form) {
+        return Err(super::sweep_checks::not_run_on(&engine.info().name, &form, form.needs(), args.target.is_none()));
     }
     let batch = args.batch.unwrap_or(1 << 20).max(1);
     let stop = crate::interrupt::stop_flag()?;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use ptx::isa::{Arch, Variant};
+use ptx::isa::{Arch, Requirement, Variant};
 
 use crate::oracles::EngineOptions;
 
@@ -29,6 +29,29 @@ pub fn engine_options(timeout: u64, sm: Option<Arch>) -> Result<EngineOptions> {
         }
     }
     Ok(EngineOptions { timeout: Duration::from_secs(timeout), sm: sm.map(|a| a.sm), variant: Variant::Plain })
+}
+
+/// Why the target named `target` cannot sweep `what`, which needs `needs`: one message for an
+/// instruction's sweep, a spelled form's and `--dump`, with the targets that can. `defaulted`:
+/// no --target was given, so a machine without a GPU picked host (`oracles::default_target`),
+/// whose FPU runs few forms (`oracles::diff_host`); the user did not choose it, so the message
+/// says what it runs.
+pub fn not_run_on(target: &str, what: &dyn std::fmt::Display, needs: Requirement, defaulted: bool) -> anyhow::Error {
+    let gpu = match needs.variant {
+        Variant::Plain => format!("an NVIDIA GPU of sm_{} or later", needs.sm),
+        Variant::A => format!("an sm_{} GPU", needs.sm),
+        Variant::F => format!("an sm_{} GPU or a later one of its family", needs.sm),
+    };
+    let why_host = match (target, defaulted) {
+        ("host", true) => {
+            ". Without --target a machine with no GPU sweeps on host, this CPU's FPU, which runs only the scalar f32 and f64 \
+             add, sub, mul, fma, mad, div, rcp and sqrt with a rounding mode (no .ftz, no .sat)"
+        }
+        _ => "",
+    };
+    anyhow::anyhow!(
+        "{target} does not run {what}; pick another with --target: interp (the reference interpreter), cuda ({gpu}) or exec:COMMAND{why_host}"
+    )
 }
 
 /// `--start` must number an input of the space: past it, the input numbers wrapped modulo the
@@ -152,6 +175,22 @@ mod tests {
         assert!(e.contains("2^16 = 0x10000 (65536) inputs") && e.contains("0 to 0xffff (65535)"), "{e}");
         check_start(0xffff, 16, "x").unwrap();
         check_start(u64::MAX, 64, "x").unwrap();
+    }
+
+    #[test]
+    fn a_target_that_cannot_run_a_form_names_the_targets_that_can_and_explains_a_default_host() {
+        let needs = |sm, variant| Requirement { sm, variant, ..ptx::isa::requirements::requirement_of(&ptx::isa::Instr::parse("add.rn.f32", 2).unwrap()) };
+        let e = not_run_on("host", &"add.rn.f16", needs(53, Variant::Plain), false).to_string();
+        assert_eq!(e, "host does not run add.rn.f16; pick another with --target: interp (the reference interpreter), cuda (an NVIDIA GPU of sm_53 or later) or exec:COMMAND");
+        // Picked without --target (no GPU here), host says what it runs.
+        let e = not_run_on("host", &"add.rn.f16", needs(53, Variant::Plain), true).to_string();
+        assert!(e.contains("Without --target a machine with no GPU sweeps on host") && e.contains("(no .ftz, no .sat)"), "{e}");
+        // A default cuda target is what the user has: nothing to explain.
+        assert!(!not_run_on("cuda:0", &"x", needs(90, Variant::Plain), true).to_string().contains("Without"));
+        let e = not_run_on("cuda:0", &"cvt.rn.satfinite.e2m1x2.f32", needs(100, Variant::A), false).to_string();
+        assert!(e.contains("cuda (an sm_100 GPU)"), "{e}");
+        let e = not_run_on("cuda:0", &"x", needs(100, Variant::F), false).to_string();
+        assert!(e.contains("cuda (an sm_100 GPU or a later one of its family)"), "{e}");
     }
 
     #[test]
