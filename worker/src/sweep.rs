@@ -373,6 +373,12 @@ fn run_jobs(
     Ok(Ran { tally, done, faults, last_fault, gpu: None })
 }
 
+/// `engine` cannot run `instr`: [`sweep_checks::not_run_on`] with what the instruction needs
+/// (`defaulted`: no --target chose the engine).
+fn not_run(engine: &dyn Engine, instr: &Instr, defaulted: bool) -> anyhow::Error {
+    sweep_checks::not_run_on(&engine.info().name, instr, ptx::isa::requirements::requirement_of(instr), defaulted)
+}
+
 /// The mask of `instr`'s input numbers.
 fn space_mask(instr: &Instr) -> Result<u64> {
     let bits = space_bits(instr)?;
@@ -395,7 +401,7 @@ pub fn sweep_with(
     let bits = space_bits(instr)?;
     let p = program_of(instr)?;
     if !engine.supports(&p) {
-        return Err(sweep_checks::not_run_on(&engine.info().name, instr, ptx::isa::requirements::requirement_of(instr), false));
+        return Err(not_run(engine, instr, false));
     }
     let kernel = Kernel::new(instr)?;
     let t0 = Instant::now();
@@ -493,8 +499,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     // Before the "sweeping" line: a target that cannot run the instruction ran nothing.
     if !engine.supports(&program_of(&instr)?) {
-        let needs = ptx::isa::requirements::requirement_of(&instr);
-        return Err(sweep_checks::not_run_on(&engine.info().name, &instr, needs, args.target.is_none()));
+        return Err(not_run(&*engine, &instr, args.target.is_none()));
     }
     let batch = args.batch.unwrap_or_else(|| engine.preferred_cases().max(1 << 16)).max(1);
     let stop = crate::interrupt::stop_flag()?;

@@ -104,6 +104,7 @@ pub fn redact(url: &str) -> String {
         _ => url.to_string(),
     }
 }
+
 #[cfg(test)]
 mod tests {
     #[test]

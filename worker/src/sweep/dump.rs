@@ -66,7 +66,7 @@ pub fn record(engine: &mut dyn crate::oracles::Engine, instr: &ptx::isa::Instr, 
     }
     let p = super::program_of(instr)?;
     if !engine.supports(&p) {
-        return Err(super::sweep_checks::not_run_on(&engine.info().name, instr, ptx::isa::requirements::requirement_of(instr), false));
+        return Err(super::not_run(engine, instr, false));
     }
     let mut outputs = Vec::with_capacity(plan.count as usize);
     let mut cases = Vec::new();
