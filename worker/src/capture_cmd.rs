@@ -168,6 +168,7 @@ pub fn run(args: CaptureArgs) -> Result<()> {
                 write_form(&mut out, instr, &p, &cases, &o.values)?;
                 recorded += o.values.len() as u64;
             }
+            Some(Err(f)) if f.is_fatal() => bail!("{}: {f}", target.info().name),
             Some(Err(f)) => faults.push(format!("{instr}: {f}")),
             None => faults.push(format!("{instr}: no result")),
         }

@@ -362,6 +362,8 @@ fn run_jobs(
         }
         match engine.run(&[Job::new(p, &cases, false)]).pop().context("the engine returned no result")? {
             Ok(out) => tally = tally.merge(judge(instr, kernel, &inputs, &out.values, keep, profile), keep),
+            // Every later batch would fault the same way: say so now, not after 2^32 inputs.
+            Err(f) if f.is_fatal() => bail!("{}: {f}", engine.info().name),
             Err(f) => {
                 faults += 1;
                 last_fault = Some(f.to_string());
@@ -539,8 +541,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if report.faults > 0 && judged == 0 && report.gpu_kernel.is_none() {
         bail!(
             "the target judged no input: all {} batch(es) ended in an engine fault (the last one is above); check \
-             the engine with `ptxfuzz engines --check {spec}`",
-            report.faults
+             the engine with `ptxfuzz engines --check {}`",
+            report.faults,
+            spec.shell_word()
         );
     }
     if report.gpu_kernel.as_ref().is_some_and(GpuKernel::failed) {

@@ -219,25 +219,54 @@ fn output_into_a_closed_pipe_ends_quietly_with_status_141() {
 
 #[test]
 fn a_sweep_whose_target_faults_on_every_batch_exits_1_after_its_report() {
-    let (code, out, err) = ptxfuzz(&["sweep", "add.rn.f16", "--target", "exec:/nonexistent/engine", "--limit", "1000"]);
+    let (code, out, err) = ptxfuzz(&["sweep", "add.rn.f16", "--target", "exec:exit 3", "--limit", "1000"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("engine faults: 1 batches"), "{out}");
-    assert!(err.contains("the target judged no input") && err.contains("ptxfuzz engines --check exec:/nonexistent/engine"), "{err}");
+    assert!(err.contains("the target judged no input") && err.contains("ptxfuzz engines --check 'exec:exit 3'"), "{err}");
     // A working engine's sweep of the same inputs passes.
     let (code, out, err) = ptxfuzz(&["sweep", "add.rn.f16", "--target", "interp", "--limit", "1000"]);
     assert_eq!(code, 0, "{out}{err}");
 }
 
+/// An exec engine whose command the shell cannot find would fault on every batch: the sweep
+/// stops at the first (it used to restart `sh` for each of 65,536 batches, 7 minutes), naming
+/// the command and the shell's own words.
+#[test]
+fn a_sweep_whose_engine_command_does_not_exist_stops_at_once_naming_it() {
+    let t = std::time::Instant::now();
+    let (code, out, err) = ptxfuzz(&["sweep", "add.rn.f16", "--target", "exec:/nonexistent/engine"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("cannot run the engine: `/nonexistent/engine` exited with status 127"), "{err}");
+    assert!(err.contains("not found") && err.contains("check the command after exec:"), "{err}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
+}
+
 #[test]
 fn a_campaign_whose_target_faults_on_every_program_exits_1_after_its_summary() {
-    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-missing-engine-{}", std::process::id()));
-    let (code, out, err) = ptxfuzz(&["campaign", "--target", "exec:/nonexistent/engine", "--seconds", "1", "--quiet", "--out", dir.to_str().unwrap()]);
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-failing-engine-{}", std::process::id()));
+    let (code, out, err) = ptxfuzz(&["campaign", "--target", "exec:exit 3", "--seconds", "1", "--quiet", "--out", dir.to_str().unwrap()]);
     let summary = std::fs::read_to_string(dir.join("summary.json"));
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("engine faults (not findings)"), "{out}");
-    assert!(err.contains("the target judged no case") && err.contains("ptxfuzz engines --check exec:/nonexistent/engine"), "{err}");
+    assert!(out.contains("engine faults (not findings): io"), "{out}");
+    assert!(err.contains("the target judged no case") && err.contains("ptxfuzz engines --check 'exec:exit 3'"), "{err}");
     assert!(summary.is_ok_and(|s| s.contains("\"faults\"")), "the summary is written first");
+}
+
+/// A command the shell cannot find ends the campaign at its first batch, long before
+/// --seconds, with the summary written and the reason as the error.
+#[test]
+fn a_campaign_whose_engine_command_does_not_exist_stops_at_its_first_batch() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-missing-engine-{}", std::process::id()));
+    let t = std::time::Instant::now();
+    let (code, out, err) = ptxfuzz(&["campaign", "--target", "exec:/nonexistent/engine", "--seconds", "600", "--quiet", "--out", dir.to_str().unwrap()]);
+    let summary = std::fs::read_to_string(dir.join("summary.json"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("engine faults (not findings): cannot-run 1"), "{out}");
+    assert!(err.contains("target exec:/nonexistent/engine: cannot run the engine") && err.contains("not found"), "{err}");
+    assert!(summary.is_ok_and(|s| s.contains("cannot-run")), "the summary is written first");
 }
 
 #[test]

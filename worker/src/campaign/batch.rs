@@ -109,6 +109,10 @@ pub fn handle(target: &mut dyn Engine, ran: &Ran, judged: Judged, findings: &mut
             Ok(v) => v,
             Err(f) => {
                 totals.fault(f);
+                // An engine that cannot run at all would fault on every later batch too.
+                if f.is_fatal() {
+                    anyhow::bail!("target {}: {f}", target.info().name);
+                }
                 continue;
             }
         };

@@ -448,8 +448,9 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     if totals.cases == 0 && totals.fault_count() > 0 {
         bail!(
             "the target judged no case: all {} program(s) it was given ended in an engine fault (the summary above \
-             has the last one); check the engine with `ptxfuzz engines --check {spec}`",
-            totals.fault_count()
+             has the last one); check the engine with `ptxfuzz engines --check {}`",
+            totals.fault_count(),
+            spec.shell_word()
         );
     }
     // Nor has one that supports none of the programs drawn (`--target host --types f16`).

@@ -14,7 +14,7 @@
 mod threads;
 
 use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -144,6 +144,9 @@ pub struct ExecEngine {
     next_id: u64,
     /// Times the engine was (re)started.
     pub starts: u64,
+    /// Requests the engine answered (results or an error reply), over all its starts: an
+    /// engine that ever answered can run, whatever its exit status later.
+    answered: u64,
 }
 
 impl ExecEngine {
@@ -156,6 +159,7 @@ impl ExecEngine {
             process: None,
             next_id: 1,
             starts: 0,
+            answered: 0,
         };
         e.ensure_started()?;
         Ok(e)
@@ -175,6 +179,7 @@ impl ExecEngine {
         match fault {
             EngineFault::Io { message } => EngineFault::Io { message: format!("{message}{tail}") },
             EngineFault::Protocol { message } => EngineFault::Protocol { message: format!("{message}{tail}") },
+            EngineFault::CannotRun { message } => EngineFault::CannotRun { message: format!("{message}{tail}") },
             f => f,
         }
     }
@@ -239,13 +244,13 @@ impl ExecEngine {
                     break;
                 }
                 Ok(Event::WriteError(e)) => {
-                    let how = match proc.exit_status(Duration::from_millis(500)) {
+                    let status = proc.exit_status(Duration::from_millis(500));
+                    let how = match status {
                         Some(s) => format!("the engine exited ({s})"),
                         None => "the engine closed its stdin".to_string(),
                     };
-                    fault = Some(EngineFault::Io {
-                        message: format!("writing a request: {e}: {how} before reading every request"),
-                    });
+                    let io = EngineFault::Io { message: format!("writing a request: {e}: {how} before reading every request") };
+                    fault = Some(ended(&self.command, status, self.answered, io));
                     break;
                 }
                 Err(RecvTimeoutError::Timeout) => {
@@ -255,15 +260,20 @@ impl ExecEngine {
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let status = proc.exit_status(Duration::from_millis(500));
                     let how = status.map_or_else(|| "closed its stdout".to_string(), |s| format!("exited ({s})"));
-                    fault = Some(EngineFault::Io { message: format!("the engine {how} before answering request {id}") });
+                    let io = EngineFault::Io { message: format!("the engine {how} before answering request {id}") };
+                    fault = Some(ended(&self.command, status, self.answered, io));
                     break;
                 }
             };
             match decode_reply(&line, id, job.program, job.trace, job.n_cases()) {
                 Ok(Reply::Results(values)) => {
+                    self.answered += 1;
                     results[k] = Some(Ok(Output { values, per_case: job.per_case() }));
                 }
-                Ok(Reply::Error(message)) => results[k] = Some(Err(EngineFault::Refused { message })),
+                Ok(Reply::Error(message)) => {
+                    self.answered += 1;
+                    results[k] = Some(Err(EngineFault::Refused { message }));
+                }
                 Err(message) => {
                     fault = Some(EngineFault::Protocol { message });
                     break;
@@ -279,6 +289,24 @@ impl ExecEngine {
         }
         results.into_iter().map(|r| r.expect("every job answered")).collect()
     }
+}
+
+/// The fault of an engine that ended (exit `status`, if known) before answering: `io`, unless
+/// the engine never answered anything and `sh` exited 127 (command not found) or 126 (found
+/// but not executable), the shell's own statuses for a command it cannot run (POSIX, "Command
+/// Search and Execution"): then [`EngineFault::CannotRun`], which stops the work instead of
+/// restarting the engine for every batch.
+fn ended(command: &str, status: Option<ExitStatus>, answered: u64, io: EngineFault) -> EngineFault {
+    let why = match status.and_then(|s| s.code()) {
+        Some(127) => "the shell found no such command",
+        Some(126) => "the shell could not execute it: not executable, or a folder",
+        _ => return io,
+    };
+    if answered > 0 {
+        return io;
+    }
+    let code = status.and_then(|s| s.code()).unwrap_or_default();
+    EngineFault::CannotRun { message: format!("`{command}` exited with status {code} ({why}) before answering a request") }
 }
 
 impl Engine for ExecEngine {
@@ -346,6 +374,43 @@ mod tests {
         assert!(f.to_string().contains("emulator crashed"), "{f}");
         assert!(f.to_string().contains("exited"), "{f}");
         let _ = e.run(&[Job::new(&prog(), &[0], false)]);
+        assert_eq!(e.starts, 2);
+    }
+
+    #[test]
+    fn a_command_the_shell_cannot_find_cannot_run_and_that_is_fatal() {
+        let mut e = ExecEngine::new("/nonexistent/ptxfuzz-engine --serve", &opts(10)).unwrap();
+        let f = e.run(&[Job::new(&prog(), &[0], false)]).remove(0).unwrap_err();
+        assert_eq!(f.kind(), "cannot-run", "{f}");
+        assert!(f.is_fatal());
+        let m = f.to_string();
+        assert!(m.contains("`/nonexistent/ptxfuzz-engine --serve` exited with status 127 (the shell found no such command)"), "{m}");
+        // The shell's own words, then what to do.
+        assert!(m.contains("engine stderr: ") && m.contains("not found") && m.ends_with("the path of an executable file)"), "{m}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_executable_cannot_run() {
+        let path = std::env::temp_dir().join(format!("ptxfuzz-not-executable-{}", std::process::id()));
+        std::fs::write(&path, "#!/bin/sh\n").unwrap();
+        let mut e = ExecEngine::new(path.to_str().unwrap(), &opts(10)).unwrap();
+        let f = e.run(&[Job::new(&prog(), &[0], false)]).remove(0).unwrap_err();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(f.kind(), "cannot-run", "{f}");
+        assert!(f.to_string().contains("status 126 (the shell could not execute it"), "{f}");
+    }
+
+    #[test]
+    fn an_engine_that_answered_once_is_restarted_whatever_its_exit_status() {
+        // Answers its first request, then exits 127 on the next: it ran, so this is an I/O
+        // fault (restart and go on), not a command that cannot run.
+        let cmd = r#"read -r l; id=${l#*\"id\":}; id=${id%%,*}; echo "{\"id\":$id,\"results\":[[\"0x0\"]]}"; read -r l; exit 127"#;
+        let mut e = ExecEngine::new(cmd, &opts(10)).unwrap();
+        assert!(e.run(&[Job::new(&prog(), &[0], false)])[0].is_ok());
+        let f = e.run(&[Job::new(&prog(), &[0], false)]).remove(0).unwrap_err();
+        assert_eq!(f.kind(), "io", "{f}");
+        assert!(!f.is_fatal());
+        assert!(e.run(&[Job::new(&prog(), &[0], false)])[0].is_ok(), "restarted, it answers again");
         assert_eq!(e.starts, 2);
     }
 
