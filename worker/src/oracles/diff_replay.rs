@@ -78,10 +78,16 @@ pub struct Capture {
 #[path = "diff_replay_info.rs"]
 pub mod info;
 
+/// What a capture is, in the errors that ask for one.
+const CAPTURE: &str = "a capture file such as ../shared/hw/h100-sm90/cases.txt.gz";
+
 /// Why a capture cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    #[error("cannot read capture {path}: {cause}; give the path of a capture file such as ../shared/hw/h100-sm90/cases.txt.gz")]
+    /// Missing, a folder, a device: said as such, with what to give (`input_file`).
+    #[error(transparent)]
+    File(#[from] crate::input_file::InputError),
+    #[error("cannot read capture {path}: {cause}; give the path of {CAPTURE}")]
     Io { path: PathBuf, cause: std::io::Error },
     /// The file opened but its bytes are no capture text: a truncated or corrupt gzip stream,
     /// or a binary file (the users' file, said as such, not as an engine's spelling).
@@ -122,7 +128,7 @@ impl Capture {
     /// Read a capture (gzip when the file starts with the gzip magic bytes).
     pub fn load(path: &Path) -> Result<Capture, CaptureError> {
         let io = |cause| CaptureError::Io { path: path.to_path_buf(), cause };
-        let mut file = BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let mut file = BufReader::new(crate::input_file::open_regular(path, CAPTURE)?);
         let gz = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead> =
             if gz { Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file))) } else { Box::new(file) };
@@ -521,7 +527,9 @@ mod tests {
     fn a_capture_that_cannot_be_read_is_the_users_file_not_an_invalid_job() {
         let e = ReplayEngine::open(&std::env::temp_dir(), None).err().expect("a folder is no capture");
         assert_eq!(e.kind(), "capture");
-        assert!(e.to_string().starts_with("cannot read capture") && !e.to_string().contains("invalid job"), "{e}");
+        assert!(e.to_string().ends_with("is not a regular file (a folder); give the path of a file") && !e.to_string().contains("invalid job"), "{e}");
+        let e = ReplayEngine::open(Path::new("/nonexistent/cases.txt.gz"), None).err().expect("no such file");
+        assert_eq!(e.to_string(), format!("/nonexistent/cases.txt.gz does not exist; give the path of {CAPTURE}"));
     }
 
     #[test]
