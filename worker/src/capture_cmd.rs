@@ -57,8 +57,8 @@ pub struct CaptureArgs {
     /// 1 to 2^24 (16,777,216: every input of an 8-bit three-operand form).
     #[arg(long, default_value_t = 4096, value_parser = count_in::<usize>(1, MAX_CASES_PER_FORM, MAX_CASES_WHY))]
     pub cases_per_form: usize,
-    /// Seed of the cases: the same seed records the same operands.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the cases (decimal or 0x hex): the same seed records the same operands.
+    #[arg(long, default_value_t = 1, value_parser = worker::cli_values::seed)]
     pub seed: u64,
     /// Opcodes to record (comma-separated PTX names). Default: all, unless --forms is given.
     /// cvt, setp, set and selp record their spelled forms, as --forms cvt (and so on) does.

@@ -81,6 +81,12 @@ where
     }
 }
 
+/// A generator seed: any 64-bit number, decimal or `0x` hex (as [`number`]), one message for
+/// every command that takes `--seed` (clap's own said `invalid digit found in string` for -1).
+pub fn seed(s: &str) -> Result<u64, String> {
+    number(s.trim()).map_err(|e| format!("not a seed ({e}): give a whole number from 0 to 2^64-1, decimal or 0x hex"))
+}
+
 /// A share from 0 to 1 (`0.1`): checked here so that `--compiled-share 2` is a usage error
 /// before the campaign picks its engine, not a failure after.
 pub fn share(s: &str) -> Result<f64, String> {
@@ -132,6 +138,17 @@ mod tests {
         assert!(number("1.5e0").unwrap_err().contains("not a whole number"));
         assert!(number("1e30").is_err() && number("-1e3").is_err() && number("e9").is_err());
         assert_eq!(count_in::<u64>(1, 1_000_000_000, "why")("1e9"), Ok(1_000_000_000));
+    }
+
+    #[test]
+    fn a_seed_is_any_64_bit_number_and_a_negative_one_is_told_the_range() {
+        assert_eq!(seed("7"), Ok(7));
+        assert_eq!(seed("0xdead_beef"), Ok(0xdead_beef));
+        assert_eq!(seed("18446744073709551615"), Ok(u64::MAX));
+        for bad in ["-1", "18446744073709551616", "one"] {
+            let e = seed(bad).unwrap_err();
+            assert!(e.starts_with("not a seed (") && e.ends_with("give a whole number from 0 to 2^64-1, decimal or 0x hex"), "{bad}: {e}");
+        }
     }
 
     #[test]

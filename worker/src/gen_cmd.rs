@@ -22,8 +22,8 @@ const MAX_COUNT_WHY: &str = "each program is two files of a few KiB, so 10^6 is 
 /// program's canonical JSON) per program.
 #[derive(Args, Debug)]
 pub struct GenCmd {
-    /// Seed: the same seed and options give the same programs.
-    #[arg(long, default_value_t = 1)]
+    /// Seed (decimal or 0x hex): the same seed and options give the same programs.
+    #[arg(long, default_value_t = 1, value_parser = worker::cli_values::seed)]
     seed: u64,
     /// Number of programs (1 to 10^6).
     #[arg(long, default_value_t = 10, value_parser = worker::cli_values::count_in::<usize>(1, MAX_COUNT, MAX_COUNT_WHY))]

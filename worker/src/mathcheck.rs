@@ -58,7 +58,7 @@ pub struct MathCheckArgs {
     pub exhaustive: bool,
     /// Seed of the random inputs (decimal or 0x hex): the same seed draws the same inputs.
     /// Unused with --exhaustive.
-    #[arg(long, default_value_t = 1, value_parser = count_in::<u64>(0, u64::MAX, "a seed is any 64-bit number"))]
+    #[arg(long, default_value_t = 1, value_parser = crate::cli_values::seed)]
     pub seed: u64,
     /// GPU ordinal.
     #[arg(long, default_value_t = 0)]

@@ -38,8 +38,8 @@ pub struct ModesCheckArgs {
     /// boundaries).
     #[arg(long, default_value_t = 64, value_parser = worker::cli_values::count_in::<usize>(1, MAX_CASES, MAX_CASES_WHY))]
     pub cases: usize,
-    /// Seed: the same seed generates the same programs and cases.
-    #[arg(long, default_value_t = 1)]
+    /// Seed (decimal or 0x hex): the same seed generates the same programs and cases.
+    #[arg(long, default_value_t = 1, value_parser = worker::cli_values::seed)]
     pub seed: u64,
     /// Write every disagreement (one JSON line each) to this file.
     #[arg(long)]

@@ -645,3 +645,34 @@ fn bench_judge_reports_the_judges_load_under_a_profile() {
     let (code, _, err) = ptxfuzz(&["bench", "--judge", "--programs", "0"]);
     assert_eq!((code, err.trim()), (1, "error: --programs must be at least 1"));
 }
+
+/// Every command that takes --seed reads it alike (decimal or 0x hex) and answers a value out
+/// of range with the range, as a usage error before anything runs.
+#[test]
+fn every_seed_option_takes_hex_and_names_the_range_of_a_bad_one() {
+    for cmd in [&["campaign"][..], &["gen"], &["capture"], &["modes-check"], &["math-check", "expf"]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--seed", "-1"]);
+        let (code, _, err) = ptxfuzz(&args);
+        assert_eq!(code, 2, "{cmd:?}: {err}");
+        assert!(err.contains("not a seed (") && err.contains("give a whole number from 0 to 2^64-1, decimal or 0x hex"), "{cmd:?}: {err}");
+    }
+    // 0x10 is 16: the same programs.
+    let programs = |seed: &str| {
+        let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-seed-{seed}-{}", std::process::id()));
+        let (code, _, err) = ptxfuzz(&["gen", "--seed", seed, "--count", "3", "--out", dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        files.sort();
+        files
+    };
+    let hex = programs("0x10");
+    assert!(!hex.is_empty());
+    assert_eq!(hex, programs("16"));
+    assert_ne!(hex, programs("17"));
+}

@@ -88,8 +88,9 @@ pub struct CampaignArgs {
     /// Stop after this many cases (1 or more: 0 ran nothing and said nothing).
     #[arg(long, value_parser = crate::cli_values::at_least_one::<u64>)]
     pub cases: Option<u64>,
-    /// Seed of the program and case generator: the same seed gives the same programs.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the program and case generator (decimal or 0x hex): the same seed gives the
+    /// same programs.
+    #[arg(long, default_value_t = 1, value_parser = crate::cli_values::seed)]
     pub seed: u64,
     /// sm_XX to generate for (only forms that exist there) and, on cuda, to compile for.
     /// Default: the GPU's own, else 90. 100a or 100f adds the architecture-specific f6/ue8m0
