@@ -676,3 +676,21 @@ fn every_seed_option_takes_hex_and_names_the_range_of_a_bad_one() {
     assert_eq!(hex, programs("16"));
     assert_ne!(hex, programs("17"));
 }
+
+/// A --config that cannot be read or parsed is the whole answer, before a target is chosen
+/// (no "no GPU found" notice first, no GPU opened for nothing) and before --out is created.
+#[test]
+fn a_campaign_config_that_cannot_be_read_is_refused_before_the_target_is_opened() {
+    let dir = std::env::temp_dir().join(format!("ptxfuzz-cli-bad-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("config.json");
+    std::fs::write(&bad, "{\"sm\": \"ninety\"}").unwrap();
+    let out = dir.join("out");
+    for (config, says) in [("/dev/null", "is not a regular file".to_string()), (bad.to_str().unwrap(), format!("{} is not a GenConfig", bad.display()))] {
+        let (code, _, err) = ptxfuzz(&["campaign", "--config", config, "--seconds", "1", "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(&says), "{config}: {err}");
+        assert!(!out.exists(), "--out is not created for a campaign that cannot start");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -257,6 +257,8 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
     // A misspelt filter is the whole answer: said before the target is chosen (and before the
     // notice that no GPU was found).
     let filters = Filters::of(&args)?;
+    // So is a --config that cannot be read: before a GPU is opened (seconds) for nothing.
+    let config = read_config(&args)?;
     let spec: EngineSpec = match &args.target {
         Some(t) => t.parse()?,
         None => {
@@ -291,7 +293,7 @@ pub fn run(mut args: CampaignArgs) -> Result<()> {
         }
         _ => (open_spec(&spec, &opts).with_context(|| format!("cannot open target '{spec}'"))?, None),
     };
-    let cfg = gen_config(&args, &filters, &spec, target.info())?;
+    let cfg = gen_config(&args, config, &filters, &spec, target.info())?;
     let gen = Generator::new(cfg.clone())?;
     let stop = crate::interrupt::stop_flag()?;
     let copts = CompareOptions { sm: target.info().sm, profile: profile.clone(), ..CompareOptions::default() };
@@ -500,16 +502,18 @@ impl Filters {
     }
 }
 
-/// The generator config: --config or [`default_generator`], restricted by --sm, `filters`,
-/// and for the host target to what its FPU implements unless the user chose.
-fn gen_config(args: &CampaignArgs, filters: &Filters, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
-    let mut cfg = match &args.config {
-        Some(path) => {
-            let text = crate::input_file::read_text(path, crate::input_file::JSON_CAP, "a generator config")?;
-            serde_json::from_str(&text).with_context(|| format!("{} is not a GenConfig", path.display()))?
-        }
-        None => default_generator(),
-    };
+/// The generator config of --config, if given.
+fn read_config(args: &CampaignArgs) -> Result<Option<GenConfig>> {
+    let Some(path) = &args.config else { return Ok(None) };
+    let text = crate::input_file::read_text(path, crate::input_file::JSON_CAP, "a generator config")?;
+    Ok(Some(serde_json::from_str(&text).with_context(|| format!("{} is not a GenConfig", path.display()))?))
+}
+
+/// The generator config: `config` (--config's, [`read_config`]) or [`default_generator`],
+/// restricted by --sm, `filters`, and for the host target to what its FPU implements unless
+/// the user chose.
+fn gen_config(args: &CampaignArgs, config: Option<GenConfig>, filters: &Filters, spec: &EngineSpec, info: &EngineInfo) -> Result<GenConfig> {
+    let mut cfg = config.unwrap_or_else(default_generator);
     // --sm sets the sm and its suffix; the GPU's own sm (info.sm) keeps a --config's suffix.
     if let Some(arch) = args.sm {
         (cfg.sm, cfg.variant) = (arch.sm, arch.variant);
