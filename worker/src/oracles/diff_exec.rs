@@ -297,15 +297,11 @@ impl ExecEngine {
 /// Search and Execution"): then [`EngineFault::CannotRun`], which stops the work instead of
 /// restarting the engine for every batch.
 fn ended(command: &str, status: Option<ExitStatus>, answered: u64, io: EngineFault) -> EngineFault {
-    let why = match status.and_then(|s| s.code()) {
-        Some(127) => "the shell found no such command",
-        Some(126) => "the shell could not execute it: not executable, or a folder",
+    let (code, why) = match (answered, status.and_then(|s| s.code())) {
+        (0, Some(127)) => (127, "the shell found no such command"),
+        (0, Some(126)) => (126, "the shell could not execute it: not executable, or a folder"),
         _ => return io,
     };
-    if answered > 0 {
-        return io;
-    }
-    let code = status.and_then(|s| s.code()).unwrap_or_default();
     EngineFault::CannotRun { message: format!("`{command}` exited with status {code} ({why}) before answering a request") }
 }
 
