@@ -33,15 +33,28 @@ pub enum InputError {
 /// never end, or block). A path that does not exist is said to (a mistyped name is the usual
 /// slip), with `what` to give instead, not as the OS's "No such file or directory".
 pub fn open_regular(path: &Path, what: &'static str) -> Result<File, InputError> {
+    open_checked(path, what, false)
+}
+
+/// Open `path` for reading as a stream: as [`open_regular`], but a FIFO or a device is taken,
+/// for a reader that bounds what it reads itself (a capture's lines, [`LINE_CAP`]): a capture
+/// streamed through `<(zcat cases.txt.gz)` is a FIFO. A folder is still refused by name.
+pub fn open_stream(path: &Path, what: &'static str) -> Result<File, InputError> {
+    open_checked(path, what, true)
+}
+
+fn open_checked(path: &Path, what: &'static str, streams: bool) -> Result<File, InputError> {
     let io = |cause| InputError::Io { path: path.to_path_buf(), cause };
     let meta = std::fs::metadata(path).map_err(|cause| match cause.kind() {
         std::io::ErrorKind::NotFound => InputError::Missing { path: path.to_path_buf(), what },
         _ => io(cause),
     })?;
-    if !meta.is_file() {
-        // A folder is the usual slip (the folder of a file given for the file): say which.
-        let kind = if meta.is_dir() { "a folder" } else { "a device, FIFO or socket" };
-        return Err(InputError::NotRegular { path: path.to_path_buf(), kind });
+    // A folder is the usual slip (the folder of a file given for the file): say which.
+    if meta.is_dir() {
+        return Err(InputError::NotRegular { path: path.to_path_buf(), kind: "a folder" });
+    }
+    if !meta.is_file() && !streams {
+        return Err(InputError::NotRegular { path: path.to_path_buf(), kind: "a device, FIFO or socket" });
     }
     File::open(path).map_err(io)
 }
@@ -113,6 +126,15 @@ mod tests {
         std::fs::write(&big, b"\xef\xbb\xbf{}").unwrap();
         assert_eq!(read_text(&big, 5, "x").unwrap(), "{}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stream_takes_a_device_but_not_a_folder_or_a_missing_path() {
+        assert!(open_stream(Path::new("/dev/zero"), "a capture").is_ok());
+        let e = open_stream(&std::env::temp_dir(), "a capture").unwrap_err().to_string();
+        assert!(e.ends_with("is not a regular file (a folder); give the path of a file"), "{e}");
+        let e = open_stream(Path::new("/nonexistent/cases.txt"), "a capture").unwrap_err().to_string();
+        assert_eq!(e, "/nonexistent/cases.txt does not exist; give the path of a capture");
     }
 
     #[test]

@@ -84,7 +84,8 @@ const CAPTURE: &str = "a capture file such as ../shared/hw/h100-sm90/cases.txt.g
 /// Why a capture cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    /// Missing, a folder, a device: said as such, with what to give (`input_file`).
+    /// Missing or a folder: said as such, with what to give (`input_file::open_stream`; a
+    /// FIFO is read, `<(zcat cases.txt.gz)`, its lines bounded by `LINE_CAP`).
     #[error(transparent)]
     File(#[from] crate::input_file::InputError),
     #[error("cannot read capture {path}: {cause}; give the path of {CAPTURE}")]
@@ -128,7 +129,7 @@ impl Capture {
     /// Read a capture (gzip when the file starts with the gzip magic bytes).
     pub fn load(path: &Path) -> Result<Capture, CaptureError> {
         let io = |cause| CaptureError::Io { path: path.to_path_buf(), cause };
-        let mut file = BufReader::new(crate::input_file::open_regular(path, CAPTURE)?);
+        let mut file = BufReader::new(crate::input_file::open_stream(path, CAPTURE)?);
         let gz = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead> =
             if gz { Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file))) } else { Box::new(file) };
