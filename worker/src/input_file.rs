@@ -33,17 +33,25 @@ pub enum InputError {
 /// never end, or block). A path that does not exist is said to (a mistyped name is the usual
 /// slip), with `what` to give instead, not as the OS's "No such file or directory".
 pub fn open_regular(path: &Path, what: &'static str) -> Result<File, InputError> {
-    open_checked(path, what, false)
+    open_checked(path, what, Takes::RegularFiles)
 }
 
 /// Open `path` for reading as a stream: as [`open_regular`], but a FIFO or a device is taken,
 /// for a reader that bounds what it reads itself (a capture's lines, [`LINE_CAP`]): a capture
 /// streamed through `<(zcat cases.txt.gz)` is a FIFO. A folder is still refused by name.
 pub fn open_stream(path: &Path, what: &'static str) -> Result<File, InputError> {
-    open_checked(path, what, true)
+    open_checked(path, what, Takes::Streams)
 }
 
-fn open_checked(path: &Path, what: &'static str, streams: bool) -> Result<File, InputError> {
+/// What an opener takes besides a regular file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    RegularFiles,
+    /// FIFOs, devices and sockets too.
+    Streams,
+}
+
+fn open_checked(path: &Path, what: &'static str, takes: Takes) -> Result<File, InputError> {
     let io = |cause| InputError::Io { path: path.to_path_buf(), cause };
     let meta = std::fs::metadata(path).map_err(|cause| match cause.kind() {
         std::io::ErrorKind::NotFound => InputError::Missing { path: path.to_path_buf(), what },
@@ -53,7 +61,7 @@ fn open_checked(path: &Path, what: &'static str, streams: bool) -> Result<File, 
     if meta.is_dir() {
         return Err(InputError::NotRegular { path: path.to_path_buf(), kind: "a folder" });
     }
-    if !meta.is_file() && !streams {
+    if !meta.is_file() && takes == Takes::RegularFiles {
         return Err(InputError::NotRegular { path: path.to_path_buf(), kind: "a device, FIFO or socket" });
     }
     File::open(path).map_err(io)
